@@ -1,0 +1,42 @@
+# Always-On Memory. `make run` starts the service; `make test` runs the tests.
+PYTHON_VERSION := $(shell cat .python-version)
+VENV := .venv
+PY := $(VENV)/bin/python
+# pyenv picks .python-version when it is installed; otherwise any python3.12 on PATH.
+BOOTSTRAP_PY := $(shell command -v pyenv >/dev/null 2>&1 && pyenv which python 2>/dev/null || command -v python3.12 || command -v python3)
+
+.PHONY: run test install install-dev browser migrate bench clean
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(BOOTSTRAP_PY) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+# Debian's Chromium drives the browser tests (Playwright is given its path; it downloads nothing).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Install Debian's chromium for the browser tests (sudo apt-get install chromium)."; fi; }
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py welcome
+	$(PY) manage.py serve
+
+test: install-dev browser
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class MemoriesConfig(AppConfig):
+    name = "memories"
+    verbose_name = "Memories"
+
+    def ready(self):
+        from .schedule import ensure_consolidation_schedule
+
+        # Like contrib.auth's permissions: rows the app needs are made after migrate,
+        # so "migrate" alone leaves a working schedule and follows the current setting.
+        post_migrate.connect(ensure_consolidation_schedule, sender=self)

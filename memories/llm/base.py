@@ -1,0 +1,150 @@
+"""The provider boundary: the only interface through which the app talks to a model.
+
+Providers take and return the plain dataclasses below, never model instances, so the
+flows in services can be tested with any provider and recall can be measured without one.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+
+class ProviderError(Exception):
+    """A model call failed; the message is shown to the user next to the kept input."""
+
+    def __init__(self, message: str, *, retryable: bool = False):
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """A file handed to the model. Small files travel as bytes; big ones by path."""
+
+    name: str
+    mime_type: str
+    path: Path
+    size: int
+
+    def read_bytes(self) -> bytes:
+        return self.path.read_bytes()
+
+
+@dataclass
+class Extraction:
+    summary: str
+    entities: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    importance: float = 0.5
+    occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MemoryNote:
+    """What a model sees of one memory, in consolidation and in the answer context."""
+
+    id: int
+    summary: str
+    text: str = ""
+    source: str = ""
+    entities: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    importance: float = 0.5
+    occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class InsightNote:
+    id: int
+    summary: str
+    insight: str
+    source_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class Connection:
+    from_id: int
+    to_id: int
+    relationship: str
+
+
+@dataclass
+class ConsolidationResult:
+    summary: str
+    insight: str
+    connections: list[Connection] = field(default_factory=list)
+
+
+@dataclass
+class AnswerContext:
+    """Everything the model may read to answer: chosen by recall, never by the model."""
+
+    memories: list[MemoryNote] = field(default_factory=list)
+    consolidations: list[InsightNote] = field(default_factory=list)
+
+    def render(self) -> str:
+        """The context as the prompt text every language-model provider sends."""
+        lines = []
+        for note in self.memories:
+            when = note.occurred_at.strftime("%Y-%m-%d %H:%M") if note.occurred_at else "unknown"
+            lines.append(
+                f"[Memory {note.id}] (source: {note.source or 'unknown'}; when: {when}; importance: {note.importance:.2f})\n"
+                f"Summary: {note.summary}\n"
+                + (f"Text: {note.text}\n" if note.text and note.text != note.summary else "")
+                + (f"Entities: {', '.join(note.entities)}\n" if note.entities else "")
+                + (f"Topics: {', '.join(note.topics)}\n" if note.topics else "")
+            )
+        for insight in self.consolidations:
+            sources = ", ".join(f"Memory {i}" for i in insight.source_ids)
+            lines.append(f"[Insight {insight.id}] (from {sources})\nSummary: {insight.summary}\nInsight: {insight.insight}\n")
+        return "\n".join(lines) if lines else "(no memories)"
+
+
+CITATION_RE = re.compile(r"\[Memory\s+(\d+)\]", re.IGNORECASE)
+
+
+def cited_ids(answer: str) -> list[int]:
+    """Memory ids cited as [Memory N], in order of first citation."""
+    seen: dict[int, None] = {}
+    for match in CITATION_RE.finditer(answer):
+        seen.setdefault(int(match.group(1)), None)
+    return list(seen)
+
+
+class Provider(abc.ABC):
+    """A model (or the offline engine) behind the three roles of the design."""
+
+    name: str = ""
+    #: False for the offline engine, which extracts and quotes but does not write.
+    is_language_model: bool = True
+
+    @property
+    def model(self) -> str:
+        return ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.model})" if self.model else self.name
+
+    @abc.abstractmethod
+    def extract(self, *, text: str, files: list[FilePart], source: str) -> Extraction:
+        """Turn one input (text and/or files) into a structured memory."""
+
+    @abc.abstractmethod
+    def consolidate(self, memories: list[MemoryNote]) -> ConsolidationResult:
+        """Find connections between memories and one cross-cutting insight."""
+
+    @abc.abstractmethod
+    def answer(self, *, question: str, context: AnswerContext) -> str:
+        """Answer from the context only, citing [Memory N]."""
+
+    def supports_files(self, mime_type: str) -> bool:
+        """Whether this provider can read a file of this type itself."""
+        return False
+
+    def close(self) -> None:
+        """Release clients and connections."""

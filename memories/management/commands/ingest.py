@@ -1,0 +1,82 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import CommandError
+
+from ...services import IngestError, extract_memory, ingest_file, ingest_text
+from ._base import MemoryCommand
+
+
+class Command(MemoryCommand):
+    help = "Ingest files, text or a JSONL file into memory; extraction runs here, before the command returns."
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="*", help="Files to ingest.")
+        parser.add_argument("--text", help="Text to ingest.")
+        parser.add_argument("--source", default="", help="Where the input came from.")
+        parser.add_argument("--occurred-at", help="When it happened (ISO 8601 date or datetime).")
+        parser.add_argument("--jsonl", help='A file with one {"text","source","occurred_at","metadata"} object a line.')
+        parser.add_argument("--no-extract", action="store_true", help="Only save the inputs; extract later.")
+        self.add_user_argument(parser)
+
+    def handle(self, *args, **options):
+        if not (options["paths"] or options["text"] or options["jsonl"]):
+            raise CommandError("Give file paths, --text or --jsonl.")
+        owner = self.owner(options)
+        self.say_provider()
+        results, failures = [], 0
+        if options["text"]:
+            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"]), "--text"))
+        for name in options["paths"]:
+            path = Path(name)
+            if not path.is_file():
+                self.stderr.write(f"{name}: no such file")
+                failures += 1
+                continue
+            with path.open("rb") as fh:
+                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"]), name))
+        if options["jsonl"]:
+            results.extend(self._jsonl(owner, Path(options["jsonl"])))
+        for result in results:
+            if result is None:
+                failures += 1
+                continue
+            memory = result.memory
+            if result.created and not options["no_extract"]:
+                memory = extract_memory(memory.pk)
+            detail = memory.error if memory.status == "failed" else result.message
+            self.stdout.write(f"{memory.pk}\t{memory.status}\t{detail}")
+            failures += memory.status == "failed"
+        if failures:
+            raise CommandError(f"{failures} input(s) failed; see above.")
+
+    def _try(self, make, label):
+        try:
+            return make()
+        except IngestError as exc:
+            self.stderr.write(f"{label}: {exc}")
+            return None
+
+    def _jsonl(self, owner, path: Path):
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError("each line must be a JSON object")
+                metadata = item.get("metadata") or {}
+                if not isinstance(metadata, dict):
+                    raise ValueError("metadata must be an object")
+            except ValueError as exc:
+                self.stderr.write(f"{path}:{number}: {exc}")
+                yield None
+                continue
+            yield self._try(
+                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata),
+                f"{path}:{number}",
+            )

@@ -1,0 +1,125 @@
+"""The inbox watcher's flow: every file dropped into MEMORY_INBOX_DIR becomes a memory once."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError
+from django.utils import timezone
+
+from ..models import ProcessedFile
+from .ingest import IngestError, extract_memory, ingest_file
+from .owners import default_owner
+
+log = logging.getLogger(__name__)
+
+# A file modified this recently may still be being written; it is picked up next pass.
+SETTLE_SECONDS = 1.0
+
+
+@dataclass
+class ScanReport:
+    ingested: list[int] = field(default_factory=list)
+    duplicates: int = 0
+    failed: int = 0
+    seen: int = 0
+
+    @property
+    def found_work(self) -> bool:
+        return bool(self.ingested or self.duplicates or self.failed)
+
+
+def heartbeat_path() -> Path:
+    return Path(settings.MEMORY_DATA_DIR) / "inbox-watcher.heartbeat"
+
+
+def watcher_last_seen():
+    try:
+        return timezone.datetime.fromtimestamp(heartbeat_path().stat().st_mtime, tz=timezone.UTC)
+    except OSError:
+        return None
+
+
+def _owner_for(rel: Path, fallback):
+    """inbox/<username>/... belongs to that user; anything else to the default owner."""
+    if len(rel.parts) > 1:
+        User = get_user_model()
+        user = User.objects.filter(**{User.USERNAME_FIELD: rel.parts[0]}).first()
+        if user is None:
+            raise IngestError(f"No user named {rel.parts[0]!r} for folder {rel.parts[0]}/.")
+        return user
+    return fallback
+
+
+def scan_inbox(*, inbox_dir: Path | None = None, extract: bool = True, settle_seconds: float = SETTLE_SECONDS) -> ScanReport:
+    inbox = Path(inbox_dir or settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True, exist_ok=True)
+    report = ScanReport()
+    heartbeat_path().touch()
+    fallback = default_owner()
+    for path in sorted(inbox.rglob("*")):
+        rel = path.relative_to(inbox)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        try:
+            info = path.lstat()
+        except OSError:
+            continue  # vanished between listing and looking
+        # Only regular files: a symlink could point outside the inbox, a FIFO would block.
+        if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime < settle_seconds:
+            continue
+        report.seen += 1
+        _process(path, rel, info, fallback, report, extract)
+    return report
+
+
+def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract: bool) -> None:
+    key = str(path.resolve())
+    try:
+        owner = _owner_for(rel, fallback)
+    except IngestError as exc:
+        owner, error = fallback, str(exc)
+    else:
+        error = ""
+    seen = ProcessedFile.objects.filter(owner=owner, path=key)
+    # Same path, size and mtime as a recorded version: unchanged, no need to hash it again.
+    if seen.filter(size=info.st_size, mtime=info.st_mtime).exists():
+        return
+    record = ProcessedFile(owner=owner, path=key, size=info.st_size, mtime=info.st_mtime, sha256="")
+    try:
+        if error:
+            raise IngestError(error)
+        with open(path, "rb") as fh:
+            record.sha256 = hashlib.file_digest(fh, "sha256").hexdigest()
+            if seen.filter(sha256=record.sha256).exists():
+                seen.filter(sha256=record.sha256).update(size=info.st_size, mtime=info.st_mtime)
+                return
+            fh.seek(0)
+            result = ingest_file(owner=owner, fileobj=fh, name=path.name, source=path.name)
+    except (IngestError, OSError) as exc:
+        record.status, record.error = ProcessedFile.Status.FAILED, str(exc)
+        report.failed += 1
+        log.warning("inbox file %s failed: %s", rel, exc)
+    else:
+        record.memory = result.memory
+        if result.created:
+            record.status = ProcessedFile.Status.INGESTED
+            report.ingested.append(result.memory.pk)
+            log.info("inbox file %s -> memory %s", rel, result.memory.pk)
+        else:
+            record.status = ProcessedFile.Status.DUPLICATE
+            record.error = result.message
+            report.duplicates += 1
+    try:
+        record.save()
+    except IntegrityError:
+        return  # another watcher recorded this version first
+    if extract and record.status == ProcessedFile.Status.INGESTED:
+        extract_memory(record.memory.pk)

@@ -1,0 +1,203 @@
+"""Ingest: save the input first, then let the provider extract a structured memory."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, time
+from pathlib import Path
+from typing import BinaryIO
+
+from django.conf import settings
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from .. import extract
+from ..llm import ProviderError, get_provider
+from ..llm.base import FilePart
+from ..models import Memory, content_hash
+
+log = logging.getLogger(__name__)
+
+MAX_TEXT_CHARS = 1_000_000
+
+
+class IngestError(ValueError):
+    """The input was refused; the message says why and is safe to show."""
+
+
+@dataclass
+class IngestResult:
+    memory: Memory
+    created: bool
+
+    @property
+    def message(self) -> str:
+        if self.created:
+            return f"Saved as memory {self.memory.pk}."
+        return f"Already stored as memory {self.memory.pk}; nothing was added."
+
+
+def parse_occurred_at(value) -> datetime | None:
+    """A datetime, an ISO date or datetime string, or empty. Naive times are local time."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    else:
+        text = str(value).strip()
+        parsed = parse_datetime(text)
+        if parsed is None and (day := parse_date(text)) is not None:
+            parsed = datetime.combine(day, time())
+        if parsed is None:
+            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).")
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed)
+    return parsed
+
+
+def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None) -> IngestResult:
+    """Store text as a pending memory. The same text twice for one owner is one memory."""
+    if not isinstance(text, str) or not text.strip():
+        raise IngestError("There is no text to remember.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise IngestError(f"The text is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}. Upload it as a file instead.")
+    text = extract.decode_text(text.encode("utf-8", errors="replace"))
+    when = parse_occurred_at(occurred_at)
+    digest = content_hash(text)
+    if existing := Memory.objects.filter(owner=owner, content_hash=digest).first():
+        return IngestResult(existing, created=False)
+    memory = Memory.objects.create(
+        owner=owner,
+        source=(source or "text")[:500],
+        raw_text=text,
+        content_hash=digest,
+        metadata={**(metadata or {}), **({"occurred_at_given": True} if when else {})},
+        **({"occurred_at": when} if when else {}),
+    )
+    return IngestResult(memory, created=True)
+
+
+def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None) -> IngestResult:
+    """Store a file (kept as the original) and what can be read of it as a pending memory."""
+    name = Path(name.replace("\\", "/")).name or "file"
+    try:
+        extract.supported_extension(name)
+    except extract.UnsupportedFile as exc:
+        raise IngestError(str(exc)) from None
+    limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
+    when = parse_occurred_at(occurred_at)
+    # Spool to a temporary file while hashing: big files never sit in memory whole.
+    digest = hashlib.sha256()
+    size = 0
+    with tempfile.NamedTemporaryFile(dir=settings.MEMORY_DATA_DIR, prefix=".upload-", suffix=Path(name).suffix) as tmp:
+        while chunk := fileobj.read(1024 * 1024):
+            size += len(chunk)
+            if size > limit:
+                raise IngestError(f"{name!r} is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
+            digest.update(chunk)
+            tmp.write(chunk)
+        tmp.flush()
+        if size == 0:
+            raise IngestError(f"{name!r} is empty.")
+        sha = digest.hexdigest()
+        if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
+            return IngestResult(existing, created=False)
+        try:
+            content = extract.read_file(Path(tmp.name), name)
+        except extract.UnsupportedFile as exc:
+            raise IngestError(str(exc)) from None
+        memory = Memory(
+            owner=owner,
+            source=(source or name)[:500],
+            raw_text=content.text,
+            mime_type=content.mime_type,
+            content_hash=sha,
+            metadata={"file_name": name, **content.metadata, **({"occurred_at_given": True} if when else {})},
+            **({"occurred_at": when} if when else {}),
+        )
+        with open(tmp.name, "rb") as fh:
+            memory.original.save(name, File(fh), save=False)
+        try:
+            memory.save()
+        except Exception:
+            memory.original.delete(save=False)
+            raise
+    return IngestResult(memory, created=True)
+
+
+def _note_files(memory: Memory) -> list[FilePart]:
+    if not memory.original:
+        return []
+    path = Path(memory.original.path)
+    return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size)]
+
+
+def extract_memory(memory_id: int) -> Memory:
+    """Run the provider on a saved input: pending or failed -> ready, or failed with the reason.
+    Running it again on a ready memory does nothing, so a task delivered twice is harmless."""
+    memory = Memory.objects.get(pk=memory_id)
+    if memory.status == Memory.Status.READY:
+        return memory
+    provider = get_provider()
+    Memory.objects.filter(pk=memory.pk).update(attempts=memory.attempts + 1)
+    memory.attempts += 1
+    try:
+        result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
+    except ProviderError as exc:
+        log.warning("extraction of memory %s failed: %s", memory.pk, exc)
+        return _mark_failed(memory, str(exc))
+    except Exception as exc:  # a provider bug must not leave the input stuck in pending
+        log.exception("extraction of memory %s crashed", memory.pk)
+        return _mark_failed(memory, f"{type(exc).__name__}: {exc}")
+    finally:
+        provider.close()
+    memory.summary = (result.summary or memory.raw_text[:300]).strip()
+    memory.entities = _clean_list(result.entities)
+    memory.topics = _clean_list(result.topics)
+    memory.importance = min(1.0, max(0.0, float(result.importance)))
+    if result.occurred_at and not memory.metadata.get("occurred_at_given"):
+        memory.occurred_at = result.occurred_at
+    memory.status = Memory.Status.READY
+    memory.error = ""
+    memory.provider = provider.label
+    memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider", "updated_at"])
+    return memory
+
+
+def _mark_failed(memory: Memory, reason: str) -> Memory:
+    memory.status = Memory.Status.FAILED
+    memory.error = reason[:2000] or "The provider failed without a message."
+    memory.save(update_fields=["status", "error", "updated_at"])
+    return memory
+
+
+def _clean_list(values) -> list[str]:
+    out: dict[str, None] = {}
+    for value in values or []:
+        text = " ".join(str(value).split())[:200]
+        if text:
+            out.setdefault(text, None)
+    return list(out)[:30]
+
+
+def queue_extraction(memory: Memory) -> None:
+    """Extract in a django-q2 worker once the saving transaction has committed."""
+    from django_q.tasks import async_task
+
+    transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
+
+
+def retry_memory(*, owner, memory_id: int) -> Memory:
+    """Put a failed memory back to pending so it is extracted again."""
+    updated = Memory.objects.filter(pk=memory_id, owner=owner, status=Memory.Status.FAILED).update(
+        status=Memory.Status.PENDING, error=""
+    )
+    if not updated:
+        raise IngestError("Only a failed memory of yours can be retried.")
+    return Memory.objects.get(pk=memory_id)

@@ -1,0 +1,53 @@
+"""Query: recall chooses the context, the provider answers from it, citations are checked."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from ..llm import get_provider
+from ..llm.base import CITATION_RE, cited_ids
+from ..recall import RecallResult, recall
+
+
+@dataclass
+class QueryResult:
+    question: str
+    answer: str
+    cited: list[int]
+    recall: RecallResult
+    provider: str
+    provider_is_language_model: bool
+    elapsed_ms: int
+
+
+def answer_question(*, owner, question: str, strategy: str | None = None, k: int | None = None) -> QueryResult:
+    """Raises ProviderError when the model fails; a question is not stored, so nothing is lost."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise ValueError("Ask a question.")
+    started = time.monotonic()
+    context = recall(owner=owner, question=question, strategy=strategy, k=k)
+    provider = get_provider()
+    try:
+        answer = provider.answer(question=question, context=context.to_context())
+    finally:
+        provider.close()
+    answer = strip_foreign_citations(answer, allowed=set(context.memory_ids))
+    return QueryResult(
+        question=question,
+        answer=answer,
+        cited=cited_ids(answer),
+        recall=context,
+        provider=provider.label,
+        provider_is_language_model=provider.is_language_model,
+        elapsed_ms=int((time.monotonic() - started) * 1000),
+    )
+
+
+def strip_foreign_citations(answer: str, *, allowed: set[int]) -> str:
+    """Remove [Memory N] citations of memories the model was not shown: a model that
+    invents a citation must not point a reader at a memory it never read."""
+    cleaned = CITATION_RE.sub(lambda m: m.group(0) if int(m.group(1)) in allowed else "", answer)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)

@@ -1,0 +1,84 @@
+"""Plain-text helpers shared by the offline engine and recall: no model, no I/O."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during
+    each few for from further get gets got had hadn't has hasn't have haven't having he he'd he'll he's her here
+    here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just let's like me more most mustn't my myself no nor not now of off on once only or other ought our ours
+    ourselves out over own really same shan't she she'd she'll she's should shouldn't so some such than that
+    that's the their theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what
+    what's when when's where where's which while who who's whom why why's will with won't would wouldn't yes
+    yet you you'd you'll you're you've your yours yourself yourselves one two also still even much many well
+    thing things lot lots yeah oh hey hi wow okay ok sure thanks thank gonna wanna kind sort maybe way ever
+    always never something anything everything nothing someone anyone everyone go going goes went gone make
+    made makes making know knew known think thought see saw seen say said says tell told want wanted take took
+    come came use used new good great nice really pretty quite just around since via per etc""".split()
+)
+
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#]|\d+[.)]\s)")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, with possessives and edge hyphens dropped."""
+    out = []
+    for raw in _WORD_RE.findall(text):
+        token = raw.lower().replace("’", "'").strip("-'")
+        if token.endswith("'s"):
+            token = token[:-2]
+        if token:
+            out.append(token)
+    return out
+
+
+def stem(token: str) -> str:
+    """A light suffix stripper: enough to match plan/plans/planned/planning."""
+    if len(token) <= 3 or token.isdigit():
+        return token
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            base = token[: -len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # planning -> plann -> plan
+            if suffix == "s" and token.endswith("ss"):
+                return token
+            return base
+    return token
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words: what matching and scoring count."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+def sentences(text: str) -> list[str]:
+    parts = (p.strip(" \t\r\n-*•") for p in _SENTENCE_RE.split(text))
+    return [" ".join(p.split()) for p in parts if p and len(p.strip()) > 1]
+
+
+def keywords(text: str, limit: int = 6) -> list[str]:
+    """Most frequent content words (unstemmed form shown), ties broken by first use."""
+    counts: Counter[str] = Counter()
+    display: dict[str, str] = {}
+    order: dict[str, int] = {}
+    for i, w in enumerate(words(text)):
+        if w in STOPWORDS or len(w) < 3 or w.isdigit():
+            continue
+        s = stem(w)
+        counts[s] += 1
+        display.setdefault(s, w)
+        order.setdefault(s, i)
+    ranked = sorted(counts, key=lambda s: (-counts[s], order[s]))
+    return [display[s] for s in ranked[:limit]]
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (about four characters a token for English)."""
+    return max(1, (len(text) + 3) // 4) if text else 0

@@ -1,0 +1,206 @@
+"""Settings: one file, environment variables with defaults that work locally on SQLite."""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.getenv(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.getenv(name, default).split(",") if item.strip()]
+
+
+MEMORY_DATA_DIR = Path(os.getenv("MEMORY_DATA_DIR", BASE_DIR / "data")).resolve()
+MEMORY_DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """Use SECRET_KEY when given; otherwise generate one once and keep it in the data dir."""
+    if key := os.getenv("SECRET_KEY"):
+        return key
+    key_file = MEMORY_DATA_DIR / "secret_key"
+    if not key_file.exists():
+        # O_EXCL: when several processes start at once, exactly one writes the key.
+        try:
+            fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "django_q",
+    "memories",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memoryagent.urls"
+WSGI_APPLICATION = "memoryagent.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# SQLite is a production database here: the web server, the django-q2 workers and the
+# inbox watcher all write to it. WAL lets readers run beside a writer; IMMEDIATE
+# transactions take the write lock up front so concurrent writers queue on the busy
+# timeout instead of failing halfway with "database is locked".
+if os.getenv("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": MEMORY_DATA_DIR / "memory.sqlite3",
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = MEMORY_DATA_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the app folders too, so the app works before collectstatic runs.
+WHITENOISE_USE_FINDERS = True
+
+# Originals of uploaded and inbox files live under the data dir; they are served only
+# through a view that checks ownership, never from a public URL.
+MEDIA_ROOT = MEMORY_DATA_DIR / "files"
+MEDIA_URL = "/files/"
+
+# Uploads: keep big files on disk while they stream in.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+if not DEBUG:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_SAMESITE = "Lax"
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
+    SECURE_REFERRER_POLICY = "same-origin"
+    # Behind TLS (the deploy check), turn these on with MEMORY_HTTPS=1.
+    if env_bool("MEMORY_HTTPS"):
+        SESSION_COOKIE_SECURE = True
+        CSRF_COOKIE_SECURE = True
+        SECURE_SSL_REDIRECT = True
+        SECURE_HSTS_SECONDS = 60 * 60 * 24 * 30
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Memory engine -------------------------------------------------------------------
+
+MEMORY_LLM_PROVIDER = os.getenv("MEMORY_LLM_PROVIDER", "auto")  # auto | offline | gemini | openai_compat
+GEMINI_API_KEY = os.getenv("GEMINI_API_KEY") or os.getenv("GOOGLE_API_KEY") or ""
+GEMINI_MODEL = os.getenv("GEMINI_MODEL", "gemini-2.5-flash-lite")
+# Only for tests and proxies: where the google-genai client sends its requests.
+GEMINI_BASE_URL = os.getenv("GEMINI_BASE_URL", "")
+OPENAI_BASE_URL = os.getenv("OPENAI_BASE_URL", "")
+OPENAI_MODEL = os.getenv("OPENAI_MODEL", "")
+OPENAI_API_KEY = os.getenv("OPENAI_API_KEY", "")
+MEMORY_LLM_TIMEOUT_SECONDS = float(os.getenv("MEMORY_LLM_TIMEOUT_SECONDS", "60"))
+MEMORY_LLM_MAX_RETRIES = int(os.getenv("MEMORY_LLM_MAX_RETRIES", "3"))
+
+MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
+MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
+MEMORY_CONSOLIDATE_EVERY_MINUTES = int(os.getenv("MEMORY_CONSOLIDATE_EVERY_MINUTES", "30"))
+MEMORY_CONSOLIDATE_BATCH_SIZE = int(os.getenv("MEMORY_CONSOLIDATE_BATCH_SIZE", "10"))
+MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))
+MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "recent")
+MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
+MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
+
+# --- Background tasks (django-q2) ----------------------------------------------------
+
+Q_CLUSTER = {
+    "name": "memory",
+    "workers": int(os.getenv("MEMORY_WORKERS", "2")),
+    "timeout": 600,
+    "retry": 900,  # must exceed timeout, or a slow task is handed out twice
+    "max_attempts": 3,
+    "queue_limit": 50,
+    "catch_up": False,  # after downtime, run a missed schedule once, not once per missed slot
+    "label": "Tasks",
+    "sync": env_bool("MEMORY_TASKS_SYNC"),
+}
+if os.getenv("REDIS_URL"):
+    Q_CLUSTER["redis"] = os.environ["REDIS_URL"]
+else:
+    Q_CLUSTER["orm"] = "default"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "google_genai": {"level": "WARNING"}},
+}
