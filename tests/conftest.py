@@ -1,0 +1,59 @@
+"""Factory fixtures and per-test isolation of the data and inbox folders."""
+
+import itertools
+
+import pytest
+from django_q.conf import Conf
+
+_counter = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def isolated_storage(settings, tmp_path):
+    """Each test gets its own data dir, uploaded-file store and inbox, and the offline engine."""
+    data = tmp_path / "data"
+    data.mkdir()
+    settings.MEMORY_DATA_DIR = data
+    settings.MEDIA_ROOT = data / "files"
+    settings.MEMORY_INBOX_DIR = tmp_path / "inbox"
+    settings.MEMORY_INBOX_USER = ""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.GEMINI_API_KEY = ""
+    return data
+
+
+@pytest.fixture
+def sync_tasks(monkeypatch):
+    """Run django-q2 tasks inline, the way a worker would, within the test."""
+    monkeypatch.setattr(Conf, "SYNC", True)
+
+
+@pytest.fixture
+def user_factory(db, django_user_model):
+    def make(username=None, password="correct horse battery staple", **extra):
+        username = username or f"user{next(_counter)}"
+        return django_user_model.objects.create_user(username=username, password=password, **extra)
+
+    return make
+
+
+@pytest.fixture
+def user(user_factory):
+    return user_factory("alice")
+
+
+@pytest.fixture
+def other_user(user_factory):
+    return user_factory("bob")
+
+
+@pytest.fixture
+def memory_factory(user):
+    """Ready memories made through the real ingest flow (offline engine)."""
+    from memories.services import extract_memory, ingest_text
+
+    def make(text, *, owner=None, source="test", occurred_at=None, extract=True):
+        result = ingest_text(owner=owner or user, text=text, source=source, occurred_at=occurred_at)
+        return extract_memory(result.memory.pk) if extract else result.memory
+
+    return make
