@@ -3,19 +3,39 @@
 Pure selection code (database reads, no model), so every strategy can be measured on
 its own (see `manage.py evaluate`). A strategy takes the owner, the question and a
 budget and returns ranked memories, each with the reasons it was picked.
+
+Strategies:
+- `recent`: the original design, the k newest memories whatever the question.
+- `hybrid`: lexical relevance (the full-text index in search.py) combined with what else
+  the store knows: dates the question names, entities and topics, importance, recency,
+  the turns around a hit in the same source, memories linked to a hit, and the
+  consolidations over what was found.
 """
 
 from __future__ import annotations
 
+import calendar
+import math
+import re
+from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
 
+from . import search
 from .llm.base import AnswerContext, InsightNote, MemoryNote
-from .models import Consolidation, Memory
-from .textutil import estimate_tokens
+from .models import Consolidation, Memory, MemoryLink
+from .textutil import estimate_tokens, stem, terms
 
 RECENT_CONSOLIDATIONS = 10
+# Consolidations the hybrid strategy adds next to its memories.
+HYBRID_CONSOLIDATIONS = 5
+# Context the model reads at most; the original design had no limit (50 memories of up to
+# 4000 characters each). A setting when there is one.
+DEFAULT_MAX_CONTEXT_TOKENS = 16_000
 
 
 @dataclass
@@ -30,6 +50,8 @@ class RecallResult:
     strategy: str
     memories: list[Recalled]
     consolidations: list[Consolidation]
+    #: Why each consolidation was picked, by consolidation id.
+    consolidation_reasons: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def memory_ids(self) -> list[int]:
@@ -37,19 +59,7 @@ class RecallResult:
 
     def to_context(self) -> AnswerContext:
         return AnswerContext(
-            memories=[
-                MemoryNote(
-                    id=r.memory.pk,
-                    summary=r.memory.summary,
-                    text=r.memory.raw_text[:4000],
-                    source=r.memory.source,
-                    entities=tuple(r.memory.entities),
-                    topics=tuple(r.memory.topics),
-                    importance=r.memory.importance,
-                    occurred_at=r.memory.occurred_at,
-                )
-                for r in self.memories
-            ],
+            memories=[memory_note(r.memory) for r in self.memories],
             consolidations=[
                 InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(c.sources.values_list("pk", flat=True)))
                 for c in self.consolidations
@@ -61,12 +71,25 @@ class RecallResult:
         return estimate_tokens(self.to_context().render())
 
 
+def memory_note(memory: Memory) -> MemoryNote:
+    return MemoryNote(
+        id=memory.pk,
+        summary=memory.summary,
+        text=memory.raw_text[:4000],
+        source=memory.source,
+        entities=tuple(memory.entities),
+        topics=tuple(memory.topics),
+        importance=memory.importance,
+        occurred_at=memory.occurred_at,
+    )
+
+
 def readable_memories(owner):
     """The memories recall may ever return: the owner's, extracted and ready."""
     return Memory.objects.filter(owner=owner, status=Memory.Status.READY)
 
 
-def recall_recent(*, owner, question: str, k: int) -> RecallResult:
+def recall_recent(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     """The original design: the k newest memories and the ten newest consolidations,
     whatever the question."""
     memories = readable_memories(owner).order_by("-created_at", "-id")[:k]
@@ -78,12 +101,437 @@ def recall_recent(*, owner, question: str, k: int) -> RecallResult:
     )
 
 
-STRATEGIES = {"recent": recall_recent}
+# --- Dates a question names ---------------------------------------------------------
+
+MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTH_NUMBERS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+MONTH_NUMBERS["sept"] = 9
+WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_YEAR = r"((?:19|20)\d\d)"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+DATE_PATTERNS = [
+    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("day_month_year", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I)),
+    ("month_day_year", re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.I)),
+    ("month_year", re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)),
+    ("day_month", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)),
+    ("month_day", re.compile(rf"\b{_MONTH}\.?\s+{_DAY}\b(?!\s*(?:,\s*)?\d)", re.I)),
+    ("last_month_name", re.compile(rf"\b(last|this|in|during|since)\s+{_MONTH}\b", re.I)),
+    ("year", re.compile(rf"\b(?:in|during|since|of|from|year)\s+{_YEAR}\b|\b{_YEAR}\b", re.I)),
+    ("relative_day", re.compile(r"\b(yesterday|today|tonight|this morning)\b", re.I)),
+    ("relative_period", re.compile(r"\b(last|this|past|previous)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I)),
+    ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I)),
+    ("last_weekday", re.compile(r"\b(last|this|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+]
+SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}
 
 
-def recall(*, owner, question: str, strategy: str | None = None, k: int | None = None) -> RecallResult:
-    strategy = strategy or settings.MEMORY_RECALL_STRATEGY
+@dataclass(frozen=True)
+class DateSpan:
+    """A stretch of time a question names; `month` alone (no year) matches that month in any year."""
+
+    label: str
+    start: date | None = None
+    end: date | None = None  # inclusive
+    month: int | None = None
+
+    def contains(self, day: date, slack_days: int = 0) -> bool:
+        if self.month is not None and self.start is None:
+            return day.month == self.month
+        return self.start - timedelta(days=slack_days) <= day <= self.end + timedelta(days=slack_days)
+
+
+def _month_span(year: int, month: int, label: str) -> DateSpan:
+    return DateSpan(label, date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1]))
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def date_spans(question: str, *, today: date) -> list[DateSpan]:
+    """The dates and periods a question mentions, parsed offline. Relative ones
+    ("yesterday", "last May", "two weeks ago") count from `today`."""
+    spans: list[DateSpan] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(m) -> bool:
+        return not any(m.start() < end and start < m.end() for start, end in taken)
+
+    for kind, pattern in DATE_PATTERNS:
+        for m in pattern.finditer(question):
+            if not free(m):
+                continue
+            span = _span_for(kind, m, today)
+            if span is not None:
+                spans.append(span)
+                taken.append((m.start(), m.end()))
+    return spans
+
+
+def _span_for(kind: str, m, today: date) -> DateSpan | None:
+    g = m.groups()
+    if kind == "iso":
+        day = _safe_date(int(g[0]), int(g[1]), int(g[2]))
+        return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
+    if kind in ("day_month_year", "month_day_year"):
+        d, mon, y = (g[0], g[1], g[2]) if kind == "day_month_year" else (g[1], g[0], g[2])
+        day = _safe_date(int(y), MONTH_NUMBERS[mon.lower()], int(d))
+        return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
+    if kind == "month_year":
+        month, year = MONTH_NUMBERS[g[0].lower()], int(g[1])
+        return _month_span(year, month, f"{calendar.month_name[month]} {year}")
+    if kind in ("day_month", "month_day"):
+        d, mon = (g[0], g[1]) if kind == "day_month" else (g[1], g[0])
+        month = MONTH_NUMBERS[mon.lower()]
+        # "May 5" without a year: the most recent one, this year or last.
+        year = today.year if (month, int(d)) <= (today.month, today.day) else today.year - 1
+        day = _safe_date(year, month, int(d))
+        return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
+    if kind == "last_month_name":
+        word, month = g[0].lower(), MONTH_NUMBERS[g[1].lower()]
+        if word in ("last", "this"):
+            year = today.year if month < today.month or (word == "this" and month <= today.month) else today.year - 1
+            return _month_span(year, month, f"{calendar.month_name[month]} {year}")
+        return DateSpan(calendar.month_name[month], month=month)
+    if kind == "year":
+        year = int(g[0] or g[1])
+        return DateSpan(str(year), date(year, 1, 1), date(year, 12, 31))
+    if kind == "relative_day":
+        word = g[0].lower()
+        day = today - timedelta(days=1) if word == "yesterday" else today
+        return DateSpan(word, day, day)
+    if kind == "relative_period":
+        which, unit = g[0].lower(), g[1].lower()
+        back = which != "this"
+        if unit in ("week", "weekend"):
+            monday = today - timedelta(days=today.weekday()) - timedelta(weeks=1 if back else 0)
+            start = monday + timedelta(days=5) if unit == "weekend" else monday
+            return DateSpan(f"{which} {unit}", start, monday + timedelta(days=6))
+        if unit == "month":
+            first = today.replace(day=1)
+            if back:
+                first = (first - timedelta(days=1)).replace(day=1)
+            return _month_span(first.year, first.month, f"{which} month")
+        if unit == "year":
+            year = today.year - 1 if back else today.year
+            return DateSpan(f"{which} year ({year})", date(year, 1, 1), date(year, 12, 31))
+        first, last = SEASONS[unit]
+        # The season's year is the year it starts in (winter runs December to February).
+        year = today.year - 1 if first > last and today.month <= last else today.year
+        start = date(year, first, 1)
+        if back and start <= today:
+            year -= 1 if date(year + (1 if first > last else 0), last, 28) >= today else 0
+        if back and start > today:
+            year -= 1
+        end_year = year + (1 if first > last else 0)
+        return DateSpan(f"{which} {unit}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1]))
+    if kind == "ago":
+        n = int(g[0]) if g[0].isdigit() else _NUMBER_WORDS[g[0].lower()]
+        unit = g[1].lower()
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n
+        center = today - timedelta(days=days)
+        # "Two years ago" is vague: allow about a sixth of the distance either way.
+        spread = max(1, days // 6) if unit != "day" else 0
+        return DateSpan(f"{n} {unit}{'s' if n != 1 else ''} ago", center - timedelta(days=spread), center + timedelta(days=spread))
+    if kind == "last_weekday":
+        weekday = WEEKDAYS[g[1].lower()]
+        back = (today.weekday() - weekday) % 7 or 7
+        day = today - timedelta(days=back)
+        return DateSpan(f"{g[0].lower()} {g[1].capitalize()}", day, day)
+    return None
+
+
+# --- Hybrid ---------------------------------------------------------------------------
+
+# Weights of the hybrid ranking, tuned on the LoCoMo dev set (manage.py evaluate) and on
+# the hand-made stores in tests/test_recall.py.
+W_DATE = 0.35  # the memory happened in a period the question names
+W_DATE_NEAR = 0.15  # ... or within DATE_SLACK_DAYS of it
+DATE_SLACK_DAYS = 7
+W_ENTITY = 0.08  # per question word that is one of the memory's entities or topics
+MAX_ENTITY_BONUS = 0.2
+IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
+W_RECENT = 0.05
+RECENT_HALF_LIFE_DAYS = 365
+W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)
+W_LINK = 0.4  # share of a hit's score a memory linked to it gets
+NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
+SEEDS = 25  # hits whose neighbours and links are brought in
+IMPORTANT = 0.7  # importance from which "important" is given as a reason
+
+
+@dataclass
+class _Candidate:
+    id: int
+    source: str
+    importance: float
+    occurred_at: datetime
+    created_at: datetime
+    keys: set[str]  # stems of the memory's entities and topics
+    relevance: float = 0.0
+    base: float = 0.0
+    bonus: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return self.base + self.bonus
+
+
+def source_group(source: str) -> tuple[str, bool]:
+    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3" (a window of
+    turns around it are neighbours); any other source is its own group (only the memory
+    ingested just before or after it is)."""
+    if ":" in source:
+        return source.rsplit(":", 1)[0], True
+    return source, False
+
+
+def _keys(entities, topics) -> set[str]:
+    out = set()
+    for value in list(entities or []) + list(topics or []):
+        out.update(terms(str(value)))
+    return out
+
+
+def _fetch(owner, ids) -> dict[int, _Candidate]:
+    rows = readable_memories(owner).filter(pk__in=list(ids)).values_list(
+        "id", "source", "importance", "occurred_at", "created_at", "entities", "topics"
+    )
+    return {
+        pk: _Candidate(pk, source or "", importance or 0.0, occurred_at, created_at, _keys(entities, topics))
+        for pk, source, importance, occurred_at, created_at, entities, topics in rows
+    }
+
+
+def _date_pool(owner, spans: list[DateSpan], limit: int) -> list[int]:
+    where = Q()
+    for span in spans:
+        if span.start is None:
+            where |= Q(occurred_at__month=span.month)
+        else:
+            start = timezone.make_aware(datetime.combine(span.start, datetime.min.time()))
+            end = timezone.make_aware(datetime.combine(span.end + timedelta(days=1), datetime.min.time()))
+            where |= Q(occurred_at__gte=start, occurred_at__lt=end)
+    return list(readable_memories(owner).filter(where).order_by("-importance", "-occurred_at").values_list("id", flat=True)[:limit])
+
+
+def _base_score(c: _Candidate, *, q_stems: set[str], spans: list[DateSpan], now: datetime) -> None:
+    score = c.relevance
+    if spans:
+        day = timezone.localtime(c.occurred_at).date() if timezone.is_aware(c.occurred_at) else c.occurred_at.date()
+        inside = next((s for s in spans if s.contains(day)), None)
+        near = inside or next((s for s in spans if s.contains(day, DATE_SLACK_DAYS)), None)
+        if inside:
+            score += W_DATE
+            c.reasons.append(f"occurred in {inside.label}" if inside.start != inside.end else f"occurred on {inside.label}")
+        elif near:
+            score += W_DATE_NEAR
+            c.reasons.append(f"occurred near {near.label}")
+    shared = q_stems & c.keys
+    if shared:
+        score += min(MAX_ENTITY_BONUS, W_ENTITY * len(shared))
+    score *= 1 - IMPORTANCE_SPAN / 2 + IMPORTANCE_SPAN * min(1.0, max(0.0, c.importance))
+    age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
+    score += W_RECENT * 0.5 ** (age_days / RECENT_HALF_LIFE_DAYS)
+    c.base = score
+
+
+def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int]]]:
+    """For each seed, the (memory id, steps away) of the memories around it in its source."""
+    if not seeds:
+        return {}
+    # Turns ingested together have consecutive ids; a small id window around each seed
+    # finds them in one query.
+    pad = NEIGHBOUR_WINDOW * 3
+    where = Q()
+    for seed in seeds:
+        where |= Q(pk__gte=seed.id - pad, pk__lte=seed.id + pad)
+    nearby = sorted(readable_memories(owner).filter(where).values_list("id", "source"))
+    out: dict[int, list[tuple[int, int]]] = {}
+    for seed in seeds:
+        group, windowed = source_group(seed.source)
+        width = NEIGHBOUR_WINDOW if windowed else 1
+        same = [pk for pk, source in nearby if (source_group(source or "")[0] == group if windowed else source == seed.source)]
+        if seed.id not in same:
+            continue
+        at = same.index(seed.id)
+        out[seed.id] = [(same[j], abs(j - at)) for j in range(max(0, at - width), min(len(same), at + width + 1)) if j != at]
+    return out
+
+
+def _links(seeds: list[_Candidate]) -> list[tuple[int, int, str]]:
+    ids = [s.id for s in seeds]
+    if not ids:
+        return []
+    rows = MemoryLink.objects.filter(Q(from_memory_id__in=ids) | Q(to_memory_id__in=ids)).values_list(
+        "from_memory_id", "to_memory_id", "relationship"
+    )[:500]
+    seed_ids = set(ids)
+    out = []
+    for a, b, relationship in rows:
+        if a in seed_ids:
+            out.append((a, b, relationship))
+        if b in seed_ids:
+            out.append((b, a, relationship))
+    return out
+
+
+def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
+    now = now or timezone.now()
+    spans = date_spans(question or "", today=timezone.localdate(now))
+    # Words that only name a date ("May", "2023") would match the text of unrelated
+    # memories; the date signal handles them.
+    date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(_date_phrases(question))))
+    q_words = [w for w in search.query_words(question) if w not in date_words]
+    q_stems = {stem(w) for w in q_words}
+    pool = max(150, 4 * k)
+
+    hits = search.lexical_search(owner=owner, query=q_words, limit=pool)
+    top = max((h.score for h in hits), default=0.0)
+    relevance = {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
+    ids = set(relevance)
+    if spans:
+        ids.update(_date_pool(owner, spans, pool))
+    fallback = not ids
+    if fallback:
+        # Nothing to match on (or nothing matched): the newest and the most important.
+        ids.update(readable_memories(owner).order_by("-created_at", "-id").values_list("id", flat=True)[:pool])
+        ids.update(readable_memories(owner).order_by("-importance", "-id").values_list("id", flat=True)[:k])
+
+    candidates = _fetch(owner, ids)
+    for c in candidates.values():
+        c.relevance = relevance.get(c.id, 0.0)
+        _base_score(c, q_stems=q_stems, spans=spans, now=now)
+    seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
+    seeds = [s for s in seeds if s.relevance > 0 or (spans and s.reasons)]
+
+    # The turns around a hit and the memories linked to it: what a question's words miss
+    # (the reply to "what did you research?" rarely repeats "research").
+    around = _neighbours(owner, seeds)
+    links = _links(seeds)
+    new = {pk for near in around.values() for pk, _ in near} | {b for _, b, _ in links}
+    new -= candidates.keys()
+    if new:
+        for pk, c in _fetch(owner, new).items():
+            _base_score(c, q_stems=q_stems, spans=spans, now=now)
+            candidates[pk] = c
+    support: dict[int, tuple[float, str]] = {}
+
+    def lend(pk: int, amount: float, reason: str) -> None:
+        if pk in candidates and amount > support.get(pk, (0.0, ""))[0]:
+            support[pk] = (amount, reason)
+
+    for seed in seeds:
+        for pk, steps in around.get(seed.id, []):
+            lend(pk, W_NEIGHBOUR * seed.base * 0.5 ** (steps - 1), f"same conversation as #{seed.id}" if steps else "")
+    by_id = {s.id: s for s in seeds}
+    for a, b, relationship in links:
+        lend(b, W_LINK * by_id[a].base, f"linked to #{a}: {relationship}"[:120])
+    for pk, (amount, reason) in support.items():
+        candidates[pk].bonus += amount
+        candidates[pk].reasons.append(reason)
+
+    ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
+    chosen = _within_budget(owner, ranked, k)
+    recalled = []
+    for c, memory in chosen:
+        reasons = []
+        if c.relevance > 0:
+            matched = _matched_words(memory, q_words)
+            reasons.append("matches " + ", ".join(f"'{w}'" for w in matched) if matched else "matches the question")
+        reasons.extend(r for r in c.reasons if r)
+        if c.keys & q_stems:
+            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if stem(w) in c.keys)[:100])
+        if memory.importance >= IMPORTANT:
+            reasons.append(f"important ({memory.importance:.1f})")
+        if fallback:
+            reasons.append("recent")
+        recalled.append(Recalled(memory, score=round(c.score, 4), reasons=reasons))
+    consolidations, why = _consolidations(owner, recalled, q_words)
+    return RecallResult(strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why)
+
+
+def _date_phrases(question: str) -> list[str]:
+    return [m.group(0) for _, pattern in DATE_PATTERNS for m in pattern.finditer(question or "")]
+
+
+def _matched_words(memory: Memory, q_words: list[str]) -> list[str]:
+    have = set(terms(f"{memory.raw_text} {memory.summary} {' '.join(map(str, memory.entities))} {' '.join(map(str, memory.topics))} {memory.source}"))
+    return [w for w in q_words if stem(w) in have or w in have][:6]
+
+
+def max_context_tokens() -> int:
+    return int(getattr(settings, "MEMORY_RECALL_MAX_TOKENS", DEFAULT_MAX_CONTEXT_TOKENS))
+
+
+def _within_budget(owner, ranked: list[_Candidate], k: int) -> list[tuple[_Candidate, Memory]]:
+    """The best k that fit the token budget. A memory too long for what is left is
+    skipped, not truncated: shorter ones below it may still fit."""
+    budget = max_context_tokens()
+    head = ranked[: k * 2]
+    memories = readable_memories(owner).in_bulk([c.id for c in head])
+    chosen, used = [], 0
+    for c in head:
+        memory = memories.get(c.id)
+        if memory is None:
+            continue
+        cost = estimate_tokens(AnswerContext(memories=[memory_note(memory)]).render())
+        if used + cost > budget and chosen:
+            continue
+        chosen.append((c, memory))
+        used += cost
+        if len(chosen) == k:
+            break
+    return chosen
+
+
+def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tuple[list[Consolidation], dict[int, list[str]]]:
+    """Consolidations built over the chosen memories, and those whose text matches."""
+    score: dict[int, float] = defaultdict(float)
+    why: dict[int, list[str]] = defaultdict(list)
+    chosen = {r.memory.pk: r.score for r in recalled}
+    if chosen:
+        through = Consolidation.sources.through.objects.filter(memory_id__in=list(chosen), consolidation__owner=owner)
+        built: dict[int, list[int]] = defaultdict(list)
+        for cid, mid in through.values_list("consolidation_id", "memory_id"):
+            built[cid].append(mid)
+            score[cid] += chosen[mid]
+        for cid, mids in built.items():
+            why[cid].append("built from " + ", ".join(f"#{m}" for m in sorted(mids)[:5]))
+    if q_words:
+        # The longest words are the most specific; a LIKE per word keeps this portable.
+        words = sorted(q_words, key=len, reverse=True)[:4]
+        where = Q()
+        for w in words:
+            where |= Q(insight__icontains=w) | Q(summary__icontains=w)
+        rows = Consolidation.objects.filter(owner=owner).filter(where).values_list("id", "summary", "insight")[:200]
+        q_stems = {stem(w): w for w in q_words}
+        for cid, summary, insight in rows:
+            have = set(terms(f"{summary} {insight}"))
+            matched = [w for s, w in q_stems.items() if s in have]
+            if matched:
+                score[cid] += len(matched) / len(q_stems)
+                why[cid].append("matches " + ", ".join(f"'{w}'" for w in matched[:5]))
+    best = sorted(score, key=lambda cid: -score[cid])[:HYBRID_CONSOLIDATIONS]
+    objects = Consolidation.objects.filter(owner=owner).in_bulk(best)
+    return [objects[cid] for cid in best if cid in objects], {cid: why[cid] for cid in best if cid in objects}
+
+
+STRATEGIES = {"hybrid": recall_hybrid, "recent": recall_recent}
+DEFAULT_STRATEGY = "hybrid"
+
+
+def recall(*, owner, question: str, strategy: str | None = None, k: int | None = None, now: datetime | None = None) -> RecallResult:
+    strategy = strategy or settings.MEMORY_RECALL_STRATEGY or DEFAULT_STRATEGY
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown recall strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}.")
     k = max(1, min(int(k or settings.MEMORY_RECALL_K), 500))
-    return STRATEGIES[strategy](owner=owner, question=question, k=k)
+    return STRATEGIES[strategy](owner=owner, question=question or "", k=k, now=now)

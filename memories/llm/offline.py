@@ -163,7 +163,11 @@ class OfflineProvider(Provider):
         topics = Counter(t for m in memories for t in m.topics)
         top_topics = [t for t, _ in topics.most_common(4)]
         summary = f"{len(memories)} memories" + (f" about {_join(top_topics)}." if top_topics else ".")
-        shared_keys = sorted((k for k, ids in spread.items() if len(ids) > 1), key=lambda k: (-len(spread[k]), k))
+        # Most widely shared first; on a tie a named thing (entity) says more than a keyword.
+        entity_keys = {e.lower() for m in memories for e in m.entities}
+        shared_keys = sorted(
+            (k for k, ids in spread.items() if len(ids) > 1), key=lambda k: (-len(spread[k]), k not in entity_keys, k)
+        )
         if shared_keys:
             theme = shared_keys[0]
             ids = spread[theme]

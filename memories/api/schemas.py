@@ -1,0 +1,234 @@
+"""Request and response shapes of the JSON API. Field names of the original design are kept
+(total_memories, unconsolidated, connections[].linked_to, memory_id, ...)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from ninja import Schema
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator
+
+from ..models import Memory
+from ..recall import STRATEGIES
+from ..services.browse import SORTS
+from ..services.ingest import parse_occurred_at
+
+# SQLite and PostgreSQL integers are 64-bit: a bigger id from a client is a 422, not an OverflowError.
+MAX_ID = 2**63 - 1
+# Dates outside this range are typos, and near year 1 or 9999 a time-zone shift overflows Python's datetime.
+EARLIEST, LATEST = 1000, 9000
+
+StatusName = Literal["pending", "ready", "failed"]
+SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
+StrategyName = Literal[tuple(STRATEGIES)]  # type: ignore[valid-type]
+
+
+def _clean_text(value: str) -> str:
+    # JSON may carry lone surrogates ("\ud800"), which no database can store, and NULs,
+    # which PostgreSQL refuses: both would otherwise fail at the INSERT as a 500.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (it contains a lone surrogate)") from None
+    return value.replace("\x00", "")
+
+
+def _when(value) -> datetime | None:
+    """ISO 8601 date or datetime (naive = the server's time zone), within a sane range."""
+    parsed = parse_occurred_at(value)  # IngestError is a ValueError: pydantic reports it as a 422
+    if parsed is None:
+        return None
+    if not EARLIEST <= parsed.year <= LATEST:
+        raise ValueError(f"year {parsed.year} is out of range ({EARLIEST}-{LATEST})")
+    return parsed.astimezone(UTC)
+
+
+Text = Annotated[str, AfterValidator(_clean_text)]
+When = Annotated[datetime | None, BeforeValidator(_when)]
+Label = Annotated[str, AfterValidator(_clean_text), Field(min_length=1, max_length=200)]
+
+
+class Message(Schema):
+    detail: str
+
+
+class IngestIn(Schema):
+    text: Text = Field(min_length=1, description="What to remember.")
+    source: Text = Field("", max_length=500, description="Where it came from (a file name, an app, 'api').")
+    occurred_at: When = Field(None, description="When it happened, ISO 8601 (2025-03-15 or 2025-03-15T14:30:00+01:00).")
+
+
+class IngestOut(Schema):
+    status: Literal["ingested", "duplicate"]
+    response: str
+    memory_id: int
+    memory_status: StatusName
+
+
+class DeleteIn(Schema):
+    memory_id: int = Field(ge=1, le=MAX_ID)
+
+
+class DeleteOut(Schema):
+    status: Literal["deleted"]
+    memory_id: int
+
+
+class ClearOut(Schema):
+    status: Literal["cleared"]
+    memories_deleted: int
+    consolidations_deleted: int
+    files_deleted: int
+
+
+class StatusOut(Schema):
+    total_memories: int
+    unconsolidated: int
+    consolidations: int
+    pending: int
+    failed: int
+    provider: str
+    provider_is_language_model: bool
+
+
+class Connection(Schema):
+    linked_to: int
+    relationship: str
+
+
+class MemoryOut(Schema):
+    id: int
+    source: str
+    summary: str
+    entities: list[str]
+    topics: list[str]
+    importance: float
+    connections: list[Connection]
+    created_at: datetime
+    consolidated: bool
+    status: StatusName
+    occurred_at: datetime
+    error: str
+    file_name: str
+    mime_type: str
+
+    @staticmethod
+    def resolve_consolidated(obj: Memory) -> bool:
+        return obj.consolidated_at is not None
+
+    @staticmethod
+    def resolve_connections(obj: Memory) -> list[dict]:
+        # links_out/links_in are prefetched by the list query; both directions are connections.
+        return [{"linked_to": link.to_memory_id, "relationship": link.relationship} for link in obj.links_out.all()] + [
+            {"linked_to": link.from_memory_id, "relationship": link.relationship} for link in obj.links_in.all()
+        ]
+
+
+class MemoryDetail(MemoryOut):
+    raw_text: str
+    provider: str
+    attempts: int
+    updated_at: datetime
+
+
+class MemoryList(Schema):
+    memories: list[MemoryOut]
+    count: int = Field(description="How many memories are in this page (the original field).")
+    total: int = Field(description="How many memories match the filters.")
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class MemoryPatch(Schema):
+    summary: Text | None = Field(None, min_length=1, max_length=10_000)
+    entities: list[Label] | None = Field(None, max_length=30)
+    topics: list[Label] | None = Field(None, max_length=30)
+    importance: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
+    occurred_at: When = None
+
+    @field_validator("entities", "topics")
+    @classmethod
+    def _dedupe(cls, values):
+        if values is None:
+            return None
+        seen: dict[str, None] = {}
+        for value in values:
+            if text := " ".join(value.split()):
+                seen.setdefault(text, None)
+        return list(seen)
+
+
+class LinkOut(Schema):
+    id: int
+    from_memory: int
+    to_memory: int
+    linked_to: int
+    direction: Literal["out", "in"]
+    relationship: str
+    consolidation: int | None
+    created_at: datetime
+
+
+class ConsolidationOut(Schema):
+    id: int
+    summary: str
+    insight: str
+    source_ids: list[int]
+    provider: str
+    created_at: datetime
+
+    @staticmethod
+    def resolve_source_ids(obj) -> list[int]:
+        return sorted(m.pk for m in obj.sources.all())
+
+
+class ConsolidationList(Schema):
+    consolidations: list[ConsolidationOut]
+    count: int
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class ConsolidateOut(Schema):
+    status: Literal["done"]
+    response: str
+    consolidations: list[int]
+    memories_consolidated: int
+
+
+class RecalledOut(Schema):
+    rank: int
+    id: int
+    source: str
+    summary: str
+    score: float
+    reasons: list[str]
+
+
+class InsightOut(Schema):
+    id: int
+    summary: str
+    insight: str
+
+
+class RecallOut(Schema):
+    question: str
+    strategy: str
+    context_tokens: int
+    memories: list[RecalledOut]
+    consolidations: list[InsightOut]
+
+
+class QueryOut(Schema):
+    question: str
+    answer: str
+    cited: list[int] = Field(description="Ids of the memories the answer cites as [Memory N].")
+    context: list[RecalledOut] = Field(description="The memories the model read, ranked, with why.")
+    consolidations: list[InsightOut]
+    strategy: str
+    provider: str
+    elapsed_ms: int

@@ -1,0 +1,190 @@
+"""Any OpenAI-compatible chat endpoint (Ollama, llama.cpp server, vLLM, LM Studio).
+
+POST {OPENAI_BASE_URL}/chat/completions, JSON-schema structured output for extraction and
+consolidation, plain text for answers. Images travel as data-URL image parts; other binary
+files cannot be sent to a chat endpoint, so the memory says which ones were not read.
+The standard library's urllib is enough for one JSON POST and adds no dependency.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import logging
+import socket
+import urllib.error
+import urllib.request
+
+from django.conf import settings
+
+from . import prompts
+from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError
+
+log = logging.getLogger(__name__)
+
+# The image types vision models behind these servers accept as data URLs.
+IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+# A data URL is sent in one JSON body: keep it to what servers take in one request.
+INLINE_IMAGE_LIMIT_BYTES = 20 * 1024 * 1024
+RETRYABLE_STATUS = {408, 409, 425, 429}
+TEXT_LIKE = {"application/json", "application/xml", "application/yaml", "application/x-yaml"}
+
+
+def is_text_like(mime: str) -> bool:
+    return mime.startswith("text/") or mime in TEXT_LIKE or mime.endswith(("+json", "+xml"))
+
+
+class OpenAICompatProvider(Provider):
+    name = "openai_compat"
+
+    @property
+    def model(self) -> str:
+        return settings.OPENAI_MODEL
+
+    def supports_files(self, mime_type: str) -> bool:
+        return (mime_type or "").lower() in IMAGE_TYPES
+
+    # -- the three roles ---------------------------------------------------------------
+
+    def extract(self, *, text: str, files: list[FilePart], source: str) -> Extraction:
+        images, lines, unreadable = [], [], []
+        for f in files:
+            mime = (f.mime_type or "application/octet-stream").lower()
+            described = f"{f.name} ({mime}, {f.size:,} bytes)"
+            if is_text_like(mime) and text.strip():
+                lines.append(f"{described}: its text is the input below")
+            elif self.supports_files(mime) and f.size <= INLINE_IMAGE_LIMIT_BYTES:
+                data = base64.b64encode(f.read_bytes()).decode("ascii")
+                images.append({"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}})
+                lines.append(described)
+            else:
+                unreadable.append((f, mime, described))
+        notes = [
+            f"The {mime} file {f.name} could not be read by this endpoint"
+            + (" (too large to send inline)" if self.supports_files(mime) else "")
+            + "; only its name and any text read from it were used."
+            for f, mime, _ in unreadable
+        ]
+        if not text.strip() and not images:
+            # Nothing the model could read: asking it would only invite a made-up summary.
+            return Extraction(
+                summary=" ".join(f"File {d}." for _, _, d in unreadable) + " " + " ".join(notes),
+                entities=[f.name for f, _, _ in unreadable],
+                topics=sorted({m.split("/")[0] for _, m, _ in unreadable}),
+                importance=0.3,
+            )
+        prompt = prompts.extract_prompt(
+            text=text, source=source, file_lines=lines, unreadable=[d + ": this endpoint cannot read it" for _, _, d in unreadable]
+        )
+        # A plain string where there is no image: not every server accepts content arrays.
+        content = [{"type": "text", "text": prompt}, *images] if images else prompt
+        raw = self._chat(content, system=prompts.EXTRACT_SYSTEM, schema=prompts.ExtractionSchema)
+        result = prompts.to_extraction(prompts.parse_json(raw, prompts.ExtractionSchema, label=self._label))
+        if notes:
+            result.summary = f"{result.summary} {' '.join(notes)}".strip()
+        return result
+
+    def consolidate(self, memories: list[MemoryNote]) -> ConsolidationResult:
+        raw = self._chat(prompts.consolidate_prompt(memories), system=prompts.CONSOLIDATE_SYSTEM, schema=prompts.ConsolidationSchema)
+        return prompts.to_consolidation(prompts.parse_json(raw, prompts.ConsolidationSchema, label=self._label))
+
+    def answer(self, *, question: str, context: AnswerContext) -> str:
+        if not context.memories and not context.consolidations:
+            return "I have no memories to answer from yet."
+        return self._chat(prompts.answer_prompt(question=question, context=context), system=prompts.ANSWER_SYSTEM).strip()
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    @property
+    def _label(self) -> str:
+        return "The OpenAI-compatible endpoint"
+
+    def _endpoint(self) -> str:
+        base = (settings.OPENAI_BASE_URL or "").strip().rstrip("/")
+        if not base:
+            raise ProviderError("openai_compat is selected but OPENAI_BASE_URL is not set (e.g. http://localhost:11434/v1).")
+        if not base.startswith(("http://", "https://")):
+            raise ProviderError(f"OPENAI_BASE_URL must start with http:// or https:// (got {base[:80]!r}).")
+        if not settings.OPENAI_MODEL:
+            raise ProviderError("openai_compat is selected but OPENAI_MODEL is not set (the model name the server knows).")
+        return base + "/chat/completions"
+
+    def _chat(self, content, *, system: str, schema=None) -> str:
+        url = self._endpoint()
+        body = {
+            "model": settings.OPENAI_MODEL,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": content}],
+            "temperature": 0.2,
+        }
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.__name__.removesuffix("Schema").lower(), "strict": True, "schema": prompts.openai_json_schema(schema)},
+            }
+        payload = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if settings.OPENAI_API_KEY:
+            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
+
+        def once() -> str:
+            request = urllib.request.Request(url, data=payload, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=settings.MEMORY_LLM_TIMEOUT_SECONDS) as response:
+                    raw = response.read()
+            except urllib.error.HTTPError as exc:
+                raise self._http_error(exc) from None
+            except (TimeoutError, socket.timeout):
+                raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
+            except urllib.error.URLError as exc:
+                if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+                    raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
+                raise prompts.Retryable(f"could not connect to {settings.OPENAI_BASE_URL} ({self._scrub(str(exc.reason))})") from None
+            except (http.client.HTTPException, ConnectionError) as exc:
+                raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
+            return self._reply_text(raw, structured=schema is not None)
+
+        return prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=self._label)
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
+        try:
+            detail = exc.read()[:4000].decode("utf-8", errors="replace")
+        except Exception:
+            detail = ""
+        try:
+            parsed = json.loads(detail)
+            error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
+            message = error.get("message", detail) if isinstance(error, dict) else str(error)
+        except ValueError:
+            message = detail
+        message = self._scrub(" ".join(str(message).split())[:500]) or exc.reason or "no message"
+        if exc.code in RETRYABLE_STATUS or exc.code >= 500:
+            return prompts.Retryable(f"HTTP {exc.code}: {message}", retry_after=exc.headers.get("Retry-After"))
+        return ProviderError(f"{self._label} refused the request (HTTP {exc.code}): {message}")
+
+    @staticmethod
+    def _scrub(message: str) -> str:
+        key = settings.OPENAI_API_KEY
+        return message.replace(key, "***") if key else message
+
+    def _reply_text(self, raw: bytes, *, structured: bool) -> str:
+        try:
+            data = json.loads(raw)
+            choice = data["choices"][0]
+            message = choice.get("message") or {}
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            snippet = raw[:120].decode("utf-8", errors="replace")
+            raise ProviderError(f"{self._label} returned something other than a chat completion: {snippet!r}") from None
+        if message.get("refusal"):
+            raise ProviderError(f"{self._label} refused: {str(message['refusal'])[:300]}")
+        content = message.get("content")
+        if isinstance(content, list):  # some servers return content parts even for text
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        finish = choice.get("finish_reason") or ""
+        if finish == "content_filter":
+            raise ProviderError(f"{self._label} withheld its reply (content filter).")
+        if not content or not str(content).strip():
+            raise ProviderError(f"{self._label} returned an empty reply (finish reason {finish or 'unknown'}).")
+        if structured and finish == "length":
+            raise ProviderError(f"{self._label}'s reply was cut off at its output limit before the JSON was complete.")
+        return str(content)

@@ -1,0 +1,87 @@
+"""The command-line entry points do their work in-process, offline."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memories.models import Consolidation, Memory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args):
+    from io import StringIO
+
+    out, err = StringIO(), StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_ingest_text_extracts_before_returning_and_prints_id(user):
+    out, err = run("ingest", "--text", "Dentist appointment with Dr Lopez on May 3.", "--user", "alice")
+    memory = Memory.objects.get()
+    assert out.split("\t")[:2] == [str(memory.pk), "ready"]
+    assert memory.owner == user and memory.source == "cli"
+    assert "extractive engine, not a language model" in err
+
+
+def test_ingest_files_and_jsonl(user, tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("Lisbon trip: flights booked for 12 June 2025.")
+    lines = tmp_path / "items.jsonl"
+    lines.write_text(
+        json.dumps({"text": "Bought a red bike", "source": "diary", "occurred_at": "2023-05-01", "metadata": {"k": 1}})
+        + "\n\n"
+        + json.dumps({"text": "Maria's birthday is 9 October", "source": "diary"})
+        + "\n"
+    )
+    out, _ = run("ingest", str(note), "--jsonl", str(lines), "--user", "alice")
+    assert len(out.strip().splitlines()) == 3
+    bike = Memory.objects.get(raw_text="Bought a red bike")
+    assert bike.source == "diary" and bike.metadata["k"] == 1 and bike.occurred_at.year == 2023
+    assert Memory.objects.get(source="note.md").status == "ready"
+
+
+def test_ingest_reports_bad_lines_and_fails(user, tmp_path):
+    lines = tmp_path / "bad.jsonl"
+    lines.write_text('{"text": "fine line"}\nnot json\n["a list"]\n{"text": ""}\n')
+    with pytest.raises(CommandError, match="3 input"):
+        run("ingest", "--jsonl", str(lines), "--user", "alice")
+    assert Memory.objects.count() == 1
+
+
+def test_ingest_without_user_goes_to_created_owner(db, django_user_model):
+    run("ingest", "--text", "first ever memory")
+    owner = django_user_model.objects.get()
+    assert owner.username == "owner" and owner.is_superuser and not owner.has_usable_password()
+    assert Memory.objects.get().owner == owner
+
+
+def test_unknown_user_is_a_clear_error(db):
+    with pytest.raises(CommandError, match="No user named 'nobody'"):
+        run("ingest", "--text", "x", "--user", "nobody")
+
+
+def test_consolidate_query_and_recall_commands(user, memory_factory):
+    a = memory_factory("Project Falcon launches in March; Sarah Chen leads.")
+    memory_factory("Sarah Chen booked the Falcon launch venue in Berlin.")
+    out, _ = run("consolidate", "--user", "alice")
+    assert "1 consolidation(s) written." in out and Consolidation.objects.count() == 1
+
+    out, _ = run("query", "When does Project Falcon launch?", "--user", "alice")
+    assert f"[Memory {a.pk}]" in out and "March" in out
+
+    out, _ = run("query", "When does Project Falcon launch?", "--user", "alice", "--json")
+    data = json.loads(out)
+    assert data["cited"] == [a.pk] and a.pk in data["context"]
+
+    out, _ = run("recall", "Falcon", "--user", "alice", "--json", "--k", "1", "--strategy", "recent")
+    data = json.loads(out)
+    assert len(data["memories"]) == 1 and data["consolidations"]
+
+
+def test_query_of_another_user_sees_nothing(user, other_user, memory_factory):
+    memory_factory("Project Falcon launches in March.")
+    out, _ = run("query", "When does Project Falcon launch?", "--user", "bob", "--json")
+    assert json.loads(out)["context"] == []

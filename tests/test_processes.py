@@ -1,0 +1,125 @@
+"""Real processes: the django-q2 cluster runs the consolidation schedule, and `serve`
+starts and stops the whole service."""
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def service_env(tmp_path):
+    """A fresh data dir migrated by the real command, as `make run` does."""
+    env = {
+        **os.environ,
+        "MEMORY_DATA_DIR": str(tmp_path / "data"),
+        "MEMORY_INBOX_DIR": str(tmp_path / "inbox"),
+        "MEMORY_CONSOLIDATE_EVERY_MINUTES": "1",
+        "MEMORY_LLM_PROVIDER": "offline",
+    }
+    env.pop("DATABASE_URL", None)
+    env.pop("REDIS_URL", None)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    return env
+
+
+def manage(env, *args):
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+
+
+def wait_for(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def stop(proc, grace=20):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_schedule_exists_once_after_migrate_twice(service_env):
+    manage(service_env, "migrate", "-v0")
+    db = sqlite3.connect(Path(service_env["MEMORY_DATA_DIR"]) / "memory.sqlite3")
+    rows = db.execute("select func, minutes from django_q_schedule where name = 'memories.consolidate_all'").fetchall()
+    assert rows == [("memories.tasks.consolidate_all", 1)]
+
+
+def test_qcluster_runs_the_consolidation_schedule(service_env):
+    manage(service_env, "ingest", "--text", "Project Falcon launches in March; Sarah Chen leads.")
+    manage(service_env, "ingest", "--text", "Sarah Chen booked the Project Falcon venue in Berlin.")
+    db_path = Path(service_env["MEMORY_DATA_DIR"]) / "memory.sqlite3"
+    cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=service_env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def consolidated():
+            with sqlite3.connect(db_path, timeout=10) as db:
+                return db.execute("select count(*) from memories_consolidation").fetchone()[0] > 0
+
+        assert wait_for(consolidated, timeout=150), "the schedule did not consolidate within 150 s"
+        with sqlite3.connect(db_path) as db:
+            assert db.execute("select count(*) from memories_memory where consolidated_at is null").fetchone()[0] == 0
+            assert db.execute("select count(*) from memories_memorylink").fetchone()[0] == 1
+    finally:
+        stop(cluster)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_starts_everything_and_ctrl_c_stops_everything(service_env):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+                            cwd=ROOT, env=service_env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        def up():
+            try:
+                return urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=2).status == 200
+            except OSError:
+                return False
+
+        assert wait_for(up, timeout=60)
+        heartbeat = Path(service_env["MEMORY_DATA_DIR"]) / "inbox-watcher.heartbeat"
+        assert wait_for(heartbeat.exists, timeout=60), "the inbox watcher did not start"
+        children = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        assert len(children) >= 4  # serve itself, gunicorn (master + worker), qcluster, watcher
+        os.killpg(proc.pid, signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+        assert "Stopped." in output
+        # Nothing of the service is left running.
+        assert wait_for(lambda: not any(_alive(int(pid)) for pid in children), timeout=15)
+    finally:
+        stop(proc)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is finished; only its parent has yet to reap it.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
