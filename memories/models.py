@@ -25,9 +25,21 @@ def original_upload_path(instance, filename):
     return f"originals/{instance.owner_id}/{uuid.uuid4().hex}/{name}"
 
 
+class LiveMemoryManager(models.Manager):
+    """Memories still in force: not deleted, not superseded by a newer version.
+
+    The default manager, so every list, recall and lookup leaves tombstoned memories
+    out without having to remember to; history and admin use `all_objects`.
+    """
+
+    def get_queryset(self):
+        return super().get_queryset().filter(deleted_at__isnull=True, superseded_by__isnull=True)
+
+
 class Memory(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
+        REVIEW = "review", "Waiting for review"
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
@@ -50,12 +62,26 @@ class Memory(models.Model):
     provider = models.CharField(max_length=100, blank=True, help_text="Which engine extracted it.")
     consolidated_at = models.DateTimeField(null=True, blank=True)
     content_hash = models.CharField(max_length=64, db_index=True)
+    # Near-duplicate detection: MinHash buckets of the text (textutil.minhash_bands), so
+    # finding candidates is an indexed lookup instead of a scan of the owner's memories.
+    sim_band0 = models.PositiveIntegerField(null=True, blank=True)
+    sim_band1 = models.PositiveIntegerField(null=True, blank=True)
+    sim_band2 = models.PositiveIntegerField(null=True, blank=True)
+    sim_band3 = models.PositiveIntegerField(null=True, blank=True)
+    duplicate_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="near_duplicates")
+
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = LiveMemoryManager()
+    all_objects = models.Manager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
+        base_manager_name = "all_objects"
         indexes = [
             models.Index(fields=["owner", "status", "-created_at"], name="memory_owner_status_new"),
             models.Index(fields=["owner", "-importance"], name="memory_owner_importance"),
@@ -64,14 +90,30 @@ class Memory(models.Model):
                 condition=Q(status="ready", consolidated_at__isnull=True),
                 name="memory_unconsolidated",
             ),
+            *(models.Index(fields=["owner", f"sim_band{i}"], name=f"memory_sim_band{i}") for i in range(4)),
         ]
 
     def __str__(self):
         return f"Memory {self.pk}: {self.summary[:60] or self.source}"
 
     @property
+    def is_live(self) -> bool:
+        return self.deleted_at is None and self.superseded_by_id is None
+
+    @property
     def file_name(self) -> str:
         return PurePosixPath(self.original.name).name if self.original else ""
+
+
+class ConsolidationQuerySet(models.QuerySet):
+    def current(self):
+        """Insights whose sources all still stand: the ones recall may use."""
+        return self.filter(stale_at__isnull=True)
+
+
+class ActiveConsolidationManager(models.Manager.from_queryset(ConsolidationQuerySet)):
+    def get_queryset(self):
+        return super().get_queryset().filter(retired_at__isnull=True)
 
 
 class Consolidation(models.Model):
@@ -81,9 +123,23 @@ class Consolidation(models.Model):
     sources = models.ManyToManyField(Memory, related_name="consolidations")
     provider = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # A source was deleted or superseded: shown as stale, left out of recall, and
+    # re-derived from the remaining sources by the next consolidation run.
+    stale_at = models.DateTimeField(null=True, blank=True)
+    # Fewer than two sources remain: kept for history only.
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ActiveConsolidationManager()
+    all_objects = models.Manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        base_manager_name = "all_objects"
+
+    @property
+    def is_stale(self) -> bool:
+        return self.stale_at is not None
 
     def __str__(self):
         return f"Consolidation {self.pk}: {self.insight[:60]}"
@@ -169,3 +225,69 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
+
+
+class RejectedContent(models.Model):
+    """A tombstone: content its owner deleted stays rejected, whatever path brings it back."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rejected_contents")
+    content_hash = models.CharField(max_length=64)
+    memory_ref = models.PositiveBigIntegerField(null=True, blank=True, help_text="The memory it was (kept after a purge).")
+    reason = models.CharField(max_length=200, blank=True)
+    rejected_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-rejected_at"]
+        constraints = [models.UniqueConstraint(fields=["owner", "content_hash"], name="reject_content_once")]
+
+    def __str__(self):
+        return f"rejected {self.content_hash[:12]}… (memory {self.memory_ref})"
+
+
+class Event(models.Model):
+    """One recorded change to a memory or consolidation: who, when, before and after.
+
+    Subjects are referred to by type and id rather than foreign keys, so the record of a
+    purge outlives the row it erased.
+    """
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        EXTRACTED = "extracted", "Extracted"
+        FAILED = "failed", "Extraction failed"
+        EDITED = "edited", "Edited"
+        LINKED = "linked", "Linked"
+        CONSOLIDATED = "consolidated", "Consolidated"
+        DELETED = "deleted", "Deleted"
+        RESTORED = "restored", "Restored"
+        PURGED = "purged", "Purged"
+        SUPERSEDED = "superseded", "Superseded"
+        DUPLICATE = "duplicate", "Marked near-duplicate"
+        CLEARED = "cleared", "Cleared"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected in review"
+        STALE = "stale", "Marked stale"
+        REDERIVED = "rederived", "Re-derived"
+        RETIRED = "retired", "Retired"
+
+    class Subject(models.TextChoices):
+        MEMORY = "memory", "Memory"
+        CONSOLIDATION = "consolidation", "Consolidation"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_events")
+    subject_type = models.CharField(max_length=20, choices=Subject.choices)
+    subject_id = models.PositiveBigIntegerField()
+    action = models.CharField(max_length=20, choices=Action.choices)
+    actor = models.CharField(max_length=200, help_text="Who did it: a user, an API token, the inbox watcher, the scheduler, a command.")
+    actor_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["subject_type", "subject_id", "created_at"], name="event_subject")]
+
+    def __str__(self):
+        return f"{self.subject_type} {self.subject_id} {self.action} by {self.actor}"

@@ -85,15 +85,16 @@ def memory_note(memory: Memory) -> MemoryNote:
 
 
 def readable_memories(owner):
-    """The memories recall may ever return: the owner's, extracted and ready."""
-    return Memory.objects.filter(owner=owner, status=Memory.Status.READY)
+    """The memories recall may ever return: the owner's, extracted and ready, live (the
+    default manager leaves out deleted and superseded ones), and not a near-duplicate."""
+    return Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True)
 
 
 def recall_recent(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     """The original design: the k newest memories and the ten newest consolidations,
     whatever the question."""
     memories = readable_memories(owner).order_by("-created_at", "-id")[:k]
-    consolidations = Consolidation.objects.filter(owner=owner).order_by("-created_at", "-id")[:RECENT_CONSOLIDATIONS]
+    consolidations = Consolidation.objects.current().filter(owner=owner).order_by("-created_at", "-id")[:RECENT_CONSOLIDATIONS]
     return RecallResult(
         strategy="recent",
         memories=[Recalled(m, score=0.0, reasons=["recent"]) for m in memories],
@@ -512,7 +513,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
         where = Q()
         for w in words:
             where |= Q(insight__icontains=w) | Q(summary__icontains=w)
-        rows = Consolidation.objects.filter(owner=owner).filter(where).values_list("id", "summary", "insight")[:200]
+        rows = Consolidation.objects.current().filter(owner=owner).filter(where).values_list("id", "summary", "insight")[:200]
         q_stems = {stem(w): w for w in q_words}
         for cid, summary, insight in rows:
             have = set(terms(f"{summary} {insight}"))
@@ -521,7 +522,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
                 score[cid] += len(matched) / len(q_stems)
                 why[cid].append("matches " + ", ".join(f"'{w}'" for w in matched[:5]))
     best = sorted(score, key=lambda cid: -score[cid])[:HYBRID_CONSOLIDATIONS]
-    objects = Consolidation.objects.filter(owner=owner).in_bulk(best)
+    objects = Consolidation.objects.current().filter(owner=owner).in_bulk(best)
     return [objects[cid] for cid in best if cid in objects], {cid: why[cid] for cid in best if cid in objects}
 
 

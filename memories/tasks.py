@@ -7,11 +7,11 @@ from . import services
 
 def extract_memory(memory_id: int) -> str:
     memory = services.extract_memory(memory_id)
-    return f"memory {memory.pk}: {memory.status}"
+    return f"memory {memory_id}: {memory.status if memory else 'deleted before extraction'}"
 
 
 def consolidate_all() -> str:
-    outcomes = services.consolidate_all()
+    outcomes = services.consolidate_all(actor=services.SCHEDULER)
     made = sum(len(o.consolidations) for o in outcomes)
     return f"{made} consolidations for {len(outcomes)} owners"
 
@@ -19,7 +19,8 @@ def consolidate_all() -> str:
 def consolidate_owner(owner_id: int) -> str:
     owner = get_user_model().objects.get(pk=owner_id)
     try:
-        outcome = services.consolidate_owner(owner=owner)
+        # Queued by the owner's "consolidate now" button.
+        outcome = services.consolidate_owner(owner=owner, actor=services.Actor.for_user(owner))
     except services.ConsolidationBusy as exc:
         return str(exc)
     return f"{len(outcome.consolidations)} consolidations, {outcome.run.memories_consolidated} memories"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 
@@ -82,3 +83,41 @@ def keywords(text: str, limit: int = 6) -> list[str]:
 def estimate_tokens(text: str) -> int:
     """Rough token count (about four characters a token for English)."""
     return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def shingles(text: str, size: int = 3) -> set[str]:
+    """Overlapping runs of `size` words of the normalised text."""
+    tokens = words(text)
+    if len(tokens) < size:
+        return {" ".join(tokens)} if tokens else set()
+    return {" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+
+
+def jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+_MERSENNE = (1 << 61) - 1
+_MINHASH_SEEDS = [
+    (int.from_bytes(hashlib.blake2b(f"a{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE | 1,
+     int.from_bytes(hashlib.blake2b(f"b{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE)
+    for i in range(8)
+]
+
+
+def minhash_bands(text: str, bands: int = 4, rows: int = 2) -> list[int] | None:
+    """Locality-sensitive buckets for near-duplicate search: MinHash over word shingles,
+    `bands` buckets of `rows` hashes each. Texts with shingle Jaccard 0.8 share a bucket
+    with probability 1-(1-0.8**2)**4 = 98%; unrelated texts almost never do.
+    None for texts too short for the comparison to mean anything."""
+    grams = shingles(text)
+    if len(grams) < 3:
+        return None
+    hashed = [int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "big") for g in grams]
+    signature = [min((a * h + b) % _MERSENNE for h in hashed) for a, b in _MINHASH_SEEDS[: bands * rows]]
+    out = []
+    for band in range(bands):
+        chunk = ",".join(map(str, signature[band * rows : (band + 1) * rows])).encode()
+        # 31 bits: fits a signed integer column on every database.
+        out.append(int.from_bytes(hashlib.blake2b(chunk, digest_size=4).digest(), "big") >> 1)
+    return out

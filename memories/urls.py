@@ -5,5 +5,23 @@ from . import views
 app_name = "memories"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", views.ingest, name="ingest"),
+    path("", views.ingest, name="home"),  # the name the scaffold gave the front page
+    path("ingest/text/", views.ingest_text, name="ingest_text"),
+    path("ingest/files/", views.ingest_files, name="ingest_files"),
+    path("query/", views.query, name="query"),
+    path("memories/", views.memory_list, name="list"),
+    path("memories/<int:memory_id>/", views.memory_detail, name="detail"),
+    path("memories/<int:memory_id>/card/", views.memory_card, name="card"),
+    path("memories/<int:memory_id>/delete/", views.memory_delete, name="delete"),
+    path("memories/<int:memory_id>/retry/", views.memory_retry, name="retry"),
+    path("memories/<int:memory_id>/file/", views.memory_file, name="file"),
+    path("consolidations/", views.consolidations, name="consolidations"),
+    path("consolidations/run/", views.consolidate_now, name="consolidate_now"),
+    path("consolidations/status/", views.consolidation_status, name="consolidation_status"),
+    path("status/", views.status, name="status"),
+    path("danger/clear/", views.clear, name="clear"),
+    path("welcome/first-owner/", views.first_owner, name="first_owner"),
+    path("welcome/password/", views.set_password, name="set_password"),
+    path("welcome/<str:token>/", views.welcome_link, name="welcome_link"),
 ]

@@ -183,6 +183,8 @@ MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES",
 MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "recent")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
 MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
+# Review mode: new memories wait for a person to approve them before recall uses them.
+MEMORY_REVIEW_MODE = env_bool("MEMORY_REVIEW_MODE")
 
 # --- Background tasks (django-q2) ----------------------------------------------------
 

@@ -59,6 +59,8 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes; without this each reply waits on a delayed ACK.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # keep test output quiet
                 pass
@@ -86,7 +88,7 @@ class FakeServer:
             do_GET = do_POST = do_DELETE = _handle
 
         self._server = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
@@ -192,7 +194,8 @@ class FakeGemini(FakeServer):
             name = "files/" + route.rsplit("/files/", 1)[1]
             entry = self.files.get(name)
             if entry is None or entry["deleted"]:
-                return Scripted(404, json.dumps({"error": {"code": 404, "message": f"{name} not found", "status": "NOT_FOUND"}}).encode())
+                missing = {"error": {"code": 404, "message": f"{name} not found", "status": "NOT_FOUND"}}
+                return Scripted(404, json.dumps(missing).encode())
             if record.method == "DELETE":
                 entry["deleted"] = True
                 return Scripted(200, b"{}")

@@ -74,7 +74,7 @@ def test_consolidate_query_and_recall_commands(user, memory_factory):
 
     out, _ = run("query", "When does Project Falcon launch?", "--user", "alice", "--json")
     data = json.loads(out)
-    assert data["cited"] == [a.pk] and a.pk in data["context"]
+    assert a.pk in data["cited"] and set(data["cited"]) <= set(data["context"])
 
     out, _ = run("recall", "Falcon", "--user", "alice", "--json", "--k", "1", "--strategy", "recent")
     data = json.loads(out)

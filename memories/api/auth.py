@@ -8,7 +8,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.utils import check_csrf
 
-from ..services.tokens import authenticate
+from ..services.tokens import find_token
 
 
 class TokenAuth(HttpBearer):
@@ -25,12 +25,13 @@ class TokenAuth(HttpBearer):
         return self.authenticate(request, token.strip())
 
     def authenticate(self, request: HttpRequest, token: str):
-        user = authenticate(token)
-        if user is None:
+        found = find_token(token)
+        if found is None:
             # Failing here instead of falling back to the session: a client that sent a bad
             # token should learn that, not act as whoever is signed in in the same browser.
             raise AuthenticationError(401, "Unknown or revoked API token.")
-        return user
+        request.api_token = found  # the history names the token that made a change
+        return found.owner
 
 
 class SessionAuth(APIKeyCookie):

@@ -19,7 +19,7 @@ MAX_ID = 2**63 - 1
 # Dates outside this range are typos, and near year 1 or 9999 a time-zone shift overflows Python's datetime.
 EARLIEST, LATEST = 1000, 9000
 
-StatusName = Literal["pending", "ready", "failed"]
+StatusName = Literal[tuple(Memory.Status.values)]  # type: ignore[valid-type]
 SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
 StrategyName = Literal[tuple(STRATEGIES)]  # type: ignore[valid-type]
 

@@ -1,14 +1,31 @@
 """File formats: what a file is and the text that can be read from it without a model.
 
 Only this package parses file formats. Services ask it two things: is this file type
-accepted, and what text and metadata does the file hold.
+accepted (by name, at the edge), and what text and metadata does the file hold
+(`read_file`, which trusts the content over the name).
+
+One module per family: text.py (plain and structured text, HTML, Word), pdf.py, images.py,
+media.py (audio and video); sniff.py tells formats apart by their first bytes, safexml.py
+parses untrusted XML, tools.py runs the optional tesseract and ffprobe programs.
 """
 
 from __future__ import annotations
 
-import mimetypes
-from dataclasses import dataclass, field
+import logging
 from pathlib import Path
+
+from . import images, media, pdf, sniff, text
+from .base import FileContent, UnreadableFile, UnsupportedFile
+from .text import decode_text
+
+__all__ = [
+    "BINARY_TYPES", "SUPPORTED_TYPES", "TEXT_TYPES", "FileContent", "UnreadableFile", "UnsupportedFile",
+    "decode_text", "read_file", "supported_extension",
+]
+
+log = logging.getLogger(__name__)
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 # The original design's 27 types, plus .html and .docx which people drop all the same.
 TEXT_TYPES = {
@@ -24,24 +41,21 @@ BINARY_TYPES = {
     ".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".avi": "video/x-msvideo",
     ".mkv": "video/x-matroska",
     ".pdf": "application/pdf",
-    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".docx": DOCX,
 }
 SUPPORTED_TYPES = TEXT_TYPES | BINARY_TYPES
 
-
-class UnsupportedFile(ValueError):
-    pass
-
-
-@dataclass
-class FileContent:
-    mime_type: str
-    text: str = ""
-    metadata: dict = field(default_factory=dict)
-
-    @property
-    def is_text(self) -> bool:
-        return bool(self.text)
+# Types that share a container, so either name fits the content (an .m4a is an MP4 file,
+# a .webm is Matroska); the reader then tells from the tracks which one it is.
+SAME_CONTAINER = [
+    {"audio/mp4", "video/mp4", "video/quicktime"},
+    {"video/webm", "video/x-matroska"},
+    {"audio/ogg", "video/ogg"},
+]
+KIND_NAMES = {
+    "image": "an image", "audio": "an audio file", "video": "a video", "application/pdf": "a PDF document",
+    DOCX: "a Word document",
+}
 
 
 def supported_extension(name: str) -> str:
@@ -53,25 +67,72 @@ def supported_extension(name: str) -> str:
     return ext
 
 
-def decode_text(data: bytes) -> str:
-    """Bytes to text: UTF-8 (with or without BOM), UTF-16 by BOM, else Windows-1252 as a
-    last resort that never fails; control characters other than whitespace are dropped."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", errors="replace")
-    else:
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = data.decode("cp1252", errors="replace")
-    return "".join(ch for ch in text if ch >= " " or ch in "\n\r\t")
-
-
 def read_file(path: Path, name: str) -> FileContent:
-    """What can be read from a file offline. Text formats become text; other formats
-    are described by their metadata until a richer extractor or a model reads them."""
+    """What can be read from a file offline: text led by a sentence saying what the file is,
+    and metadata. The content decides the type: a file whose content is another supported
+    type is read as that type (and says so); anything else is refused with the reason."""
     ext = supported_extension(name)
-    mime = SUPPORTED_TYPES[ext] or mimetypes.guess_type(name)[0] or "application/octet-stream"
+    label = Path(name).name
     size = path.stat().st_size
+    if size == 0:
+        raise UnsupportedFile(f"{label!r} is empty.")
+    declared = SUPPORTED_TYPES[ext]
+    mime, text_ext = _content_type(path, label, ext, declared)
+    try:
+        content = _read(path, mime, text_ext)
+    except UnreadableFile as exc:
+        raise UnreadableFile(f"{label!r} could not be read: {exc}.") from None
+    except UnsupportedFile as exc:
+        raise UnsupportedFile(f"{label!r} is refused: {exc}.") from None
+    except Exception as exc:  # a parser bug or a pathological file must not become a server error
+        log.exception("extracting %s failed", label)
+        raise UnreadableFile(f"{label!r} could not be read ({type(exc).__name__}).") from exc
+
+    content.metadata = {"size": size, **content.metadata}
+    if not _compatible(content.mime_type, declared) and not (declared.startswith("text/") and content.mime_type.startswith("text/")):
+        note = f"The file name ends in {ext}, but its content is {content.description.rstrip('.') or content.mime_type}; it was read by its content."
+        content.metadata["declared_type"] = declared
+        content.text = f"{note}\n\n{content.text}" if content.text else note
+    if content.description:
+        content.metadata.setdefault("description", content.description)
+    if content.needs_model:
+        content.metadata["needs_model"] = True
+    return content
+
+
+def _content_type(path: Path, label: str, ext: str, declared: str) -> tuple[str, str]:
+    """(mime type to read the file as, the text extension to read it with if it is text)."""
+    head = sniff.read_head(path)
+    detected = sniff.sniff(path, head)
+    if detected is not None:
+        return detected, ".txt"
+    if sniff.looks_binary(head):
+        what = sniff.known_unsupported(head) or "not a format this service reads"
+        expected = KIND_NAMES.get(declared) or KIND_NAMES.get(declared.split("/")[0]) or f"a {ext} file"
+        if ext in TEXT_TYPES:
+            expected = "text"
+        raise UnsupportedFile(f"{label!r} is refused: the name says {expected}, but its content is {what}.")
     if ext in TEXT_TYPES:
-        return FileContent(mime_type=mime, text=decode_text(path.read_bytes()), metadata={"size": size})
-    return FileContent(mime_type=mime, metadata={"size": size})
+        return declared, ext
+    if ext == ".svg" or b"<svg" in head.lower():
+        return "image/svg+xml", ".txt"
+    # Text content under a binary name (notes.pdf that is really notes): read it as text.
+    return "text/plain", ".txt"
+
+
+def _read(path: Path, mime: str, text_ext: str) -> FileContent:
+    if mime == "application/pdf":
+        return pdf.read_pdf(path, mime)
+    if mime == DOCX:
+        return text.read_docx(path, mime)
+    if mime.startswith("image/"):
+        return images.read_image(path, mime)
+    if mime.startswith(("audio/", "video/")):
+        return media.read_media(path, mime)
+    return text.read_text(path, text_ext, mime)
+
+
+def _compatible(actual: str, declared: str) -> bool:
+    if actual == declared:
+        return True
+    return any(actual in group and declared in group for group in SAME_CONTAINER) or {actual, declared} <= {"audio/webm", "video/webm", "video/x-matroska"}

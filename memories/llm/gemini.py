@@ -139,7 +139,8 @@ class GeminiProvider(Provider):
             if code in RETRYABLE_STATUS or code >= 500:
                 headers = getattr(exc.response, "headers", None) or {}
                 return prompts.Retryable(f"HTTP {code}: {detail}", retry_after=headers.get("retry-after"))
-            return ProviderError(f"Gemini refused the request (HTTP {code} {exc.status or ''}): {detail}".replace(" )", ")"))
+            status = f" {exc.status}" if exc.status else ""
+            return ProviderError(f"Gemini refused the request (HTTP {code}{status}): {detail}")
         if isinstance(exc, TRANSIENT_ERRORS):
             kind = "timed out" if "Timeout" in type(exc).__name__ else "connection failed"
             return prompts.Retryable(f"the request {kind} ({type(exc).__name__})")

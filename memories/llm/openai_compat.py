@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import http.client
 import json
-import logging
 import socket
 import urllib.error
 import urllib.request
@@ -20,8 +19,6 @@ from django.conf import settings
 
 from . import prompts
 from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError
-
-log = logging.getLogger(__name__)
 
 # The image types vision models behind these servers accept as data URLs.
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -74,9 +71,8 @@ class OpenAICompatProvider(Provider):
                 topics=sorted({m.split("/")[0] for _, m, _ in unreadable}),
                 importance=0.3,
             )
-        prompt = prompts.extract_prompt(
-            text=text, source=source, file_lines=lines, unreadable=[d + ": this endpoint cannot read it" for _, _, d in unreadable]
-        )
+        cannot = [d + ": this endpoint cannot read it" for _, _, d in unreadable]
+        prompt = prompts.extract_prompt(text=text, source=source, file_lines=lines, unreadable=cannot)
         # A plain string where there is no image: not every server accepts content arrays.
         content = [{"type": "text", "text": prompt}, *images] if images else prompt
         raw = self._chat(content, system=prompts.EXTRACT_SYSTEM, schema=prompts.ExtractionSchema)
@@ -86,7 +82,9 @@ class OpenAICompatProvider(Provider):
         return result
 
     def consolidate(self, memories: list[MemoryNote]) -> ConsolidationResult:
-        raw = self._chat(prompts.consolidate_prompt(memories), system=prompts.CONSOLIDATE_SYSTEM, schema=prompts.ConsolidationSchema)
+        raw = self._chat(
+            prompts.consolidate_prompt(memories), system=prompts.CONSOLIDATE_SYSTEM, schema=prompts.ConsolidationSchema
+        )
         return prompts.to_consolidation(prompts.parse_json(raw, prompts.ConsolidationSchema, label=self._label))
 
     def answer(self, *, question: str, context: AnswerContext) -> str:
@@ -120,7 +118,11 @@ class OpenAICompatProvider(Provider):
         if schema is not None:
             body["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": schema.__name__.removesuffix("Schema").lower(), "strict": True, "schema": prompts.openai_json_schema(schema)},
+                "json_schema": {
+                    "name": schema.__name__.removesuffix("Schema").lower(),
+                    "strict": True,
+                    "schema": prompts.openai_json_schema(schema),
+                },
             }
         payload = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -139,7 +141,8 @@ class OpenAICompatProvider(Provider):
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
-                raise prompts.Retryable(f"could not connect to {settings.OPENAI_BASE_URL} ({self._scrub(str(exc.reason))})") from None
+                reason = self._scrub(str(exc.reason))
+                raise prompts.Retryable(f"could not connect to {settings.OPENAI_BASE_URL} ({reason})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
                 raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
             return self._reply_text(raw, structured=schema is not None)

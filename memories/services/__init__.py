@@ -3,13 +3,36 @@ actions call these, never each other."""
 
 from .browse import search_memories
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner
-from .ingest import IngestError, IngestResult, extract_memory, ingest_file, ingest_text, queue_extraction, retry_memory
-from .lifecycle import clear_owner, delete_memory
+from .history import INBOX_WATCHER, SCHEDULER, SYSTEM, Actor, consolidation_history, memory_history
+from .ingest import (
+    IngestError,
+    IngestResult,
+    RejectedContentError,
+    extract_memory,
+    ingest_file,
+    ingest_text,
+    queue_extraction,
+    retry_memory,
+)
+from .lifecycle import (
+    approve_memory,
+    clear_owner,
+    delete_memory,
+    deleted_memories,
+    purge_memory,
+    reject_memory,
+    restore_memory,
+    supersede_memory,
+    update_memory,
+)
 from .owners import default_owner, resolve_owner
 from .query import QueryResult, answer_question
 
 __all__ = [
-    "ConsolidationBusy", "IngestError", "IngestResult", "QueryResult", "answer_question", "clear_owner",
-    "consolidate_all", "consolidate_owner", "default_owner", "delete_memory", "extract_memory", "ingest_file",
-    "ingest_text", "queue_extraction", "resolve_owner", "retry_memory", "search_memories",
+    "INBOX_WATCHER", "SCHEDULER", "SYSTEM", "Actor", "ConsolidationBusy", "IngestError", "IngestResult",
+    "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "consolidate_all",
+    "consolidate_owner", "consolidation_history", "default_owner", "delete_memory", "deleted_memories",
+    "extract_memory", "ingest_file", "ingest_text", "memory_history", "purge_memory", "queue_extraction",
+    "reject_memory", "resolve_owner", "restore_memory", "retry_memory", "search_memories", "supersede_memory",
+    "update_memory",
 ]

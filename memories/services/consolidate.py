@@ -9,11 +9,13 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ..llm import ProviderError, get_provider
 from ..llm.base import MemoryNote
-from ..models import Consolidation, ConsolidationRun, Memory, MemoryLink
+from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
+from .history import SYSTEM, Actor, consolidation_snapshot, record
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,8 @@ def note_for(memory: Memory) -> MemoryNote:
 
 
 def unconsolidated(owner):
-    return Memory.objects.filter(owner=owner, status=Memory.Status.READY, consolidated_at__isnull=True)
+    # Near-duplicates add nothing to an insight their original is already part of.
+    return Memory.objects.filter(owner=owner, status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True)
 
 
 def _start_run(owner) -> ConsolidationRun:
@@ -59,21 +62,24 @@ def _start_run(owner) -> ConsolidationRun:
         raise ConsolidationBusy(f"A consolidation for {owner} is already running.") from None
 
 
-def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None) -> ConsolidationOutcome:
-    """Consolidate the owner's backlog oldest first, a batch at a time, until it is
-    drained (fewer than two left) or the per-run cap is reached."""
+def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM) -> ConsolidationOutcome:
+    """Repair insights whose sources changed, then consolidate the owner's backlog oldest
+    first, a batch at a time, until it is drained (fewer than two left) or the per-run cap
+    is reached."""
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
     max_batches = max_batches or settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     run = _start_run(owner)
     made: list[Consolidation] = []
     provider = get_provider()
     try:
+        for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
+            _rederive(stale, provider, actor)
         for _ in range(max_batches):
             batch = list(unconsolidated(owner).order_by("created_at", "pk")[:batch_size])
             if len(batch) < 2:
                 break
             result = provider.consolidate([note_for(m) for m in batch])
-            made.append(_store(owner, batch, result, provider.label))
+            made.append(_store(owner, batch, result, provider.label, actor))
             run.memories_consolidated += len(batch)
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
@@ -86,37 +92,72 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
     return ConsolidationOutcome(run=run, consolidations=made)
 
 
-def _store(owner, batch: list[Memory], result, provider_label: str) -> Consolidation:
+def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor) -> Consolidation:
     ids = {m.pk for m in batch}
     with transaction.atomic():
         consolidation = Consolidation.objects.create(
             owner=owner, summary=result.summary.strip(), insight=result.insight.strip(), provider=provider_label
         )
         consolidation.sources.set(batch)
-        # A model may name ids outside the batch or link a memory to itself: drop those.
-        links = {}
-        for c in result.connections:
-            if c.from_id in ids and c.to_id in ids and c.from_id != c.to_id:
-                links[(c.from_id, c.to_id)] = c.relationship.strip()[:500] or "related"
-        MemoryLink.objects.bulk_create(
-            MemoryLink(from_memory_id=a, to_memory_id=b, relationship=rel, consolidation=consolidation)
-            for (a, b), rel in links.items()
-        )
+        _link(consolidation, ids, result.connections)
         Memory.objects.filter(pk__in=ids).update(consolidated_at=timezone.now())
+        record(consolidation, Event.Action.CREATED, actor, after=consolidation_snapshot(consolidation))
+        for memory in batch:
+            record(memory, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
     return consolidation
 
 
-def consolidate_all() -> list[ConsolidationOutcome]:
-    """The scheduled job: every owner with at least two memories waiting."""
+def _link(consolidation: Consolidation, ids: set[int], connections) -> None:
+    # A model may name ids outside the batch or link a memory to itself: drop those.
+    links = {}
+    for c in connections:
+        if c.from_id in ids and c.to_id in ids and c.from_id != c.to_id:
+            links[(c.from_id, c.to_id)] = c.relationship.strip()[:500] or "related"
+    MemoryLink.objects.bulk_create(
+        MemoryLink(from_memory_id=a, to_memory_id=b, relationship=rel, consolidation=consolidation)
+        for (a, b), rel in links.items()
+    )
+
+
+def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
+    """A stale insight is written again from the sources that still stand, or retired
+    when fewer than two remain."""
+    before = consolidation_snapshot(consolidation)
+    remaining = list(consolidation.sources.filter(status=Memory.Status.READY).order_by("created_at", "pk"))
+    if len(remaining) < 2:
+        with transaction.atomic():
+            consolidation.retired_at = timezone.now()
+            consolidation.save(update_fields=["retired_at", "updated_at"])
+            consolidation.links.all().delete()
+            record(consolidation, Event.Action.RETIRED, actor, before=before, note="fewer than two sources remain")
+        return
+    result = provider.consolidate([note_for(m) for m in remaining])
+    with transaction.atomic():
+        consolidation.summary, consolidation.insight = result.summary.strip(), result.insight.strip()
+        consolidation.stale_at = None
+        consolidation.save(update_fields=["summary", "insight", "stale_at", "updated_at"])
+        consolidation.sources.set(remaining)
+        consolidation.links.all().delete()
+        _link(consolidation, {m.pk for m in remaining}, result.connections)
+        record(consolidation, Event.Action.REDERIVED, actor, before=before, after=consolidation_snapshot(consolidation))
+
+
+def consolidate_all(*, actor: Actor = SYSTEM) -> list[ConsolidationOutcome]:
+    """The scheduled job: every owner with memories waiting or insights to repair."""
     User = get_user_model()
     outcomes = []
-    for owner in User.objects.filter(pk__in=unconsolidated_owner_ids()):
+    stale_owners = Consolidation.objects.filter(stale_at__isnull=False).values("owner_id")
+    for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)):
         try:
-            outcomes.append(consolidate_owner(owner=owner))
+            outcomes.append(consolidate_owner(owner=owner, actor=actor))
         except ConsolidationBusy:
             log.info("consolidation for %s already running; skipped", owner)
     return outcomes
 
 
 def unconsolidated_owner_ids():
-    return Memory.objects.filter(status=Memory.Status.READY, consolidated_at__isnull=True).values("owner_id").distinct()
+    return (
+        Memory.objects.filter(status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True)
+        .values("owner_id")
+        .distinct()
+    )

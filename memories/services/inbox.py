@@ -15,7 +15,9 @@ from django.db import IntegrityError
 from django.utils import timezone
 
 from ..models import ProcessedFile
+from .history import INBOX_WATCHER
 from .ingest import IngestError, extract_memory, ingest_file
+from .lifecycle import supersede_memory
 from .owners import default_owner
 
 log = logging.getLogger(__name__)
@@ -102,7 +104,7 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
                 seen.filter(sha256=record.sha256).update(size=info.st_size, mtime=info.st_mtime)
                 return
             fh.seek(0)
-            result = ingest_file(owner=owner, fileobj=fh, name=path.name, source=path.name)
+            result = ingest_file(owner=owner, fileobj=fh, name=path.name, source=path.name, actor=INBOX_WATCHER)
     except (IngestError, OSError) as exc:
         record.status, record.error = ProcessedFile.Status.FAILED, str(exc)
         report.failed += 1
@@ -113,6 +115,10 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
             record.status = ProcessedFile.Status.INGESTED
             report.ingested.append(result.memory.pk)
             log.info("inbox file %s -> memory %s", rel, result.memory.pk)
+            # A changed file at the same path is a new version of what it said before.
+            previous = seen.filter(status=ProcessedFile.Status.INGESTED, memory__isnull=False).order_by("-processed_at").first()
+            if previous and previous.memory.is_live and previous.memory_id != result.memory.pk:
+                supersede_memory(old=previous.memory, new=result.memory, actor=INBOX_WATCHER)
         else:
             record.status = ProcessedFile.Status.DUPLICATE
             record.error = result.message
@@ -122,4 +128,4 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
     except IntegrityError:
         return  # another watcher recorded this version first
     if extract and record.status == ProcessedFile.Status.INGESTED:
-        extract_memory(record.memory.pk)
+        extract_memory(record.memory.pk, actor=INBOX_WATCHER)

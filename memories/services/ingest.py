@@ -17,18 +17,40 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from .. import extract
+from django.db.models import Q
+
+from .. import extract, textutil
 from ..llm import ProviderError, get_provider
 from ..llm.base import FilePart
-from ..models import Memory, content_hash
+from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
+from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS = 1_000_000
 
 
+# Share of word shingles two texts must have in common to count as near-duplicates.
+NEAR_DUPLICATE_JACCARD = 0.8
+
+
 class IngestError(ValueError):
     """The input was refused; the message says why and is safe to show."""
+
+
+class RejectedContentError(IngestError):
+    """The content was deleted before; it stays out until the old memory is restored."""
+
+    def __init__(self, rejected: RejectedContent):
+        self.memory_ref = rejected.memory_ref
+        how = "deleted" if rejected.reason != "purged" else "deleted and purged"
+        hint = f"; restore memory {rejected.memory_ref} instead" if rejected.reason != "purged" else ""
+        super().__init__(f"This content was {how} on {rejected.rejected_at:%Y-%m-%d}{hint}.")
+
+
+def _refuse_rejected(owner, digest: str) -> None:
+    if rejected := RejectedContent.objects.filter(owner=owner, content_hash=digest).first():
+        raise RejectedContentError(rejected)
 
 
 @dataclass
@@ -61,7 +83,7 @@ def parse_occurred_at(value) -> datetime | None:
     return parsed
 
 
-def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None) -> IngestResult:
+def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM) -> IngestResult:
     """Store text as a pending memory. The same text twice for one owner is one memory."""
     if not isinstance(text, str) or not text.strip():
         raise IngestError("There is no text to remember.")
@@ -70,9 +92,10 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
     text = extract.decode_text(text.encode("utf-8", errors="replace"))
     when = parse_occurred_at(occurred_at)
     digest = content_hash(text)
+    _refuse_rejected(owner, digest)
     if existing := Memory.objects.filter(owner=owner, content_hash=digest).first():
         return IngestResult(existing, created=False)
-    memory = Memory.objects.create(
+    memory = Memory(
         owner=owner,
         source=(source or "text")[:500],
         raw_text=text,
@@ -80,10 +103,46 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
         metadata={**(metadata or {}), **({"occurred_at_given": True} if when else {})},
         **({"occurred_at": when} if when else {}),
     )
+    return _create(memory, actor)
+
+
+def _create(memory: Memory, actor: Actor) -> IngestResult:
+    _fingerprint(memory)
+    with transaction.atomic():
+        memory.save()
+        record(memory, Event.Action.CREATED, actor, after={"source": memory.source, "content_hash": memory.content_hash})
+        _link_near_duplicate(memory, actor)
     return IngestResult(memory, created=True)
 
 
-def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None) -> IngestResult:
+def _fingerprint(memory: Memory) -> None:
+    bands = textutil.minhash_bands(memory.raw_text)
+    if bands is not None:
+        memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
+
+
+def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
+    """Mark a memory whose text nearly repeats an earlier one: it stays in the bank,
+    linked to the original, but recall shows only the original."""
+    if memory.sim_band0 is None:
+        return
+    same_band = Q()
+    for i in range(4):
+        same_band |= Q(**{f"sim_band{i}": getattr(memory, f"sim_band{i}")})
+    mine = textutil.shingles(memory.raw_text)
+    candidates = (
+        Memory.objects.filter(owner=memory.owner, duplicate_of__isnull=True).filter(same_band).exclude(pk=memory.pk).order_by("pk")[:50]
+    )
+    for candidate in candidates:
+        if textutil.jaccard(mine, textutil.shingles(candidate.raw_text)) >= NEAR_DUPLICATE_JACCARD:
+            memory.duplicate_of = candidate
+            memory.save(update_fields=["duplicate_of"])
+            MemoryLink.objects.create(from_memory=memory, to_memory=candidate, relationship="near-duplicate")
+            record(memory, Event.Action.DUPLICATE, actor, after={"duplicate_of": candidate.pk})
+            return
+
+
+def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM) -> IngestResult:
     """Store a file (kept as the original) and what can be read of it as a pending memory."""
     name = Path(name.replace("\\", "/")).name or "file"
     try:
@@ -106,6 +165,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         if size == 0:
             raise IngestError(f"{name!r} is empty.")
         sha = digest.hexdigest()
+        _refuse_rejected(owner, sha)
         if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
             return IngestResult(existing, created=False)
         try:
@@ -124,11 +184,10 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
         try:
-            memory.save()
+            return _create(memory, actor)
         except Exception:
             memory.original.delete(save=False)
             raise
-    return IngestResult(memory, created=True)
 
 
 def _note_files(memory: Memory) -> list[FilePart]:
@@ -138,11 +197,12 @@ def _note_files(memory: Memory) -> list[FilePart]:
     return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size)]
 
 
-def extract_memory(memory_id: int) -> Memory:
-    """Run the provider on a saved input: pending or failed -> ready, or failed with the reason.
-    Running it again on a ready memory does nothing, so a task delivered twice is harmless."""
-    memory = Memory.objects.get(pk=memory_id)
-    if memory.status == Memory.Status.READY:
+def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
+    """Run the provider on a saved input: pending or failed -> ready (or waiting for review
+    in review mode), or failed with the reason. Running it again on an extracted memory does
+    nothing, so a task delivered twice is harmless; a memory deleted meanwhile is skipped."""
+    memory = Memory.objects.filter(pk=memory_id).first()
+    if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
     provider = get_provider()
     Memory.objects.filter(pk=memory.pk).update(attempts=memory.attempts + 1)
@@ -151,10 +211,10 @@ def extract_memory(memory_id: int) -> Memory:
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
-        return _mark_failed(memory, str(exc))
+        return _mark_failed(memory, str(exc), actor)
     except Exception as exc:  # a provider bug must not leave the input stuck in pending
         log.exception("extraction of memory %s crashed", memory.pk)
-        return _mark_failed(memory, f"{type(exc).__name__}: {exc}")
+        return _mark_failed(memory, f"{type(exc).__name__}: {exc}", actor)
     finally:
         provider.close()
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
@@ -163,17 +223,20 @@ def extract_memory(memory_id: int) -> Memory:
     memory.importance = min(1.0, max(0.0, float(result.importance)))
     if result.occurred_at and not memory.metadata.get("occurred_at_given"):
         memory.occurred_at = result.occurred_at
-    memory.status = Memory.Status.READY
+    memory.status = Memory.Status.REVIEW if settings.MEMORY_REVIEW_MODE else Memory.Status.READY
     memory.error = ""
     memory.provider = provider.label
-    memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider", "updated_at"])
+    with transaction.atomic():
+        memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider", "updated_at"])
+        record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     return memory
 
 
-def _mark_failed(memory: Memory, reason: str) -> Memory:
+def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:
     memory.status = Memory.Status.FAILED
     memory.error = reason[:2000] or "The provider failed without a message."
     memory.save(update_fields=["status", "error", "updated_at"])
+    record(memory, Event.Action.FAILED, actor, note=memory.error[:500])
     return memory
 
 

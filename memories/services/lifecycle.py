@@ -1,4 +1,5 @@
-"""Delete and clear."""
+"""Changes after creation, each a recorded decision: edit, delete (a tombstone), restore,
+purge, supersede, clear, and review."""
 
 from __future__ import annotations
 
@@ -6,36 +7,159 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
-from ..models import Consolidation, Memory, ProcessedFile
+from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
+from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
+from .ingest import IngestError, parse_occurred_at
 
 
-def delete_memory(*, owner, memory_id: int) -> bool:
-    """Delete one of the owner's memories; False when there is no such memory of theirs."""
-    memory = Memory.objects.filter(owner=owner, pk=memory_id).first()
+def _own(owner, memory_id, manager=None) -> Memory | None:
+    manager = manager or Memory.objects
+    return manager.filter(owner=owner, pk=memory_id).first()
+
+
+def _withdraw(memory: Memory, actor: Actor) -> None:
+    """A memory left the record: its links go, and insights built on it turn stale."""
+    MemoryLink.objects.filter(from_memory=memory).delete()
+    MemoryLink.objects.filter(to_memory=memory).delete()
+    now = timezone.now()
+    for consolidation in Consolidation.objects.filter(sources=memory, stale_at__isnull=True):
+        consolidation.stale_at = now
+        consolidation.save(update_fields=["stale_at", "updated_at"])
+        record(consolidation, Event.Action.STALE, actor, note=f"source memory {memory.pk} left the record")
+
+
+def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM) -> Memory:
+    """Correct what the extractor wrote. Only EDITABLE_FIELDS; values are validated."""
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise IngestError(f"These fields cannot be edited: {', '.join(sorted(unknown))}.")
+    memory = _own(owner, memory_id)
     if memory is None:
-        return False
-    original = memory.original.name if memory.original else ""
-    memory.delete()
+        raise Memory.DoesNotExist
+    clean = {}
+    for name, value in changes.items():
+        if name == "summary":
+            if not isinstance(value, str) or not value.strip():
+                raise IngestError("The summary cannot be empty.")
+            clean[name] = value.strip()[:5000]
+        elif name in ("entities", "topics"):
+            if isinstance(value, str):
+                value = [part.strip() for part in value.split(",")]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise IngestError(f"{name} must be a list of strings.")
+            clean[name] = list(dict.fromkeys(v.strip()[:200] for v in value if v.strip()))[:50]
+        elif name == "importance":
+            try:
+                importance = float(value)
+            except (TypeError, ValueError):
+                raise IngestError("importance must be a number between 0 and 1.") from None
+            if not 0 <= importance <= 1:
+                raise IngestError("importance must be between 0 and 1.")
+            clean[name] = importance
+        elif name == "occurred_at":
+            when = parse_occurred_at(value)
+            if when is None:
+                raise IngestError("occurred_at cannot be empty.")
+            clean[name] = when
+    if not clean:
+        return memory
+    before = snapshot(memory, tuple(clean))
+    for name, value in clean.items():
+        setattr(memory, name, value)
+    memory.save(update_fields=[*clean, "updated_at"])
+    record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory, tuple(clean)))
+    return memory
+
+
+def delete_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """Tombstone one of the owner's memories: it leaves every list and recall at once, and
+    its content is rejected if it comes back. None when there is no such memory of theirs."""
+    with transaction.atomic():
+        memory = _own(owner, memory_id)
+        if memory is None:
+            return None
+        memory.deleted_at = timezone.now()
+        memory.save(update_fields=["deleted_at", "updated_at"])
+        RejectedContent.objects.update_or_create(
+            owner=owner, content_hash=memory.content_hash,
+            defaults={"memory_ref": memory.pk, "reason": "deleted", "rejected_at": memory.deleted_at},
+        )
+        record(memory, Event.Action.DELETED, actor, before=snapshot(memory))
+        _withdraw(memory, actor)
+    return memory
+
+
+def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """Bring a deleted memory back; it is consolidated again on the next run."""
+    with transaction.atomic():
+        memory = Memory.all_objects.filter(owner=owner, pk=memory_id, deleted_at__isnull=False).first()
+        if memory is None:
+            return None
+        if Memory.objects.filter(owner=owner, content_hash=memory.content_hash).exists():
+            raise IngestError("The same content is stored again as another memory; delete that one first.")
+        memory.deleted_at = None
+        memory.consolidated_at = None
+        memory.save(update_fields=["deleted_at", "consolidated_at", "updated_at"])
+        RejectedContent.objects.filter(owner=owner, content_hash=memory.content_hash).delete()
+        record(memory, Event.Action.RESTORED, actor, after=snapshot(memory))
+    return memory
+
+
+def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
+    """Erase a memory's content for good (a privacy request). What stays: the content hash
+    (so it stays rejected) and the events, stripped of every value they held."""
+    with transaction.atomic():
+        memory = Memory.all_objects.filter(owner=owner, pk=memory_id).first()
+        if memory is None:
+            return False
+        if memory.is_live:
+            _withdraw(memory, actor)
+        RejectedContent.objects.update_or_create(
+            owner=owner, content_hash=memory.content_hash, defaults={"memory_ref": memory.pk, "reason": "purged"}
+        )
+        Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(before={}, after={}, note="")
+        record(memory, Event.Action.PURGED, actor)
+        original = memory.original.name if memory.original else ""
+        storage = memory.original.storage
+        memory.delete()
+    # Erase the file even if something later fails: a purge is a promise to forget.
     if original:
-        transaction.on_commit(lambda: memory.original.storage.delete(original))
+        storage.delete(original)
     return True
 
 
-def clear_owner(*, owner, inbox_files: bool = False) -> dict[str, int]:
-    """Remove everything the owner holds; the inbox files too only when asked."""
-    memories = Memory.objects.filter(owner=owner)
-    originals = [name for name in memories.exclude(original="").values_list("original", flat=True)]
+def supersede_memory(*, old: Memory, new: Memory, actor: Actor = SYSTEM) -> None:
+    """A new version replaces an old one (a changed inbox file): the old one stays in history."""
+    with transaction.atomic():
+        old.superseded_by = new
+        old.save(update_fields=["superseded_by", "updated_at"])
+        record(old, Event.Action.SUPERSEDED, actor, after={"superseded_by": new.pk})
+        _withdraw(old, actor)
+
+
+def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> dict[str, int]:
+    """Tombstone everything the owner holds, in one recorded step; inbox files are removed
+    only when asked. Cleared content is rejected if it comes back, like a delete."""
+    now = timezone.now()
     paths = list(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)) if inbox_files else []
     with transaction.atomic():
-        counts = {
-            "consolidations": Consolidation.objects.filter(owner=owner).delete()[1].get("memories.Consolidation", 0),
-            "processed_files": ProcessedFile.objects.filter(owner=owner).delete()[0],
-            "memories": memories.delete()[1].get("memories.Memory", 0),
-        }
-    storage = Memory._meta.get_field("original").storage
-    for name in originals:
-        storage.delete(name)
+        live = Memory.objects.filter(owner=owner)
+        memories = list(live.values_list("pk", "content_hash"))
+        RejectedContent.objects.bulk_create(
+            [RejectedContent(owner=owner, content_hash=h, memory_ref=pk, reason="cleared", rejected_at=now) for pk, h in memories],
+            ignore_conflicts=True,
+        )
+        live.update(deleted_at=now)
+        MemoryLink.objects.filter(from_memory__owner=owner).delete()
+        consolidations = Consolidation.objects.filter(owner=owner).update(retired_at=now)
+        processed = ProcessedFile.objects.filter(owner=owner).delete()[0]
+        Event.objects.bulk_create(
+            Event(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=pk, action=Event.Action.CLEARED,
+                  actor=actor.label, actor_user=actor.user, created_at=now)
+            for pk, _ in memories
+        )
     inbox = Path(settings.MEMORY_INBOX_DIR).resolve()
     removed = 0
     for path in paths:
@@ -43,5 +167,30 @@ def clear_owner(*, owner, inbox_files: bool = False) -> dict[str, int]:
         if file.is_relative_to(inbox) and file.is_file():
             file.unlink()
             removed += 1
-    counts["inbox_files"] = removed
-    return counts
+    return {"memories": len(memories), "consolidations": consolidations, "processed_files": processed, "inbox_files": removed}
+
+
+def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """Review mode: a person lets an extracted memory into the record."""
+    updated = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).update(
+        status=Memory.Status.READY, updated_at=timezone.now()
+    )
+    if not updated:
+        return None
+    memory = Memory.objects.get(pk=memory_id)
+    record(memory, Event.Action.APPROVED, actor, after=snapshot(memory))
+    return memory
+
+
+def reject_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """Review mode: rejected content is tombstoned like a delete."""
+    memory = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).first()
+    if memory is None:
+        return None
+    record(memory, Event.Action.REJECTED, actor)
+    return delete_memory(owner=owner, memory_id=memory_id, actor=actor)
+
+
+def deleted_memories(*, owner):
+    """The owner's tombstoned memories, newest first, for restore."""
+    return Memory.all_objects.filter(owner=owner, deleted_at__isnull=False).order_by("-deleted_at")

@@ -38,8 +38,8 @@ def create_token(*, owner, name: str) -> tuple[ApiToken, str]:
     return token, plaintext
 
 
-def authenticate(plaintext: str | None):
-    """The active user the token belongs to, or None for an unknown, revoked or malformed token."""
+def find_token(plaintext: str | None) -> ApiToken | None:
+    """The active token (of an active user) with this plaintext, marked as used; else None."""
     if not plaintext or len(plaintext) > 200:
         return None
     token = (
@@ -52,7 +52,14 @@ def authenticate(plaintext: str | None):
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.owner
+        token.last_used_at = now
+    return token
+
+
+def authenticate(plaintext: str | None):
+    """The active user the token belongs to, or None for an unknown, revoked or malformed token."""
+    token = find_token(plaintext)
+    return token.owner if token else None
 
 
 def revoke_token(*, owner, token_id: int) -> bool:

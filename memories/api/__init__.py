@@ -1,0 +1,131 @@
+"""The JSON API under /api/, built with django-ninja.
+
+Why ninja: the request and response shapes are pydantic models (already a dependency for
+structured model output), so validation errors become 422s with the field named, and the
+OpenAPI schema is generated from the same types the views use — the schema the fuzz test
+reads cannot drift from the code. It routes through plain Django views (sessions, CSRF,
+the ORM and middleware work unchanged), and it ships Swagger UI and Redoc inside the
+package, so the interactive docs are served locally with no CDN.
+
+Every error body is {"detail": "<a sentence>"}; validation errors add "errors" (field by field).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpResponse
+from django.http.multipartparser import MultiPartParserError
+from django.template import engines
+from ninja import NinjaAPI, Swagger
+from ninja.errors import AuthenticationError, ValidationError
+
+from ..llm import ProviderError
+from ..services import IngestError, RejectedContentError
+from .auth import session_auth, token_auth
+from .common import RateLimited
+from .original import router as original_router
+from .resources import router as resources_router
+
+log = logging.getLogger(__name__)
+
+OFFLINE_DOCS = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ title }} — API</title></head>
+<body style="font-family: sans-serif; max-width: 50rem; margin: 2rem auto">
+<h1>{{ title }}</h1>
+<p>The OpenAPI schema is at <a href="{{ schema_url }}">{{ schema_url }}</a>.
+Authenticate with <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<p>The interactive docs are served from django-ninja's own static files; they appear here once
+<code>"ninja"</code> is in <code>INSTALLED_APPS</code>.</p>
+</body></html>"""
+
+
+class LocalSwagger(Swagger):
+    """Swagger UI from the files inside the ninja package, never from a CDN.
+
+    Ninja falls back to a CDN page when it is not an installed app (its templates and
+    static files are then not found); this renders a plain local page in that case instead.
+    """
+
+    def render_page(self, request, api, **kwargs):
+        if "ninja" in settings.INSTALLED_APPS:
+            return super().render_page(request, api, **kwargs)
+        template = engines["django"].from_string(OFFLINE_DOCS)
+        return HttpResponse(template.render({"title": api.title, "schema_url": self.get_openapi_url(api, kwargs)}, request))
+
+
+api = NinjaAPI(
+    title="Always-On Memory",
+    version="1.0",
+    description=(
+        "Ingest notes and files, consolidate them, and ask questions answered from your own memories only. "
+        "Send `Authorization: Bearer <token>` (make one on /settings/tokens/ or with `manage.py create_token USERNAME`); "
+        "a signed-in browser session works too, with the X-CSRFToken header on writes."
+    ),
+    auth=[token_auth, session_auth],
+    docs=LocalSwagger(settings={"persistAuthorization": False}),
+    urls_namespace="api",
+)
+api.add_router("", original_router)
+api.add_router("", resources_router)
+
+
+def _error(request, status: int, detail: str, **extra) -> HttpResponse:
+    return api.create_response(request, {"detail": detail, **extra}, status=status)
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request, exc):
+    message = str(exc) if str(exc) != "Unauthorized" else (
+        "Authentication required: send 'Authorization: Bearer <token>' or sign in."
+    )
+    response = _error(request, 401, message)
+    response["WWW-Authenticate"] = 'Bearer realm="api"'
+    return response
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request, exc):
+    errors = []
+    for error in exc.errors:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("query", "body", "path", "payload", "params", "filters", "paging"))
+        errors.append({"field": where or "body", "message": error.get("msg", "invalid")})
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors) or "Invalid request."
+    return _error(request, 422, detail, errors=errors)
+
+
+@api.exception_handler(RateLimited)
+def _rate_limited(request, exc):
+    response = _error(request, 429, str(exc))
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(Http404)
+def _not_found(request, exc):
+    return _error(request, 404, "Not found.")
+
+
+@api.exception_handler(IngestError)
+def _refused(request, exc):
+    # Content deleted before stays out until restored: a conflict with a recorded decision.
+    return _error(request, 409 if isinstance(exc, RejectedContentError) else 400, str(exc))
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request, exc):
+    limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
+    return _error(request, 413, f"The request body is larger than {limit_mb} MB; upload big inputs as a file (multipart).")
+
+
+@api.exception_handler(MultiPartParserError)
+def _bad_multipart(request, exc):
+    return _error(request, 400, f"The multipart body could not be read: {exc}")
+
+
+@api.exception_handler(ProviderError)
+def _provider_failed(request, exc):
+    log.warning("API call failed at the provider: %s", exc)
+    return _error(request, 502, f"The model provider failed: {exc}")

@@ -1,0 +1,231 @@
+"""The original design's endpoints, with its field names, under /api/ and scoped to the caller."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.http.multipartparser import MultiPartParserError
+from ninja import Query, Router, Schema, Status
+from ninja.errors import HttpError
+from pydantic import Field
+from pydantic import ValidationError as PydanticValidationError
+
+from ..llm import ProviderError, get_provider
+from ..models import Consolidation, Memory
+from ..services import (
+    ConsolidationBusy,
+    answer_question,
+    clear_owner,
+    consolidate_owner,
+    delete_memory,
+    ingest_file,
+    ingest_text,
+    queue_extraction,
+)
+from ..services.browse import search_memories
+from . import schemas as s
+from .common import actor, enforce_rate, insights, page, recalled, with_connections
+
+router = Router(tags=["original"])
+
+
+@router.get("/status", response=s.StatusOut, summary="Counts of the caller's memory, and which engine is working")
+def status(request):
+    memories = Memory.objects.filter(owner=request.auth)
+    try:
+        provider = get_provider()
+        label, is_model = provider.label, provider.is_language_model
+        provider.close()
+    except ProviderError as exc:  # a misconfigured provider is a status to report, not a crash
+        label, is_model = f"unavailable: {exc}", False
+    return {
+        "total_memories": memories.count(),
+        "unconsolidated": memories.filter(status=Memory.Status.READY, consolidated_at__isnull=True).count(),
+        "consolidations": Consolidation.objects.filter(owner=request.auth).count(),
+        "pending": memories.filter(status=Memory.Status.PENDING).count(),
+        "failed": memories.filter(status=Memory.Status.FAILED).count(),
+        "provider": label,
+        "provider_is_language_model": is_model,
+    }
+
+
+class MemoryFilters(Schema):
+    q: s.Text = Field("", max_length=500, description="Words to look for in the text, summary or source.")
+    topic: s.Text = Field("", max_length=200)
+    entity: s.Text = Field("", max_length=200)
+    status: s.StatusName | None = None
+    sort: s.SortName = "new"
+    limit: int = Field(50, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=10**9)
+
+
+@router.get("/memories", response=s.MemoryList, summary="List and search the caller's memories, a page at a time")
+def memories(request, filters: Query[MemoryFilters]):
+    found = search_memories(
+        owner=request.auth, q=filters.q.strip(), topic=filters.topic.strip(), entity=filters.entity.strip(),
+        status=filters.status or "", sort=filters.sort,
+    )
+    result = page(with_connections(found), limit=filters.limit, offset=filters.offset)
+    result["memories"] = result.pop("items")
+    return result
+
+
+INGEST_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": s.IngestIn.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "file": {"type": "string", "format": "binary", "description": "A file to remember."},
+                        "source": {"type": "string", "maxLength": 500},
+                        "occurred_at": {"type": "string", "description": "ISO 8601 date or datetime."},
+                    },
+                    "required": ["file"],
+                }
+            },
+        },
+    }
+}
+
+
+@router.post(
+    "/ingest",
+    response={201: s.IngestOut, 200: s.IngestOut, 400: s.Message, 413: s.Message, 415: s.Message, 422: s.Message},
+    openapi_extra=INGEST_BODY,
+    summary="Remember text (JSON) or a file (multipart); extraction runs in the background",
+)
+def ingest(request: HttpRequest):
+    enforce_rate(request, "ingest")
+    content_type = request.content_type or ""
+    if content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        result = _ingest_form(request)
+    elif content_type in ("", "application/json") or content_type.endswith("+json"):
+        result = _ingest_json(request)
+    else:
+        raise HttpError(415, f"Send application/json ({{\"text\", \"source\"}}) or multipart/form-data with a file, not {content_type}.")
+    if result.created:
+        queue_extraction(result.memory)
+    body = {
+        "status": "ingested" if result.created else "duplicate",
+        "response": result.message,
+        "memory_id": result.memory.pk,
+        "memory_status": result.memory.status,
+    }
+    return Status(201 if result.created else 200, body)
+
+
+def _ingest_json(request):
+    try:
+        data = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise HttpError(400, 'The body is not valid JSON; send {"text": "...", "source": "..."}.') from None
+    if not isinstance(data, dict):
+        raise HttpError(422, 'The body must be a JSON object: {"text": "...", "source": "..."}.')
+    try:
+        item = s.IngestIn.model_validate(data)
+    except PydanticValidationError as exc:
+        raise HttpError(422, _explain(exc)) from None
+    return ingest_text(owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request))
+
+
+def _ingest_form(request):
+    try:
+        upload = request.FILES.get("file")
+        fields = {key: request.POST.get(key, "") for key in ("source", "occurred_at", "text")}
+    except MultiPartParserError as exc:
+        raise HttpError(400, f"The multipart body could not be read: {exc}") from None
+    try:
+        occurred_at = s.IngestIn.model_validate({"text": "-", "occurred_at": fields["occurred_at"] or None}).occurred_at
+        source = s.IngestIn.model_validate({"text": "-", "source": fields["source"][:500]}).source
+    except PydanticValidationError as exc:
+        raise HttpError(422, _explain(exc)) from None
+    if upload is None:
+        if fields["text"]:  # a plain HTML form posting text
+            return ingest_text(owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request))
+        raise HttpError(422, "Attach the file as the form field 'file' (curl -F file=@notes.pdf).")
+    limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
+    if upload.size is not None and upload.size > limit:
+        raise HttpError(413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
+    return ingest_file(
+        owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at, actor=actor(request)
+    )
+
+
+def _explain(exc: PydanticValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "body"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+class QueryParams(Schema):
+    q: s.Text = Field(min_length=1, max_length=2000, description="The question.")
+    strategy: s.StrategyName | None = None
+    k: int | None = Field(None, ge=1, le=500, description="How many memories recall may hand the model.")
+
+
+@router.get("/query", response={200: s.QueryOut, 400: s.Message, 429: s.Message, 502: s.Message}, summary="Answer a question from memory, citing [Memory N]")
+def query(request, params: Query[QueryParams]):
+    enforce_rate(request, "query")
+    try:
+        result = answer_question(owner=request.auth, question=params.q, strategy=params.strategy, k=params.k)
+    except ValueError as exc:  # an empty question after whitespace is squeezed out
+        raise HttpError(400, str(exc)) from None
+    return {
+        "question": result.question,
+        "answer": result.answer,
+        "cited": result.cited,
+        "context": recalled(result.recall),
+        "consolidations": insights(result.recall),
+        "strategy": result.recall.strategy,
+        "provider": result.provider,
+        "elapsed_ms": result.elapsed_ms,
+    }
+
+
+@router.post("/consolidate", response={200: s.ConsolidateOut, 409: s.Message, 502: s.Message}, summary="Consolidate the caller's new memories now")
+def consolidate(request):
+    try:
+        outcome = consolidate_owner(owner=request.auth, actor=actor(request))
+    except ConsolidationBusy as exc:
+        raise HttpError(409, str(exc)) from None
+    run = outcome.run
+    if run.error and not outcome.consolidations:
+        raise HttpError(502, f"The provider failed: {run.error}")
+    made = len(outcome.consolidations)
+    response = (
+        f"Made {made} consolidation{'s' * (made != 1)} over {run.memories_consolidated} memories."
+        if made
+        else "Nothing to consolidate: fewer than two new memories are ready."
+    )
+    return {
+        "status": "done",
+        "response": response,
+        "consolidations": [c.pk for c in outcome.consolidations],
+        "memories_consolidated": run.memories_consolidated,
+    }
+
+
+@router.post("/delete", response={200: s.DeleteOut, 404: s.Message}, summary="Delete one of the caller's memories")
+def delete(request, payload: s.DeleteIn):
+    if not delete_memory(owner=request.auth, memory_id=payload.memory_id, actor=actor(request)):
+        raise HttpError(404, f"No memory {payload.memory_id}.")
+    return {"status": "deleted", "memory_id": payload.memory_id}
+
+
+@router.post("/clear", response=s.ClearOut, summary="Delete everything the caller holds")
+def clear(request, inbox_files: bool = False):
+    counts = clear_owner(owner=request.auth, inbox_files=inbox_files, actor=actor(request))
+    return {
+        "status": "cleared",
+        "memories_deleted": counts["memories"],
+        "consolidations_deleted": counts["consolidations"],
+        "files_deleted": counts["inbox_files"],
+    }
+

@@ -1,0 +1,130 @@
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+
+from .models import Memory
+from .services.browse import SORTS
+
+# One-click inputs on the ingest page, on the four themes of the original dashboard.
+SAMPLE_INPUTS = [
+    {
+        "key": "agents",
+        "label": "AI agents in production",
+        "source": "sample: agents article",
+        "text": (
+            "Notes from reading about AI agents running in production. Teams that ship agents reliably keep "
+            "the loop small: one model call plans, tools do the work, and every tool result is checked before "
+            "the next step. The failures that hurt were silent ones, where an agent retried a broken API call "
+            "forty times overnight. Observability matters more than prompt cleverness: log every tool call with "
+            "its inputs, cap retries, and put a human approval step in front of anything that spends money."
+        ),
+    },
+    {
+        "key": "q1",
+        "label": "Q1 planning meeting notes",
+        "source": "sample: meeting notes",
+        "text": (
+            "Q1 planning meeting with Dana, Luis and Priya. Decisions: the mobile app beta ships by March 15; "
+            "Luis owns the billing migration to the new provider; Priya starts hiring two backend engineers. "
+            "Budget for cloud spend is capped at $18k a month. Risks: the billing migration depends on the "
+            "vendor's sandbox, which has been unstable. Next check-in is February 3."
+        ),
+    },
+    {
+        "key": "research",
+        "label": "Research on memory in LLM systems",
+        "source": "sample: research summary",
+        "text": (
+            "Summary of recent work on memory for LLM systems. Long context windows help, but models still "
+            "miss facts buried in the middle of a long prompt. Retrieval beats stuffing: choose the few passages "
+            "that matter and cite them. Systems that periodically consolidate raw notes into higher-level "
+            "summaries answer multi-step questions better, the way sleep consolidates human memory. Open "
+            "problem: forgetting on purpose, so outdated facts stop being retrieved."
+        ),
+    },
+    {
+        "key": "inbox",
+        "label": "A smart-inbox product idea",
+        "source": "sample: product idea",
+        "text": (
+            "Product idea: a smart inbox that reads everything I forward to it (receipts, articles, voice memos, "
+            "screenshots) and files it as memories. Each week it sends a digest of what connects, for example "
+            "that three articles and a meeting all mention the billing migration. It should answer questions "
+            "like 'what did I decide about the beta date?' with links to the original notes. Privacy first: "
+            "runs on my own machine."
+        ),
+    },
+]
+SAMPLES_BY_KEY = {s["key"]: s for s in SAMPLE_INPUTS}
+
+SAMPLE_QUESTIONS = [
+    "What do I know about running AI agents in production?",
+    "What was decided in the Q1 planning meeting?",
+    "What does research say about memory in LLM systems?",
+    "What connects my notes so far?",
+]
+
+
+class TextIngestForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "placeholder": "Anything worth remembering…"}), strip=False)
+    source = forms.CharField(max_length=500, required=False, widget=forms.TextInput(attrs={"placeholder": "e.g. meeting notes"}))
+    # Parsed by the ingest service, which says what it accepts when it cannot read it.
+    occurred_at = forms.CharField(
+        label="When did this happen?", max_length=40, required=False,
+        widget=forms.TextInput(attrs={"type": "datetime-local"}),
+    )
+
+    def __init__(self, data=None, *args, **kwargs):
+        # A sample button sends only its key; the text comes from here, not from the browser.
+        if data is not None and (sample := SAMPLES_BY_KEY.get(data.get("sample", ""))):
+            data = {"text": sample["text"], "source": sample["source"], "occurred_at": ""}
+        super().__init__(data, *args, **kwargs)
+
+
+class QuestionForm(forms.Form):
+    q = forms.CharField(label="Question", max_length=2000, widget=forms.TextInput(attrs={"placeholder": "Ask your memory…", "autofocus": True}))
+
+
+STATUS_CHOICES = [("", "Any status"), *Memory.Status.choices]
+SORT_LABELS = {"new": "Newest", "old": "Oldest", "importance": "Most important", "occurred": "When it happened"}
+
+
+class MemoryFilterForm(forms.Form):
+    q = forms.CharField(label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search", "placeholder": "Search text…"}))
+    topic = forms.CharField(max_length=200, required=False, widget=forms.TextInput(attrs={"placeholder": "Topic"}))
+    entity = forms.CharField(max_length=200, required=False, widget=forms.TextInput(attrs={"placeholder": "Entity"}))
+    status = forms.ChoiceField(choices=STATUS_CHOICES, required=False)
+    sort = forms.ChoiceField(choices=[(k, SORT_LABELS.get(k, k)) for k in SORTS], required=False)
+    after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class ClearForm(forms.Form):
+    PHRASE = "delete my memories"
+    confirm = forms.CharField(label=f'Type "{PHRASE}" to confirm', max_length=100)
+
+    def clean_confirm(self):
+        value = " ".join(self.cleaned_data["confirm"].split()).lower()
+        if value != self.PHRASE:
+            raise forms.ValidationError(f'Type exactly "{self.PHRASE}" to confirm; nothing was deleted.')
+        return value
+
+
+class FirstOwnerForm(forms.Form):
+    username = forms.CharField(max_length=150, initial="owner")
+    password1 = forms.CharField(label="Password", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), strip=False)
+    password2 = forms.CharField(label="Password again", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), strip=False)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        get_user_model().username_validator(username)
+        return username
+
+    def clean(self):
+        data = super().clean()
+        p1, p2 = data.get("password1"), data.get("password2")
+        if p1 and p2:
+            if p1 != p2:
+                raise forms.ValidationError("The two passwords differ.")
+            validate_password(p1, get_user_model()(username=data.get("username", "")))
+        return data

@@ -1,0 +1,77 @@
+"""The audit trail: every change to a memory or consolidation is an Event row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import Consolidation, Event, Memory
+
+MEMORY_FIELDS = ("source", "summary", "entities", "topics", "importance", "occurred_at", "status")
+EDITABLE_FIELDS = ("summary", "entities", "topics", "importance", "occurred_at")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who made a change, as the history shows it."""
+
+    label: str
+    user: Any = None
+
+    @classmethod
+    def for_user(cls, user) -> Actor:
+        return cls(f"user:{user.get_username()}", user)
+
+    @classmethod
+    def for_token(cls, token) -> Actor:
+        return cls(f"api token {token.name!r} ({token.prefix}…) of {token.owner.get_username()}", token.owner)
+
+    @classmethod
+    def for_command(cls, name: str) -> Actor:
+        return cls(f"command:{name}")
+
+
+SYSTEM = Actor("system")
+SCHEDULER = Actor("scheduler")
+INBOX_WATCHER = Actor("inbox watcher")
+
+
+def _jsonable(value):
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
+
+def snapshot(memory: Memory, fields=MEMORY_FIELDS) -> dict:
+    return {name: _jsonable(getattr(memory, name)) for name in fields}
+
+
+def consolidation_snapshot(consolidation: Consolidation) -> dict:
+    return {
+        "summary": consolidation.summary,
+        "insight": consolidation.insight,
+        "sources": sorted(consolidation.sources.values_list("pk", flat=True)),
+    }
+
+
+def record(subject, action: str, actor: Actor | None, *, before: dict | None = None, after: dict | None = None, note: str = "") -> Event:
+    kind = Event.Subject.MEMORY if isinstance(subject, Memory) else Event.Subject.CONSOLIDATION
+    actor = actor or SYSTEM
+    return Event.objects.create(
+        owner_id=subject.owner_id,
+        subject_type=kind,
+        subject_id=subject.pk,
+        action=action,
+        actor=actor.label[:200],
+        actor_user=actor.user,
+        before=before or {},
+        after=after or {},
+        note=note[:500],
+    )
+
+
+def memory_history(*, owner, memory_id: int):
+    """The events of one of the owner's memories, newest first (also after a purge)."""
+    return Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory_id)
+
+
+def consolidation_history(*, owner, consolidation_id: int):
+    return Event.objects.filter(owner=owner, subject_type=Event.Subject.CONSOLIDATION, subject_id=consolidation_id)

@@ -1,0 +1,95 @@
+"""Template helpers: safe Markdown for answers, importance colours, the status sidebar."""
+
+from __future__ import annotations
+
+import re
+
+import markdown as markdown_lib
+import nh3
+from django import template
+from django.conf import settings
+from django.db.models import Count
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from ..llm import get_provider, provider_name
+from ..models import Consolidation, Memory
+
+register = template.Library()
+
+# Model output may not load anything from elsewhere (an <img> would call home) or run script.
+ALLOWED_TAGS = (nh3.ALLOWED_TAGS - {"img"}) | {"pre", "code"}
+CITATION_IN_HTML = re.compile(r"\[Memory\s+(\d+)\]", re.IGNORECASE)
+
+
+@register.filter
+def markdown_safe(text: str) -> str:
+    """Markdown to HTML, sanitised by nh3, with each [Memory N] a link that reveals the card."""
+    html = markdown_lib.markdown(text or "", extensions=["sane_lists", "fenced_code"], output_format="html")
+    clean = nh3.clean(html, tags=ALLOWED_TAGS, link_rel="noopener noreferrer nofollow")
+    # After sanitising, so these attributes are ours: N is digits, the URLs are reversed.
+    return mark_safe(CITATION_IN_HTML.sub(_citation_link, clean))
+
+
+def _citation_link(match) -> str:
+    pk = int(match.group(1))
+    return format_html(
+        '<a class="cite" href="{}" hx-get="{}?cited=1" hx-target="#citation-reveal" hx-swap="innerHTML" '
+        'data-memory="{}">[Memory {}]</a>',
+        reverse("memories:detail", args=[pk]), reverse("memories:card", args=[pk]), pk, pk,
+    )
+
+
+@register.filter
+def importance_level(value) -> str:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return "low"
+    return "high" if value >= 0.7 else "mid" if value >= 0.4 else "low"
+
+
+def provider_info() -> dict:
+    """Which engine answers, said plainly; a misconfiguration is shown, not raised."""
+    try:
+        name = provider_name()
+        provider = get_provider()
+    except Exception as exc:  # a bad setting must not take every page down with it
+        return {"name": settings.MEMORY_LLM_PROVIDER, "label": "", "error": str(exc), "offline": False}
+    try:
+        return {"name": name, "label": provider.label, "error": "", "offline": not provider.is_language_model}
+    finally:
+        provider.close()
+
+
+def status_context(user) -> dict:
+    from ..schedule import next_consolidation_run
+    from ..services.inbox import watcher_last_seen
+
+    by_status = dict(Memory.objects.filter(owner=user).values_list("status").annotate(n=Count("id")).order_by())
+    return {
+        "counts": {
+            "memories": sum(by_status.values()),
+            "ready": by_status.get(Memory.Status.READY, 0),
+            "pending": by_status.get(Memory.Status.PENDING, 0),
+            "failed": by_status.get(Memory.Status.FAILED, 0),
+            "consolidations": Consolidation.objects.filter(owner=user).count(),
+        },
+        "provider": provider_info(),
+        "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,
+        "next_run": next_consolidation_run(),
+        "watcher_seen": watcher_last_seen(),
+    }
+
+
+@register.inclusion_tag("memories/status.html", takes_context=True)
+def status_panel(context):
+    return status_context(context["request"].user)
+
+
+@register.simple_tag
+def first_run() -> bool:
+    from ..services.setup import needs_first_user
+
+    return needs_first_user()
