@@ -3,22 +3,23 @@
 from django.conf import settings
 
 SCHEDULE_NAME = "memories.consolidate_all"
+SWEEP_NAME = "memories.resume_stuck"
 
 
 def ensure_consolidation_schedule(**kwargs):
+    """The schedules the service runs on: consolidation at the configured interval, and a
+    sweep that re-queues ingests whose task was lost (crash between save and queue)."""
     from django_q.models import Schedule
 
-    minutes = max(1, settings.MEMORY_CONSOLIDATE_EVERY_MINUTES)
     # update_or_create by name: migrate twice leaves one schedule, with today's interval.
-    Schedule.objects.update_or_create(
-        name=SCHEDULE_NAME,
-        defaults={
-            "func": "memories.tasks.consolidate_all",
-            "schedule_type": Schedule.MINUTES,
-            "minutes": minutes,
-            "repeats": -1,
-        },
-    )
+    for name, func, minutes in (
+        (SCHEDULE_NAME, "memories.tasks.consolidate_all", max(1, settings.MEMORY_CONSOLIDATE_EVERY_MINUTES)),
+        (SWEEP_NAME, "memories.tasks.resume_stuck", 5),
+    ):
+        Schedule.objects.update_or_create(
+            name=name,
+            defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1},
+        )
 
 
 def next_consolidation_run():

@@ -24,3 +24,8 @@ def consolidate_owner(owner_id: int) -> str:
     except services.ConsolidationBusy as exc:
         return str(exc)
     return f"{len(outcome.consolidations)} consolidations, {outcome.run.memories_consolidated} memories"
+
+
+def resume_stuck() -> str:
+    ids = services.resume_stuck()
+    return f"re-queued {len(ids)} stuck memories"

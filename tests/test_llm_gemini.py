@@ -132,6 +132,27 @@ def test_large_file_goes_through_files_api_and_is_deleted(user, fake_gemini, mon
     assert methods.index(("DELETE", f"/v1beta/{name}")) > methods.index(("POST", call.route))
 
 
+def test_file_over_20_mb_is_uploaded_in_chunks_not_inlined(user, fake_gemini, tmp_path):
+    # A real size over the inline limit: the SDK sends it as several resumable-upload chunks.
+    header = wav_bytes(frames=100)
+    data = header + bytes(range(256)) * ((21 * 1024 * 1024) // 256)
+    assert len(data) > gemini.INLINE_LIMIT_BYTES
+    fake_gemini.file_states = ["ACTIVE"]
+    fake_gemini.enqueue_json({**EXTRACTED, "summary": "A long recording.", "occurred_at": None})
+    memory = ingest_file(owner=user, fileobj=io.BytesIO(data), name="long.wav").memory
+
+    memory = extract_memory(memory.pk)
+
+    assert memory.status == Memory.Status.READY, memory.error
+    ((_, stored),) = fake_gemini.files.items()
+    assert stored["data"] == data and stored["deleted"]
+    chunks = [r for r in fake_gemini.requests if "upload_id=" in r.path]
+    assert len(chunks) >= 3
+    (call,) = fake_gemini.generate_calls()
+    assert not inline_parts(call)
+    assert len(call.body) < 100_000, "the request carries a file reference, not the bytes"
+
+
 def test_uploaded_file_is_deleted_even_when_generation_fails(user, fake_gemini, monkeypatch, waits):
     monkeypatch.setattr(gemini, "INLINE_LIMIT_BYTES", 1024)
     fake_gemini.file_states = ["ACTIVE"]

@@ -78,7 +78,7 @@ def test_changed_file_at_same_path_is_ingested_again(inbox, user, settings):
     scan()
     note.write_text("Buy milk and eggs.")
     os.utime(note, (time.time() - 100, time.time() - 100))
-    assert len(scan().ingested) == 1 and Memory.objects.count() == 2
+    assert len(scan().ingested) == 1 and Memory.all_objects.count() == 2
 
 
 def test_files_belong_to_default_owner_created_when_none(inbox, db, django_user_model):

@@ -20,7 +20,7 @@ from django.http import Http404, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.template import engines
 from ninja import NinjaAPI, Swagger
-from ninja.errors import AuthenticationError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from ..llm import ProviderError
 from ..services import IngestError, RejectedContentError
@@ -94,6 +94,14 @@ def _invalid(request, exc):
         errors.append({"field": where or "body", "message": error.get("msg", "invalid")})
     detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors) or "Invalid request."
     return _error(request, 422, detail, errors=errors)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, exc):
+    message = str(exc)
+    if message.startswith("Cannot parse request body"):  # ninja's words for broken JSON
+        message = "The request body is not valid JSON."
+    return _error(request, exc.status_code, message)
 
 
 @api.exception_handler(RateLimited)

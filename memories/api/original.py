@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParserError
 from ninja import Query, Router, Schema, Status
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
@@ -129,7 +129,7 @@ def _ingest_json(request):
     try:
         item = s.IngestIn.model_validate(data)
     except PydanticValidationError as exc:
-        raise HttpError(422, _explain(exc)) from None
+        raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     return ingest_text(owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request))
 
 
@@ -143,7 +143,7 @@ def _ingest_form(request):
         occurred_at = s.IngestIn.model_validate({"text": "-", "occurred_at": fields["occurred_at"] or None}).occurred_at
         source = s.IngestIn.model_validate({"text": "-", "source": fields["source"][:500]}).source
     except PydanticValidationError as exc:
-        raise HttpError(422, _explain(exc)) from None
+        raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     if upload is None:
         if fields["text"]:  # a plain HTML form posting text
             return ingest_text(owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request))
@@ -154,14 +154,6 @@ def _ingest_form(request):
     return ingest_file(
         owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at, actor=actor(request)
     )
-
-
-def _explain(exc: PydanticValidationError) -> str:
-    parts = []
-    for error in exc.errors():
-        where = ".".join(str(p) for p in error["loc"]) or "body"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
 
 
 class QueryParams(Schema):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from ninja import Schema
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, field_validator
 
 from ..models import Memory
 from ..recall import STRATEGIES
@@ -46,7 +46,7 @@ def _when(value) -> datetime | None:
 
 Text = Annotated[str, AfterValidator(_clean_text)]
 When = Annotated[datetime | None, BeforeValidator(_when)]
-Label = Annotated[str, AfterValidator(_clean_text), Field(min_length=1, max_length=200)]
+Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), AfterValidator(_clean_text)]
 
 
 class Message(Schema):

@@ -64,12 +64,14 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
         meta["too_large_to_decode"] = True
 
     kind = {"JPEG": "JPEG", "PNG": "PNG", "GIF": "GIF", "WEBP": "WebP", "BMP": "BMP"}.get(im.format or "", im.format or "")
-    description = f"{kind} image, {width}×{height} pixels" + (f", {frames} frames (animated)" if frames > 1 else "") + "."
-    lines = [description]
+    description = f"{kind} image, {width}×{height} pixels" + (f", {frames} frames (animated)" if frames > 1 else "")
+    # What the photo's own record says goes in the first sentence, which summaries keep.
     if exif_meta.get("camera"):
-        lines.append(f"Taken with a {exif_meta['camera']}" + (f" on {exif_meta['date_taken']}." if exif_meta.get("date_taken") else "."))
-    elif exif_meta.get("date_taken"):
-        lines.append(f"Taken on {exif_meta['date_taken']}.")
+        description += f", taken with a {exif_meta['camera']}"
+    if exif_meta.get("date_taken"):
+        description += f" on {exif_meta['date_taken']}"
+    description += "."
+    lines = [description]
     if "gps" in exif_meta:
         lat, lon = exif_meta["gps"]["latitude"], exif_meta["gps"]["longitude"]
         lines.append(f"GPS position {lat:.5f}, {lon:.5f}.")

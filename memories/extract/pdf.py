@@ -91,7 +91,9 @@ def read_pdf(path: Path, mime: str) -> FileContent:
 def _join_pages(pages: list[str]) -> str:
     if sum(1 for p in pages if p.strip()) <= 1:
         return "\n\n".join(p for p in pages if p.strip())
-    return "\n\n".join(f"[Page {i + 1}]\n{p}" for i, p in enumerate(pages) if p.strip())
+    # The marker stands alone between blank lines: a model can cite pages, and the offline
+    # summariser, which splits on blank lines, never mistakes it for part of a sentence.
+    return "\n\n".join(f"[Page {i + 1}]\n\n{p}" for i, p in enumerate(pages) if p.strip())
 
 
 def _tidy(text: str) -> str:

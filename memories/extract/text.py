@@ -361,10 +361,7 @@ def describe_html(text: str, truncated: bool):
     title = " ".join(parser.title.split())
     body = parser.text()
     description = f"Web page {title!r}" if title else "Web page"
-    description += f" with {_plural(len(body.split()), 'word')}"
-    if parser.headings:
-        description += f"; headings: {_names(parser.headings, 6)}"
-    description += "."
+    description += f" with {_plural(len(body.split()), 'word')}."
     if parser.description:
         description += f" {parser.description.strip()}"
     meta = {"title": title, "headings": parser.headings[:50], "links": parser.links}
@@ -417,10 +414,7 @@ def read_docx(path: Path, mime: str) -> FileContent:
     meta.update(_core_properties(core))
     words = sum(len(p.split()) for p in paragraphs)
     description = "Word document" + (f" {meta['title']!r}" if meta.get("title") else "") + (f" by {meta['author']}" if meta.get("author") else "")
-    description += f", {_plural(len(paragraphs), 'paragraph')}, {_plural(words, 'word')}"
-    if headings:
-        description += f"; headings: {_names(headings, 6)}"
-    description += "."
+    description += f", {_plural(len(paragraphs), 'paragraph')}, {_plural(words, 'word')}."
     text = description + ("\n\n" + "\n\n".join(paragraphs) if paragraphs else " It has no text.")
     meta["words"] = words
     return FileContent(mime_type=mime, text=text, metadata=meta, description=description)

@@ -11,7 +11,11 @@ from .ingest import (
     extract_memory,
     ingest_file,
     ingest_text,
+    needs_model_memories,
     queue_extraction,
+    reextract_memory,
+    resume_stuck,
+    retry_failed,
     retry_memory,
 )
 from .lifecycle import (
@@ -32,7 +36,7 @@ __all__ = [
     "INBOX_WATCHER", "SCHEDULER", "SYSTEM", "Actor", "ConsolidationBusy", "IngestError", "IngestResult",
     "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "consolidate_all",
     "consolidate_owner", "consolidation_history", "default_owner", "delete_memory", "deleted_memories",
-    "extract_memory", "ingest_file", "ingest_text", "memory_history", "purge_memory", "queue_extraction",
-    "reject_memory", "resolve_owner", "restore_memory", "retry_memory", "search_memories", "supersede_memory",
+    "extract_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_extraction",
+    "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "supersede_memory",
     "update_memory",
 ]

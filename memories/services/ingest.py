@@ -7,7 +7,7 @@ import logging
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import BinaryIO
 
@@ -168,10 +168,18 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         _refuse_rejected(owner, sha)
         if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
             return IngestResult(existing, created=False)
+        unreadable = ""
         try:
             content = extract.read_file(Path(tmp.name), name)
+        except extract.UnreadableFile as exc:
+            # A damaged or encrypted file of an accepted type: keep it, failed with the
+            # reason, so a provider that can read it (or a fixed extractor) can retry.
+            content, unreadable = extract.FileContent(mime_type=extract.SUPPORTED_TYPES[Path(name).suffix.lower()]), str(exc)
         except extract.UnsupportedFile as exc:
             raise IngestError(str(exc)) from None
+        # A photo's date taken or a recording date says when it happened, unless the user said.
+        if when is None and content.occurred_at is not None:
+            when = content.occurred_at if timezone.is_aware(content.occurred_at) else timezone.make_aware(content.occurred_at)
         memory = Memory(
             owner=owner,
             source=(source or name)[:500],
@@ -180,6 +188,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
             content_hash=sha,
             metadata={"file_name": name, **content.metadata, **({"occurred_at_given": True} if when else {})},
             **({"occurred_at": when} if when else {}),
+            **({"status": Memory.Status.FAILED, "error": unreadable} if unreadable else {}),
         )
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
@@ -204,10 +213,18 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory = Memory.objects.filter(pk=memory_id).first()
     if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
-    provider = get_provider()
-    Memory.objects.filter(pk=memory.pk).update(attempts=memory.attempts + 1)
+    # Claim this attempt with a compare-and-set on the attempt counter: when a task is
+    # delivered twice, or the sweeper re-queues a memory a worker is still on, only one
+    # of them calls the model.
+    claimed = Memory.objects.filter(pk=memory.pk, attempts=memory.attempts, status=memory.status).update(
+        attempts=memory.attempts + 1, updated_at=timezone.now()
+    )
+    if not claimed:
+        return Memory.objects.filter(pk=memory_id).first()
     memory.attempts += 1
+    provider = None
     try:
+        provider = get_provider()
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
@@ -216,7 +233,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
         log.exception("extraction of memory %s crashed", memory.pk)
         return _mark_failed(memory, f"{type(exc).__name__}: {exc}", actor)
     finally:
-        provider.close()
+        if provider is not None:
+            provider.close()
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
     memory.entities = _clean_list(result.entities)
     memory.topics = _clean_list(result.topics)
@@ -256,6 +274,31 @@ def queue_extraction(memory: Memory) -> None:
     transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
 
 
+# A memory still pending this long after its last attempt lost its task (a crash between
+# saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
+STUCK_AFTER = timedelta(minutes=10)
+MAX_ATTEMPTS = 5
+
+
+def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:
+    """Queue extraction again for memories left pending; give up after MAX_ATTEMPTS."""
+    stuck = Memory.objects.filter(status=Memory.Status.PENDING, updated_at__lt=timezone.now() - older_than)
+    for memory in stuck.filter(attempts__gte=MAX_ATTEMPTS):
+        _mark_failed(memory, f"Gave up after {memory.attempts} attempts that did not finish.", SYSTEM)
+    ids = list(stuck.filter(attempts__lt=MAX_ATTEMPTS).values_list("pk", flat=True)[:1000])
+    for pk in ids:
+        queue_extraction(Memory(pk=pk))
+    return ids
+
+
+def retry_failed(*, owner) -> list[int]:
+    """Put all of the owner's failed memories back to pending; the caller extracts them."""
+    failed = Memory.objects.filter(owner=owner, status=Memory.Status.FAILED)
+    ids = list(failed.values_list("pk", flat=True))
+    failed.update(status=Memory.Status.PENDING, error="")
+    return ids
+
+
 def retry_memory(*, owner, memory_id: int) -> Memory:
     """Put a failed memory back to pending so it is extracted again."""
     updated = Memory.objects.filter(pk=memory_id, owner=owner, status=Memory.Status.FAILED).update(
@@ -264,3 +307,23 @@ def retry_memory(*, owner, memory_id: int) -> Memory:
     if not updated:
         raise IngestError("Only a failed memory of yours can be retried.")
     return Memory.objects.get(pk=memory_id)
+
+
+def needs_model_memories(*, owner=None):
+    """Memories the offline engine could only describe (images, audio, video, scans):
+    worth extracting again once a multimodal provider is configured."""
+    memories = Memory.objects.filter(metadata__needs_model=True, provider__startswith="offline")
+    return memories.filter(owner=owner) if owner is not None else memories
+
+
+def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """Extract a memory again with the current provider (a model configured since)."""
+    memory = Memory.objects.filter(owner=owner, pk=memory_id).first()
+    if memory is None:
+        return None
+    before = snapshot(memory)
+    Memory.objects.filter(pk=memory.pk).update(status=Memory.Status.PENDING, error="")
+    memory = extract_memory(memory.pk, actor=actor)
+    if memory and memory.status != Memory.Status.FAILED:
+        record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory), note="re-extracted")
+    return memory

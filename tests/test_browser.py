@@ -1,0 +1,184 @@
+"""End to end in a real browser: Playwright driving Debian's Chromium against a live server.
+
+Screenshots of each page are saved to $BROWSER_ARTIFACTS (default /tmp/memory-screens).
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from memories.models import Consolidation, Memory
+from memories.services import extract_memory
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", "/tmp/memory-screens"))
+PASSWORD = "correct horse battery staple"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make browser)"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+    # next to it are still plain synchronous calls.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser, live_server, user):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button:has-text('Sign in')")
+    page.wait_for_selector("h1:has-text('Ingest')")
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def shot(page, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_sign_in_is_required_and_wrong_password_is_refused(browser, live_server, user):
+    context = browser.new_context(base_url=live_server.url)
+    page = context.new_page()
+    page.goto("/memories/")
+    assert "/accounts/login/" in page.url
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", "wrong")
+    page.click("button:has-text('Sign in')")
+    page.wait_for_selector("text=do not match")
+    shot(page, "login")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button:has-text('Sign in')")
+    page.wait_for_selector("h1:has-text('Memory bank')")
+    context.close()
+
+
+def test_ingest_a_sample_and_watch_it_turn_ready_then_ask_and_follow_a_citation(page, user):
+    page.click("button.sample[data-sample='q1']")
+    card = page.locator("#new-items article.card").first
+    card.wait_for()
+    assert card.get_attribute("data-status") == "pending"
+    memory = Memory.objects.get(owner=user)
+    shot(page, "ingest-pending")
+
+    extract_memory(memory.pk)  # what the django-q2 worker does
+    page.wait_for_selector(f"#memory-{memory.pk}[data-status='ready']")
+    assert page.locator("#count-memories").inner_text() == "1"
+    shot(page, "ingest-ready")
+
+    page.click("nav.tabs >> text=Query")
+    page.fill("#id_q", "What is the cloud spend budget?")
+    page.click("button:has-text('Ask')")
+    citation = page.locator("#answer a.cite").first
+    citation.wait_for()
+    assert "From your memories" in page.inner_text("#answer-text")
+    assert "offline" in page.inner_text(".answer-meta")
+    citation.click()
+    revealed = page.locator(f"#citation-reveal #memory-{memory.pk}")
+    revealed.wait_for()
+    assert "Q1 planning" in revealed.inner_text() or "planning" in revealed.inner_text().lower()
+    assert "q=" in page.url  # the question is in the address, so it can be shared or reloaded
+    shot(page, "query")
+
+
+def test_upload_files_and_see_a_bad_type_refused(page, user, tmp_path):
+    good = tmp_path / "trip.md"
+    good.write_text("# Trip\nFlight to Oslo on May 3 with Ingrid.")
+    page.set_input_files("#id_files", [str(good)])
+    page.click("#upload-form button[type=submit]")
+    page.wait_for_selector("#new-items article.card")
+    assert "trip.md" in page.inner_text("#new-items")
+    assert Memory.objects.get(owner=user).metadata["file_name"] == "trip.md"
+
+    bad = tmp_path / "tool.exe"
+    bad.write_bytes(b"MZ")
+    page.set_input_files("#id_files", [str(bad)])
+    page.click("#upload-form button[type=submit]")
+    page.wait_for_selector("#flash .flash.error")
+    assert "not supported" in page.inner_text("#flash")
+    assert Memory.objects.filter(owner=user).count() == 1
+    shot(page, "upload")
+
+
+def test_delete_asks_then_deletes(page, user, memory_factory):
+    keep = memory_factory("Keep this note about Rome.")
+    gone = memory_factory("Delete this note about Milan.")
+    page.goto("/memories/")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.wait_for_selector(f"#memory-{gone.pk}:has-text('Delete for good')")
+    shot(page, "delete-confirm")
+    page.click(f"#memory-{gone.pk} >> text=Keep it")  # changed my mind
+    page.wait_for_selector(f"#memory-{gone.pk}[data-status='ready']")
+    assert Memory.objects.filter(pk=gone.pk).exists()
+
+    page.click(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete for good')")
+    page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
+    assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [keep.pk]
+    page.wait_for_function("document.querySelector('#count-memories').textContent.trim() === '1'")
+
+
+def test_script_in_a_memory_is_shown_as_text(page, user):
+    page.fill("#id_text", "<script>window.__xss = 1</script><img src=x onerror='window.__xss = 2'> Payload note")
+    page.click("#text-form button[type=submit]")
+    card = page.locator("#new-items article.card").first
+    card.wait_for()
+    assert "<script>window.__xss = 1</script>" in card.inner_text()
+    memory = Memory.objects.get(owner=user)
+    extract_memory(memory.pk)
+    page.goto(f"/memories/{memory.pk}/")
+    assert "<script>window.__xss = 1</script>" in page.inner_text("pre.raw")
+    page.goto("/query/?q=payload")
+    page.wait_for_selector("#answer-text")
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("#answer-text img").count() == 0
+
+
+def test_consolidate_now_shows_the_new_insight(page, user, memory_factory, sync_tasks):
+    memory_factory("Alice and Bob planned the Lisbon offsite for June.")
+    memory_factory("Alice approved the Lisbon offsite budget.")
+    page.goto("/consolidations/")
+    assert "No insights yet" in page.inner_text("#insights")
+    page.click("#consolidate-now")
+    page.wait_for_selector("#run-status:has-text('Last run')")
+    page.wait_for_selector("#insights article.insight")
+    consolidation = Consolidation.objects.get(owner=user)
+    assert f"Insight {consolidation.pk}" in page.inner_text("#insights")
+    shot(page, "consolidations")
+
+    page.goto("/memories/")
+    assert re.search(r"\d+ connections?", page.inner_text("#results"))
+    shot(page, "memory-bank")
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "memory-bank-phone")
