@@ -59,6 +59,9 @@ class Memory(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # Set while a worker is extracting: a lease, so a task delivered twice runs once, and
+    # a worker that died mid-extraction is noticed (the lease runs out) and replaced.
+    extracting_since = models.DateTimeField(null=True, blank=True)
     provider = models.CharField(max_length=100, blank=True, help_text="Which engine extracted it.")
     consolidated_at = models.DateTimeField(null=True, blank=True)
     content_hash = models.CharField(max_length=64, db_index=True)

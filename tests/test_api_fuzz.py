@@ -52,7 +52,7 @@ def _run(operation, headers, mode, **fixed):
     def check(case):
         response = case.call(headers=headers)
         if response.status_code >= 500:
-            failures.append(f"{case.method} {case.formatted_path} query={case.query} body={case.body!r} -> {response.status_code}")
+            failures.append(f"{case.method} {case.formatted_path} {case.query} {case.body!r} -> {response.status_code}")
         assert response.status_code < 500, failures[-1]
 
     check()

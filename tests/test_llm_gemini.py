@@ -1,6 +1,7 @@
 """The Gemini provider through the real google-genai client against a fake Gemini server
 on 127.0.0.1, driven through the real service flows."""
 
+import base64
 import io
 import json
 import wave
@@ -332,3 +333,22 @@ def test_answer_cites_context_and_foreign_citations_are_stripped(user, other_use
     assert f"[Memory {mine.pk}]" in sent and "Bob's locker" not in sent
     assert "responseSchema" not in call.json().get("generationConfig", {})
     assert "only the context" in call.json()["systemInstruction"]["parts"][0]["text"]
+
+
+def test_reextract_reads_files_the_offline_engine_could_only_describe(user, settings, fake_gemini):
+    from django.core.management import call_command
+
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    photo = ingest_file(owner=user, fileobj=io.BytesIO(png_bytes()), name="square.png").memory
+    photo = extract_memory(photo.pk)
+    assert photo.metadata["needs_model"] and photo.provider.startswith("offline")
+
+    settings.MEMORY_LLM_PROVIDER = "gemini"
+    fake_gemini.enqueue_json({**EXTRACTED, "summary": "A red square on white.", "occurred_at": None})
+    out = io.StringIO()
+    call_command("reextract", "--user", "alice", stdout=out, stderr=io.StringIO())
+    photo.refresh_from_db()
+    assert photo.summary == "A red square on white." and photo.provider == "gemini (gemini-test)"
+    assert "1 memories re-extracted." in out.getvalue()
+    (call,) = fake_gemini.generate_calls()
+    assert base64.b64encode(png_bytes()).decode() in call.body.decode()

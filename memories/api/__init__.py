@@ -86,11 +86,15 @@ def _unauthenticated(request, exc):
     return response
 
 
+# Parts of an error's location that name where ninja read a value, not the field itself.
+WRAPPERS = {"query", "body", "path", "payload", "params", "filters", "paging"}
+
+
 @api.exception_handler(ValidationError)
 def _invalid(request, exc):
     errors = []
     for error in exc.errors:
-        where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("query", "body", "path", "payload", "params", "filters", "paging"))
+        where = ".".join(str(part) for part in error.get("loc", ()) if part not in WRAPPERS)
         errors.append({"field": where or "body", "message": error.get("msg", "invalid")})
     detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors) or "Invalid request."
     return _error(request, 422, detail, errors=errors)

@@ -107,7 +107,7 @@ def ingest(request: HttpRequest):
     elif content_type in ("", "application/json") or content_type.endswith("+json"):
         result = _ingest_json(request)
     else:
-        raise HttpError(415, f"Send application/json ({{\"text\", \"source\"}}) or multipart/form-data with a file, not {content_type}.")
+        raise HttpError(415, f'Send application/json ({{"text", "source"}}) or multipart/form-data, not {content_type}.')
     if result.created:
         queue_extraction(result.memory)
     body = {
@@ -130,7 +130,9 @@ def _ingest_json(request):
         item = s.IngestIn.model_validate(data)
     except PydanticValidationError as exc:
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
-    return ingest_text(owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request))
+    return ingest_text(
+        owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request)
+    )
 
 
 def _ingest_form(request):
@@ -146,13 +148,16 @@ def _ingest_form(request):
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     if upload is None:
         if fields["text"]:  # a plain HTML form posting text
-            return ingest_text(owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request))
+            return ingest_text(
+                owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request)
+            )
         raise HttpError(422, "Attach the file as the form field 'file' (curl -F file=@notes.pdf).")
     limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
     if upload.size is not None and upload.size > limit:
         raise HttpError(413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
     return ingest_file(
-        owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at, actor=actor(request)
+        owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at,
+        actor=actor(request),
     )
 
 
@@ -162,7 +167,11 @@ class QueryParams(Schema):
     k: int | None = Field(None, ge=1, le=500, description="How many memories recall may hand the model.")
 
 
-@router.get("/query", response={200: s.QueryOut, 400: s.Message, 429: s.Message, 502: s.Message}, summary="Answer a question from memory, citing [Memory N]")
+@router.get(
+    "/query",
+    response={200: s.QueryOut, 400: s.Message, 429: s.Message, 502: s.Message},
+    summary="Answer a question from memory, citing [Memory N]",
+)
 def query(request, params: Query[QueryParams]):
     enforce_rate(request, "query")
     try:
@@ -181,7 +190,11 @@ def query(request, params: Query[QueryParams]):
     }
 
 
-@router.post("/consolidate", response={200: s.ConsolidateOut, 409: s.Message, 502: s.Message}, summary="Consolidate the caller's new memories now")
+@router.post(
+    "/consolidate",
+    response={200: s.ConsolidateOut, 409: s.Message, 502: s.Message},
+    summary="Consolidate the caller's new memories now",
+)
 def consolidate(request):
     try:
         outcome = consolidate_owner(owner=request.auth, actor=actor(request))

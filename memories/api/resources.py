@@ -23,7 +23,11 @@ def memory_detail(request, memory_id: int = MemoryId):
     return own_memory(request, memory_id)
 
 
-@router.patch("/memories/{memory_id}", response={200: s.MemoryDetail, 404: s.Message}, summary="Correct a memory's summary, entities, topics, importance or date")
+@router.patch(
+    "/memories/{memory_id}",
+    response={200: s.MemoryDetail, 404: s.Message},
+    summary="Correct a memory's summary, entities, topics, importance or date",
+)
 def memory_update(request, payload: s.MemoryPatch, memory_id: int = MemoryId):
     # null means "leave as is": none of these fields can be emptied to nothing.
     changes = {field: value for field, value in payload.model_dump(exclude_unset=True).items() if value is not None}
@@ -41,7 +45,11 @@ def memory_delete(request, memory_id: int = MemoryId):
     return Status(204, None)
 
 
-@router.post("/memories/{memory_id}/retry", response={200: s.MemoryDetail, 404: s.Message, 409: s.Message}, summary="Extract a failed memory again")
+@router.post(
+    "/memories/{memory_id}/retry",
+    response={200: s.MemoryDetail, 404: s.Message, 409: s.Message},
+    summary="Extract a failed memory again",
+)
 def memory_retry(request, memory_id: int = MemoryId):
     own_memory(request, memory_id)  # 404 before 409: someone else's memory must look absent
     try:
@@ -52,7 +60,11 @@ def memory_retry(request, memory_id: int = MemoryId):
     return own_memory(request, memory_id)
 
 
-@router.get("/memories/{memory_id}/links", response={200: list[s.LinkOut], 404: s.Message}, summary="The memory's connections, both directions")
+@router.get(
+    "/memories/{memory_id}/links",
+    response={200: list[s.LinkOut], 404: s.Message},
+    summary="The memory's connections, both directions",
+)
 def memory_links(request, memory_id: int = MemoryId):
     memory = own_memory(request, memory_id)
     links = MemoryLink.objects.filter(
@@ -73,7 +85,11 @@ def memory_links(request, memory_id: int = MemoryId):
     ]
 
 
-@router.get("/memories/{memory_id}/consolidations", response={200: list[s.ConsolidationOut], 404: s.Message}, summary="Insights this memory is a source of")
+@router.get(
+    "/memories/{memory_id}/consolidations",
+    response={200: list[s.ConsolidationOut], 404: s.Message},
+    summary="Insights this memory is a source of",
+)
 def memory_consolidations(request, memory_id: int = MemoryId):
     memory = own_memory(request, memory_id)
     return list(own_consolidations(request).filter(sources=memory).order_by("-created_at", "-id"))
@@ -97,7 +113,11 @@ class RecallParams(Schema):
     strategy: s.StrategyName | None = None
 
 
-@router.get("/recall", response={200: s.RecallOut, 400: s.Message}, summary="The memories the model would read for a question, ranked, with scores")
+@router.get(
+    "/recall",
+    response={200: s.RecallOut, 400: s.Message},
+    summary="The memories the model would read for a question, ranked, with scores",
+)
 def recall(request, params: Query[RecallParams]):
     question = " ".join(params.q.split())
     if not question:

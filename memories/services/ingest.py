@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from .. import extract, textutil
 from ..llm import ProviderError, get_provider
@@ -213,11 +213,13 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory = Memory.objects.filter(pk=memory_id).first()
     if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
-    # Claim this attempt with a compare-and-set on the attempt counter: when a task is
-    # delivered twice, or the sweeper re-queues a memory a worker is still on, only one
-    # of them calls the model.
-    claimed = Memory.objects.filter(pk=memory.pk, attempts=memory.attempts, status=memory.status).update(
-        attempts=memory.attempts + 1, updated_at=timezone.now()
+    # Claim the memory with a lease: when a task is delivered twice, or the sweeper re-queues
+    # a memory a worker is still on, only one of them calls the model.
+    now = timezone.now()
+    claimed = (
+        Memory.objects.filter(pk=memory.pk, status__in=[Memory.Status.PENDING, Memory.Status.FAILED])
+        .filter(Q(extracting_since__isnull=True) | Q(extracting_since__lt=now - STUCK_AFTER))
+        .update(attempts=F("attempts") + 1, extracting_since=now, updated_at=now)
     )
     if not claimed:
         return Memory.objects.filter(pk=memory_id).first()
@@ -244,8 +246,10 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory.status = Memory.Status.REVIEW if settings.MEMORY_REVIEW_MODE else Memory.Status.READY
     memory.error = ""
     memory.provider = provider.label
+    memory.extracting_since = None
     with transaction.atomic():
-        memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider", "updated_at"])
+        memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider",
+                                   "extracting_since", "updated_at"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     return memory
 
@@ -253,7 +257,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
 def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:
     memory.status = Memory.Status.FAILED
     memory.error = reason[:2000] or "The provider failed without a message."
-    memory.save(update_fields=["status", "error", "updated_at"])
+    memory.extracting_since = None
+    memory.save(update_fields=["status", "error", "extracting_since", "updated_at"])
     record(memory, Event.Action.FAILED, actor, note=memory.error[:500])
     return memory
 
@@ -281,8 +286,12 @@ MAX_ATTEMPTS = 5
 
 
 def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:
-    """Queue extraction again for memories left pending; give up after MAX_ATTEMPTS."""
-    stuck = Memory.objects.filter(status=Memory.Status.PENDING, updated_at__lt=timezone.now() - older_than)
+    """Queue extraction again for memories left pending: never claimed since they were
+    saved a while ago, or claimed by a worker whose lease ran out. Give up after MAX_ATTEMPTS."""
+    cutoff = timezone.now() - older_than
+    stuck = Memory.objects.filter(status=Memory.Status.PENDING).filter(
+        Q(extracting_since__isnull=True, updated_at__lt=cutoff) | Q(extracting_since__lt=cutoff)
+    )
     for memory in stuck.filter(attempts__gte=MAX_ATTEMPTS):
         _mark_failed(memory, f"Gave up after {memory.attempts} attempts that did not finish.", SYSTEM)
     ids = list(stuck.filter(attempts__lt=MAX_ATTEMPTS).values_list("pk", flat=True)[:1000])

@@ -32,6 +32,7 @@ class Turn:
     dia_id: str
     text: str
     occurred_at: datetime | None
+    speaker: str = ""
 
 
 @dataclass
@@ -93,7 +94,7 @@ def _conversation(sample: dict, index: int) -> Conversation:
                 text += f" [shares an image: {turn['blip_caption']}]"
             dia_id = normalise_evidence([turn["dia_id"]])
             if dia_id and text:
-                turns.append(Turn(dia_id[0], text, when))
+                turns.append(Turn(dia_id[0], text, when, str(turn.get("speaker") or "")))
     known = {t.dia_id for t in turns}
     questions = []
     for qa in sample.get("qa", []):
@@ -107,7 +108,8 @@ def _conversation(sample: dict, index: int) -> Conversation:
 def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Memory]:
     """Store many texts as ready memories at once, extracted by the offline engine: the
     fast path for evaluation and benchmarks (no per-memory transaction or task).
-    Each item: {"text", "source", "occurred_at"}."""
+    Each item: {"text", "source", "occurred_at"} and optionally "entities" known beforehand
+    (the speaker of a chat turn), kept ahead of the extracted ones."""
     engine = OfflineProvider()
     now = timezone.now()
     memories = []
@@ -119,7 +121,7 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Me
             raw_text=item["text"],
             content_hash=content_hash(item["text"]),
             summary=extraction.summary,
-            entities=extraction.entities[:30],
+            entities=list(dict.fromkeys([*item.get("entities", []), *extraction.entities]))[:30],
             topics=extraction.topics[:30],
             importance=extraction.importance,
             occurred_at=item.get("occurred_at") or now,
@@ -139,7 +141,8 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
             stored = bulk_remember(owner=owner, items=[
-                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at} for t in conv.turns
+                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
+                for t in conv.turns
             ])
             dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
             for qa in conv.questions:
