@@ -107,11 +107,13 @@ else:
         }
     }
 
-# The cache holds rate-limit counters; Redis when it is there so every worker shares them.
+# The cache holds rate-limit counters and the model circuit breaker, which the web server,
+# the task workers and the watcher must all see: Redis when there is one, else files in
+# the data dir (shared by every process on this machine).
 if os.getenv("REDIS_URL"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": MEMORY_DATA_DIR / "cache"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -160,6 +162,9 @@ if not DEBUG:
         CSRF_COOKIE_SECURE = True
         SECURE_SSL_REDIRECT = True
         SECURE_HSTS_SECONDS = 60 * 60 * 24 * 30
+        SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+        # Preloading is a one-way submission to the browsers' list; it is the operator's call.
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # --- Memory engine -------------------------------------------------------------------

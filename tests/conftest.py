@@ -19,6 +19,8 @@ def isolated_storage(settings, tmp_path):
     settings.MEMORY_INBOX_USER = ""
     settings.MEMORY_LLM_PROVIDER = "offline"
     settings.GEMINI_API_KEY = ""
+    # A cache of its own per test: rate limits and the circuit breaker start fresh.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
     # Real password hashing costs a third of a second a user; tests make many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return data

@@ -94,7 +94,7 @@ def test_ingest_a_sample_and_watch_it_turn_ready_then_ask_and_follow_a_citation(
 
     extract_memory(memory.pk)  # what the django-q2 worker does
     page.wait_for_selector(f"#memory-{memory.pk}[data-status='ready']")
-    assert page.locator("#count-memories").inner_text() == "1"
+    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
     shot(page, "ingest-ready")
 
     page.click("nav.tabs >> text=Query")
@@ -146,7 +146,7 @@ def test_delete_asks_then_deletes(page, user, memory_factory):
     page.click(f"#memory-{gone.pk} button:has-text('Delete for good')")
     page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
     assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [keep.pk]
-    page.wait_for_function("document.querySelector('#count-memories').textContent.trim() === '1'")
+    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
 
 
 def test_script_in_a_memory_is_shown_as_text(page, user):

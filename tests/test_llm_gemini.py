@@ -352,3 +352,35 @@ def test_reextract_reads_files_the_offline_engine_could_only_describe(user, sett
     assert "1 memories re-extracted." in out.getvalue()
     (call,) = fake_gemini.generate_calls()
     assert base64.b64encode(png_bytes()).decode() in call.body.decode()
+
+
+def test_circuit_opens_when_the_model_is_down_and_work_waits_for_it(user, fake_gemini, waits, monkeypatch, sync_tasks,
+                                                                      django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memories.llm import circuit
+    from memories.services import resume_stuck
+
+    for _ in range(3 * 3):
+        fake_gemini.enqueue_error(503, "The model is overloaded.", api_status="UNAVAILABLE")
+    for i in range(3):
+        assert extract_memory(ingest_text(owner=user, text=f"note {i} while down").memory.pk).status == Memory.Status.FAILED
+    assert circuit.is_open("gemini")
+    calls_so_far = len(fake_gemini.generate_calls())
+
+    # While open, new input is kept pending and the model is not called.
+    waiting = extract_memory(ingest_text(owner=user, text="arrives during the outage").memory.pk)
+    assert waiting.status == Memory.Status.PENDING and len(fake_gemini.generate_calls()) == calls_so_far
+
+    # Cooldown over and the model is back: the sweeper finishes what waited.
+    monkeypatch.setattr(circuit, "COOLDOWN_SECONDS", 0)
+    circuit.record_failure("gemini", "still counting")  # re-arms with the zero cooldown
+    assert not circuit.is_open("gemini")
+    fake_gemini.enqueue_json(EXTRACTED)
+    Memory.objects.filter(pk=waiting.pk).update(updated_at=timezone.now() - timedelta(minutes=30))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resume_stuck() == [waiting.pk]
+    waiting.refresh_from_db()
+    assert waiting.status == Memory.Status.READY and circuit.state("gemini")["failures"] == 0

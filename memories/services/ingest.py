@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from django.db.models import F, Q
 
 from .. import extract, textutil
-from ..llm import ProviderError, get_provider
+from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from .history import SYSTEM, Actor, record, snapshot
@@ -213,6 +213,9 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory = Memory.objects.filter(pk=memory_id).first()
     if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
+    if circuit.is_open(provider_name()):
+        # The model is down: the input stays pending and the sweeper resumes it later.
+        return memory
     # Claim the memory with a lease: when a task is delivered twice, or the sweeper re-queues
     # a memory a worker is still on, only one of them calls the model.
     now = timezone.now()
@@ -230,6 +233,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
+        if exc.retryable:
+            circuit.record_failure(provider_name(), str(exc))
         return _mark_failed(memory, str(exc), actor)
     except Exception as exc:  # a provider bug must not leave the input stuck in pending
         log.exception("extraction of memory %s crashed", memory.pk)
@@ -237,6 +242,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     finally:
         if provider is not None:
             provider.close()
+    circuit.record_success(provider_name())
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
     memory.entities = _clean_list(result.entities)
     memory.topics = _clean_list(result.topics)

@@ -83,11 +83,6 @@ def status_context(user) -> dict:
     }
 
 
-@register.inclusion_tag("memories/status.html", takes_context=True)
-def status_panel(context):
-    return status_context(context["request"].user)
-
-
 @register.simple_tag
 def first_run() -> bool:
     from ..services.setup import needs_first_user
