@@ -7,6 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from . import services
+from .services.history import Actor
 from .models import ApiToken, Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
 
 
@@ -58,7 +59,7 @@ class MemoryAdmin(admin.ModelAdmin):
         ("Graph", {"fields": ["connections", "in_consolidations"]}),
         ("Audit", {"fields": ["provider", "attempts", "content_hash", "consolidated_at", "created_at", "updated_at"]}),
     ]
-    actions = ["retry_extraction", "delete_with_service", "consolidate_owners"]
+    actions = ["retry_extraction", "reextract", "delete_with_service", "consolidate_owners"]
 
     @admin.display(description="summary")
     def summary_short(self, obj):
@@ -89,11 +90,11 @@ class MemoryAdmin(admin.ModelAdmin):
         return actions
 
     def delete_model(self, request, obj):
-        services.delete_memory(owner=obj.owner, memory_id=obj.pk)
+        services.delete_memory(owner=obj.owner, memory_id=obj.pk, actor=Actor.for_user(request.user))
 
     def delete_queryset(self, request, queryset):
         for memory in queryset.select_related("owner"):
-            services.delete_memory(owner=memory.owner, memory_id=memory.pk)
+            services.delete_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
 
     @admin.action(description="Retry extraction of failed memories")
     def retry_extraction(self, request, queryset):
@@ -103,6 +104,17 @@ class MemoryAdmin(admin.ModelAdmin):
             retried += 1
         skipped = queryset.count() - retried
         self.message_user(request, f"Queued {retried} failed memories for extraction" + (f"; {skipped} were not failed and were left alone." if skipped else "."))
+
+    @admin.action(description="Re-extract with the current provider (runs now; select a few)")
+    def reextract(self, request, queryset):
+        done = failed = 0
+        for memory in queryset.select_related("owner"):
+            result = services.reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
+            if result is not None and result.status == Memory.Status.READY:
+                done += 1
+            else:
+                failed += 1
+        self.message_user(request, f"Re-extracted {done} memories" + (f"; {failed} failed (see their error)." if failed else "."))
 
     @admin.action(description="Delete selected memories", permissions=["delete"])
     def delete_with_service(self, request, queryset):

@@ -90,11 +90,16 @@ def readable_memories(owner):
     return Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True)
 
 
+def usable_consolidations(owner):
+    """The owner's consolidations recall may use: not retired, no source gone."""
+    return Consolidation.objects.filter(owner=owner).current()
+
+
 def recall_recent(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     """The original design: the k newest memories and the ten newest consolidations,
     whatever the question."""
     memories = readable_memories(owner).order_by("-created_at", "-id")[:k]
-    consolidations = Consolidation.objects.current().filter(owner=owner).order_by("-created_at", "-id")[:RECENT_CONSOLIDATIONS]
+    consolidations = usable_consolidations(owner).order_by("-created_at", "-id")[:RECENT_CONSOLIDATIONS]
     return RecallResult(
         strategy="recent",
         memories=[Recalled(m, score=0.0, reasons=["recent"]) for m in memories],
@@ -432,7 +437,8 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     for seed in seeds:
         for pk, steps in around.get(seed.id, []):
-            lend(pk, W_NEIGHBOUR * seed.base * 0.5 ** (steps - 1), f"same conversation as #{seed.id}" if steps else "")
+            where = "same conversation as" if source_group(seed.source)[1] else "stored next to"
+            lend(pk, W_NEIGHBOUR * seed.base * 0.5 ** (steps - 1), f"{where} #{seed.id}")
     by_id = {s.id: s for s in seeds}
     for a, b, relationship in links:
         lend(b, W_LINK * by_id[a].base, f"linked to #{a}: {relationship}"[:120])
@@ -500,7 +506,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
     why: dict[int, list[str]] = defaultdict(list)
     chosen = {r.memory.pk: r.score for r in recalled}
     if chosen:
-        through = Consolidation.sources.through.objects.filter(memory_id__in=list(chosen), consolidation__owner=owner)
+        through = Consolidation.sources.through.objects.filter(memory_id__in=list(chosen), consolidation__in=usable_consolidations(owner))
         built: dict[int, list[int]] = defaultdict(list)
         for cid, mid in through.values_list("consolidation_id", "memory_id"):
             built[cid].append(mid)
@@ -513,7 +519,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
         where = Q()
         for w in words:
             where |= Q(insight__icontains=w) | Q(summary__icontains=w)
-        rows = Consolidation.objects.current().filter(owner=owner).filter(where).values_list("id", "summary", "insight")[:200]
+        rows = usable_consolidations(owner).filter(where).values_list("id", "summary", "insight")[:200]
         q_stems = {stem(w): w for w in q_words}
         for cid, summary, insight in rows:
             have = set(terms(f"{summary} {insight}"))
@@ -522,7 +528,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
                 score[cid] += len(matched) / len(q_stems)
                 why[cid].append("matches " + ", ".join(f"'{w}'" for w in matched[:5]))
     best = sorted(score, key=lambda cid: -score[cid])[:HYBRID_CONSOLIDATIONS]
-    objects = Consolidation.objects.current().filter(owner=owner).in_bulk(best)
+    objects = usable_consolidations(owner).in_bulk(best)
     return [objects[cid] for cid in best if cid in objects], {cid: why[cid] for cid in best if cid in objects}
 
 

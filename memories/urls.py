@@ -14,6 +14,7 @@ urlpatterns = [
     path("memories/<int:memory_id>/", views.memory_detail, name="detail"),
     path("memories/<int:memory_id>/card/", views.memory_card, name="card"),
     path("memories/<int:memory_id>/delete/", views.memory_delete, name="delete"),
+    path("memories/<int:memory_id>/restore/", views.memory_restore, name="restore"),
     path("memories/<int:memory_id>/retry/", views.memory_retry, name="retry"),
     path("memories/<int:memory_id>/file/", views.memory_file, name="file"),
     path("consolidations/", views.consolidations, name="consolidations"),

@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -27,6 +27,7 @@ from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, Process
 from .schedule import next_consolidation_run
 from .services import browse
 from .services.consolidate import unconsolidated
+from .services.history import Actor
 from .templatetags.memories_ui import status_context
 from .services.setup import SetupError, create_first_owner, needs_first_user, user_for_sign_in_token
 
@@ -54,9 +55,8 @@ def _owned_memory(request, memory_id: int) -> Memory:
     return get_object_or_404(Memory, pk=memory_id, owner=request.user)
 
 
-def _card(request, memory: Memory, *, status: int = 200, **extra):
-    response = render(request, "memories/cards.html#card", {"memory": memory, **extra}, status=status)
-    return response
+def _card(request, memory: Memory, **extra):
+    return render(request, "memories/cards.html#card", {"memory": memory, **extra})
 
 
 def _upload_context() -> dict:
@@ -137,7 +137,7 @@ def ingest_text(request):
         field = next(iter(form.errors), "")
         return _error(request, f"{field.replace('_', ' ').capitalize()}: {first}" if field and field != "__all__" else first)
     try:
-        result = services.ingest_text(owner=request.user, **form.cleaned_data)
+        result = services.ingest_text(owner=request.user, **form.cleaned_data, actor=Actor.for_user(request.user))
     except services.IngestError as exc:
         return _error(request, str(exc))
     if result.created:
@@ -156,7 +156,8 @@ def ingest_files(request):
     for upload in files:
         try:
             result = services.ingest_file(owner=request.user, fileobj=upload, name=upload.name, source=source,
-                                          occurred_at=request.POST.get("occurred_at") or None)
+                                          occurred_at=request.POST.get("occurred_at") or None,
+                                          actor=Actor.for_user(request.user))
         except services.IngestError as exc:
             errors.append(str(exc))
             continue
@@ -217,12 +218,28 @@ def memory_delete(request, memory_id: int):
         if request.htmx:
             return render(request, "memories/cards.html#confirm_delete", {"memory": memory})
         return render(request, "memories/confirm_delete.html", {"memory": memory})
-    services.delete_memory(owner=request.user, memory_id=memory.pk)
+    services.delete_memory(owner=request.user, memory_id=memory.pk, actor=Actor.for_user(request.user))
     if not request.htmx:
         messages.success(request, f"Memory {memory_id} deleted.")
         return redirect("memories:list")
     response = render(request, "memories/cards.html#deleted", {"memory_id": memory_id})
     return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_POST
+def memory_restore(request, memory_id: int):
+    """Undo a delete: the tombstone is lifted and the card comes back."""
+    try:
+        memory = services.restore_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
+    except services.IngestError as exc:
+        return _error(request, str(exc))
+    if memory is None:
+        raise Http404("No deleted memory of yours with that id.")
+    if not request.htmx:
+        messages.success(request, f"Memory {memory.pk} restored.")
+        return redirect("memories:detail", memory.pk)
+    return trigger_client_event(_card(request, memory), CHANGED)
 
 
 # --- query -----------------------------------------------------------------------------------
@@ -234,7 +251,6 @@ def query(request):
     context = {"sample_questions": SAMPLE_QUESTIONS}
     form = QuestionForm(request.GET or None)
     context["form"] = form
-    status = 200
     if request.GET:
         if not form.is_valid():
             return _error(request, "Ask a question (up to 2,000 characters).")
@@ -245,8 +261,8 @@ def query(request):
         except ValueError as exc:
             return _error(request, str(exc))
     if request.htmx:
-        return render(request, "memories/query.html#answer", context, status=status)
-    return render(request, "memories/query.html", context, status=status)
+        return render(request, "memories/query.html#answer", context)
+    return render(request, "memories/query.html", context)
 
 
 # --- memory bank -----------------------------------------------------------------------------
@@ -465,7 +481,7 @@ def status(request):
 def clear(request):
     form = ClearForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        counts = services.clear_owner(owner=request.user)
+        counts = services.clear_owner(owner=request.user, actor=Actor.for_user(request.user))
         messages.success(request, f"Deleted {counts['memories']} memories, {counts['consolidations']} consolidations "
                                   f"and {counts['processed_files']} inbox records.")
         return redirect("memories:ingest")

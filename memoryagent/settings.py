@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_q",
+    "ninja",  # serves its bundled Swagger UI for /api/docs (no CDN)
     "memories",
 ]
 
@@ -188,13 +189,17 @@ MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES",
 MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "recent")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
 MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
+# API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
+MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
+MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")
 # Review mode: new memories wait for a person to approve them before recall uses them.
 MEMORY_REVIEW_MODE = env_bool("MEMORY_REVIEW_MODE")
 
 # --- Background tasks (django-q2) ----------------------------------------------------
 
 Q_CLUSTER = {
-    "name": "memory",
+    # The queue's name: installations sharing one Redis need different names.
+    "name": os.getenv("MEMORY_QUEUE_NAME", "memory"),
     "workers": int(os.getenv("MEMORY_WORKERS", "2")),
     "timeout": 600,
     "retry": 900,  # must exceed timeout, or a slow task is handed out twice

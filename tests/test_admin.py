@@ -70,3 +70,13 @@ def test_consolidate_action_runs_for_each_owner(admin_client_, user, memory_fact
     memory_factory("Alice booked flights to Lisbon.")
     admin_client_.post(reverse("admin:memories_memory_changelist"), {"action": "consolidate_owners", "_selected_action": [a.pk]})
     assert Consolidation.objects.filter(owner=user).count() == 1
+
+
+@pytest.mark.django_db
+def test_reextract_action_extracts_again(admin_client_, memory_factory):
+    memory = memory_factory("Alice met Bob in Lisbon.")
+    Memory.objects.filter(pk=memory.pk).update(summary="stale")
+    response = admin_client_.post(reverse("admin:memories_memory_changelist"),
+                                  {"action": "reextract", "_selected_action": [memory.pk]}, follow=True)
+    assert b"Re-extracted 1 memories" in response.content
+    assert Memory.objects.get(pk=memory.pk).summary != "stale"

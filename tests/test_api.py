@@ -534,3 +534,40 @@ def test_tokens_page_needs_sign_in_and_csrf(user, base_template):
     browser.force_login(user)
     assert browser.post("/settings/tokens/", {"name": "x"}).status_code == 403
     assert not ApiToken.objects.exists()
+
+
+# --- corrections through the API --------------------------------------------------------
+
+
+def test_history_restore_and_refused_reingest_through_the_api(api, user, other_user, memory_factory):
+    memory = memory_factory("The Lisbon office lease ends in June 2026, says Marta.")
+    assert api.patch(f"/api/memories/{memory.pk}", json.dumps({"importance": 0.9}), content_type="application/json").status_code == 200
+    assert api.delete(f"/api/memories/{memory.pk}").status_code == 204
+    again = post_json(api, "/api/ingest", {"text": "The Lisbon office lease ends in June 2026, says Marta."})
+    assert again.status_code == 409 and "restore memory" in again.json()["detail"]
+
+    history = api.get(f"/api/memories/{memory.pk}/history").json()
+    assert [e["action"] for e in history][:3] == ["deleted", "edited", "extracted"]
+    assert history[1]["actor"].startswith("api token 'test'") and history[1]["after"] == {"importance": 0.9}
+
+    restored = api.post(f"/api/memories/{memory.pk}/restore")
+    assert restored.status_code == 200 and restored.json()["id"] == memory.pk
+    assert api.post(f"/api/memories/{memory.pk}/restore").status_code == 404  # not deleted any more
+
+    # Another user learns nothing: same 404 for history and restore.
+    other = Client(headers={"Authorization": f"Bearer {create_token(owner=other_user, name='b')[1]}"})
+    assert other.get(f"/api/memories/{memory.pk}/history").status_code == 404
+    assert other.post(f"/api/memories/{memory.pk}/restore").status_code == 404
+
+
+def test_review_queue_through_the_api(api, user, settings):
+    settings.MEMORY_REVIEW_MODE = True
+    from memories.services import extract_memory, ingest_text
+
+    held = extract_memory(ingest_text(owner=user, text="Waiting for a person to look.").memory.pk)
+    dropped = extract_memory(ingest_text(owner=user, text="Rejected by a person.").memory.pk)
+    assert api.get("/api/memories?status=review").json()["count"] == 2
+    assert api.post(f"/api/memories/{held.pk}/approve").json()["status"] == "ready"
+    assert api.post(f"/api/memories/{dropped.pk}/reject").status_code == 204
+    assert api.post(f"/api/memories/{held.pk}/approve").status_code == 404
+    assert post_json(api, "/api/ingest", {"text": "Rejected by a person."}).status_code == 409

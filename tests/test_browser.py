@@ -136,16 +136,23 @@ def test_delete_asks_then_deletes(page, user, memory_factory):
     gone = memory_factory("Delete this note about Milan.")
     page.goto("/memories/")
     page.click(f"#memory-{gone.pk} button:has-text('Delete')")
-    page.wait_for_selector(f"#memory-{gone.pk}:has-text('Delete for good')")
+    page.wait_for_selector(f"#memory-{gone.pk}:has-text('Delete it')")
     shot(page, "delete-confirm")
     page.click(f"#memory-{gone.pk} >> text=Keep it")  # changed my mind
     page.wait_for_selector(f"#memory-{gone.pk}[data-status='ready']")
     assert Memory.objects.filter(pk=gone.pk).exists()
 
     page.click(f"#memory-{gone.pk} button:has-text('Delete')")
-    page.click(f"#memory-{gone.pk} button:has-text('Delete for good')")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
     page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
     assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [keep.pk]
+    shot(page, "deleted-undo")
+    page.click(f"#memory-{gone.pk} button:has-text('Undo')")
+    page.wait_for_selector(f"#memory-{gone.pk}[data-status='ready']")
+    assert Memory.objects.filter(owner=user).count() == 2
+    page.click(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
+    page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
     page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
 
 

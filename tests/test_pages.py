@@ -230,11 +230,17 @@ def test_failed_card_shows_why_and_retry_requeues(signed_in, user, memory_factor
 def test_delete_asks_first_then_deletes(signed_in, user, memory_factory):
     memory = memory_factory("Forget me.")
     confirm = hx(signed_in, "get", reverse("memories:delete", args=[memory.pk]))
-    assert b"Delete for good" in confirm.content and Memory.objects.filter(pk=memory.pk).exists()
+    assert b"Delete it" in confirm.content and Memory.objects.filter(pk=memory.pk).exists()
     gone = hx(signed_in, "post", reverse("memories:delete", args=[memory.pk]))
     assert gone.status_code == 200 and b"deleted" in gone.content
     assert not Memory.objects.filter(pk=memory.pk).exists()
     assert hx(signed_in, "post", reverse("memories:delete", args=[memory.pk])).status_code == 404
+    # Undo brings the card back.
+    assert reverse("memories:restore", args=[memory.pk]) in gone.content.decode()
+    restored = hx(signed_in, "post", reverse("memories:restore", args=[memory.pk]))
+    assert restored.status_code == 200 and b"Forget me" in restored.content
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    assert hx(signed_in, "post", reverse("memories:restore", args=[memory.pk])).status_code == 404  # not deleted now
 
 
 @pytest.mark.django_db
@@ -281,6 +287,7 @@ def test_another_user_gets_404_for_everything_of_mine(bob_client, memory_factory
         assert bob_client.get(reverse(f"memories:{name}", args=[memory.pk])).status_code == 404, name
     assert bob_client.post(reverse("memories:delete", args=[memory.pk])).status_code == 404
     assert bob_client.post(reverse("memories:retry", args=[memory.pk])).status_code == 404
+    assert bob_client.post(reverse("memories:restore", args=[memory.pk])).status_code == 404
     assert Memory.objects.get(pk=memory.pk).status == "failed"
     assert b"secret plan" not in bob_client.get(reverse("memories:list")).content
     assert b"secret plan" not in bob_client.get(reverse("memories:ingest")).content

@@ -63,7 +63,21 @@ def test_schedule_exists_once_after_migrate_twice(service_env):
     assert rows == [("memories.tasks.consolidate_all", 1)]
 
 
-def test_qcluster_runs_the_consolidation_schedule(service_env):
+def redis_available():
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("broker", ["orm", "redis"])
+def test_qcluster_runs_the_consolidation_schedule(service_env, broker, tmp_path):
+    if broker == "redis":
+        if not redis_available():
+            pytest.skip("no Redis on 127.0.0.1:6379")
+        service_env = {**service_env, "REDIS_URL": "redis://127.0.0.1:6379/0", "MEMORY_QUEUE_NAME": f"test-{tmp_path.name}"}
     manage(service_env, "ingest", "--text", "Project Falcon launches in March; Sarah Chen leads.")
     manage(service_env, "ingest", "--text", "Sarah Chen booked the Project Falcon venue in Berlin.")
     db_path = Path(service_env["MEMORY_DATA_DIR"]) / "memory.sqlite3"

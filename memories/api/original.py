@@ -143,7 +143,9 @@ def _ingest_form(request):
         raise HttpError(400, f"The multipart body could not be read: {exc}") from None
     try:
         # The same rules as the JSON body; "text" is a stand-in, the file is the content here.
-        checked = s.IngestIn.model_validate({"text": "-", "source": fields["source"][:500], "occurred_at": fields["occurred_at"] or None})
+        checked = s.IngestIn.model_validate(
+            {"text": "-", "source": fields["source"][:500], "occurred_at": fields["occurred_at"] or None}
+        )
         source, occurred_at = checked.source, checked.occurred_at
     except PydanticValidationError as exc:
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None

@@ -9,7 +9,17 @@ from pydantic import Field
 
 from ..models import Memory, MemoryLink
 from ..recall import recall as run_recall
-from ..services import IngestError, delete_memory, queue_extraction, retry_memory, update_memory
+from ..services import (
+    IngestError,
+    approve_memory,
+    delete_memory,
+    memory_history,
+    queue_extraction,
+    reject_memory,
+    restore_memory,
+    retry_memory,
+    update_memory,
+)
 from . import schemas as s
 from .common import actor, insights, own_consolidations, own_memory, page, recalled
 
@@ -53,11 +63,60 @@ def memory_delete(request, memory_id: int = MemoryId):
 def memory_retry(request, memory_id: int = MemoryId):
     own_memory(request, memory_id)  # 404 before 409: someone else's memory must look absent
     try:
-        memory = retry_memory(owner=request.auth, memory_id=memory_id)
+        memory = retry_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
     except IngestError as exc:
         raise HttpError(409, str(exc)) from None
     queue_extraction(memory)
     return own_memory(request, memory_id)
+
+
+@router.get(
+    "/memories/{memory_id}/history",
+    response={200: list[s.EventOut], 404: s.Message},
+    summary="Every recorded change to the memory, newest first (also after a delete or purge)",
+)
+def memory_history_list(request, memory_id: int = MemoryId):
+    events = list(memory_history(owner=request.auth, memory_id=memory_id)[:500])
+    if not events:
+        raise HttpError(404, f"No memory {memory_id}.")
+    return events
+
+
+@router.post(
+    "/memories/{memory_id}/restore",
+    response={200: s.MemoryDetail, 404: s.Message, 409: s.Message},
+    summary="Bring back a deleted memory",
+)
+def memory_restore(request, memory_id: int = MemoryId):
+    try:
+        restored = restore_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
+    except IngestError as exc:
+        raise HttpError(409, str(exc)) from None
+    if restored is None:
+        raise HttpError(404, f"No deleted memory {memory_id}.")
+    return own_memory(request, memory_id)
+
+
+@router.post(
+    "/memories/{memory_id}/approve",
+    response={200: s.MemoryDetail, 404: s.Message},
+    summary="Review mode: let a memory waiting for review into the record",
+)
+def memory_approve(request, memory_id: int = MemoryId):
+    if approve_memory(owner=request.auth, memory_id=memory_id, actor=actor(request)) is None:
+        raise HttpError(404, f"No memory {memory_id} waiting for review.")
+    return own_memory(request, memory_id)
+
+
+@router.post(
+    "/memories/{memory_id}/reject",
+    response={204: None, 404: s.Message},
+    summary="Review mode: reject a memory; its content is tombstoned like a delete",
+)
+def memory_reject(request, memory_id: int = MemoryId):
+    if reject_memory(owner=request.auth, memory_id=memory_id, actor=actor(request)) is None:
+        raise HttpError(404, f"No memory {memory_id} waiting for review.")
+    return Status(204, None)
 
 
 @router.get(

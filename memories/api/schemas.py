@@ -178,6 +178,11 @@ class ConsolidationOut(Schema):
     source_ids: list[int]
     provider: str
     created_at: datetime
+    stale: bool = Field(description="A source was deleted or superseded; the next consolidation run re-derives it.")
+
+    @staticmethod
+    def resolve_stale(obj) -> bool:
+        return obj.stale_at is not None
 
     @staticmethod
     def resolve_source_ids(obj) -> list[int]:
@@ -232,3 +237,13 @@ class QueryOut(Schema):
     strategy: str
     provider: str
     elapsed_ms: int
+
+
+class EventOut(Schema):
+    id: int
+    action: str
+    actor: str
+    before: dict
+    after: dict
+    note: str
+    created_at: datetime

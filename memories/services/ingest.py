@@ -314,14 +314,16 @@ def retry_failed(*, owner) -> list[int]:
     return ids
 
 
-def retry_memory(*, owner, memory_id: int) -> Memory:
+def retry_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory:
     """Put a failed memory back to pending so it is extracted again."""
     updated = Memory.objects.filter(pk=memory_id, owner=owner, status=Memory.Status.FAILED).update(
         status=Memory.Status.PENDING, error=""
     )
     if not updated:
         raise IngestError("Only a failed memory of yours can be retried.")
-    return Memory.objects.get(pk=memory_id)
+    memory = Memory.objects.get(pk=memory_id)
+    record(memory, Event.Action.EDITED, actor, note="retry requested")
+    return memory
 
 
 def needs_model_memories(*, owner=None):

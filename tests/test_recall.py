@@ -1,0 +1,199 @@
+"""Recall: the hybrid strategy finds the relevant memory, for its owner only, and says why."""
+
+from datetime import date, datetime
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from memories import search
+from memories.models import Consolidation, Memory, MemoryLink
+from memories.recall import date_spans, recall
+
+pytestmark = pytest.mark.django_db
+
+FALCON = "Q1 planning: we decided to launch Project Falcon on March 15 with a budget of $2.5M. Sarah Chen leads it."
+
+
+def when(y, m, d):
+    return timezone.make_aware(datetime(y, m, d, 12, 0))
+
+
+def fillers(memory_factory, n, *, owner=None, source="diary"):
+    return [
+        memory_factory(f"Ordinary day number {i}: walked the dog, cooked pasta, read a chapter {i}.", owner=owner, source=source)
+        for i in range(n)
+    ]
+
+
+def hybrid(owner, question, k=10, **kw):
+    return recall(owner=owner, question=question, strategy="hybrid", k=k, **kw)
+
+
+def index_ids(owner, *query):
+    """What the lexical index itself holds, without the ORM's filters on top."""
+    return {h.memory_id for h in search.lexical_search(owner=owner, query=list(query), limit=100)}
+
+
+def reasons_of(result, memory):
+    return next(r.reasons for r in result.memories if r.memory.pk == memory.pk)
+
+
+def test_hybrid_finds_the_old_relevant_memory_that_recent_misses(user, memory_factory):
+    falcon = memory_factory(FALCON, source="meeting notes")
+    fillers(memory_factory, 55)
+    assert falcon.pk not in recall(owner=user, question="When does Project Falcon launch?", strategy="recent", k=50).memory_ids
+    result = hybrid(user, "When does Project Falcon launch?")
+    assert result.memory_ids[0] == falcon.pk
+    assert any("'falcon'" in r and "'launch'" in r for r in result.memories[0].reasons)
+
+
+def test_index_follows_insert_edit_delete_and_rebuild(user, memory_factory):
+    memory = memory_factory("The zeppelin museum opens on Sundays.")
+    assert index_ids(user, "zeppelin") == {memory.pk}
+
+    # An edit through a queryset update (no save(), no signal) still reaches the index.
+    Memory.objects.filter(pk=memory.pk).update(summary="Trip idea: the quokka island ferry.")
+    assert hybrid(user, "quokka ferry").memory_ids == [memory.pk]
+    memory.refresh_from_db()
+    memory.raw_text = "The airship museum opens on Sundays."
+    memory.topics, memory.entities = ["airship", "museum"], []
+    memory.save()
+    assert index_ids(user, "zeppelin") == set()
+    assert index_ids(user, "airship") == {memory.pk}
+
+    # Rebuilding from the table gives the same answers.
+    call_command("rebuild_index", stdout=open("/dev/null", "w"))
+    assert index_ids(user, "airship") == {memory.pk}
+
+    Memory.all_objects.filter(pk=memory.pk).delete()
+    assert index_ids(user, "airship") == set()
+    assert hybrid(user, "airship museum").memory_ids == []
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 table exists on SQLite only")
+def test_rebuild_repairs_an_emptied_index(user, memory_factory):
+    memory = memory_factory("The zeppelin museum opens on Sundays.")
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('delete-all')")
+    assert index_ids(user, "zeppelin") == set()
+    call_command("rebuild_index", stdout=open("/dev/null", "w"))
+    assert index_ids(user, "zeppelin") == {memory.pk}
+
+
+def test_only_ready_memories_of_the_owner_are_recalled(user, other_user, memory_factory):
+    mine = memory_factory("My Falcon budget is $2.5M.")
+    theirs = memory_factory("Bob's falcon budget is secret.", owner=other_user)
+    pending = memory_factory("Falcon draft notes, not yet read.", extract=False)
+    assert hybrid(user, "falcon budget").memory_ids == [mine.pk]
+    assert hybrid(other_user, "falcon budget").memory_ids == [theirs.pk]
+    assert pending.pk not in hybrid(user, "falcon draft notes").memory_ids
+    # Neighbours and links never cross owners either.
+    MemoryLink.objects.create(from_memory=theirs, to_memory=mine, relationship="both mention falcon")
+    assert hybrid(other_user, "falcon budget secret", k=50).memory_ids == [theirs.pk]
+
+
+def test_dates_in_the_question_favour_memories_that_occurred_then(user, memory_factory):
+    may = memory_factory("Dentist appointment went fine, no cavities.", occurred_at=when(2023, 5, 10))
+    january = memory_factory("Dentist appointment went fine, one filling.", occurred_at=when(2024, 1, 20))
+    result = hybrid(user, "What happened at the dentist in May 2023?")
+    assert result.memory_ids[:2] == [may.pk, january.pk]
+    assert "occurred in May 2023" in reasons_of(result, may)
+
+    result = hybrid(user, "How did the dentist go last January?", now=when(2024, 3, 1))
+    assert result.memory_ids[0] == january.pk
+
+    # A question of only a date: what happened then, not the newest memory.
+    yesterday = memory_factory("Bought a blue bicycle.", occurred_at=when(2024, 2, 29))
+    memory_factory("Sold the old car.", occurred_at=when(2024, 3, 1))
+    assert hybrid(user, "What did I do yesterday?", now=when(2024, 3, 1)).memory_ids[0] == yesterday.pk
+
+
+def test_date_phrases_are_parsed_offline():
+    today = date(2024, 3, 15)
+    spans = {s.label: (s.start, s.end, s.month) for s in date_spans("What did I do yesterday, in 2023 and last May?", today=today)}
+    assert spans["yesterday"] == (date(2024, 3, 14), date(2024, 3, 14), None)
+    assert spans["2023"] == (date(2023, 1, 1), date(2023, 12, 31), None)
+    assert spans["May 2023"] == (date(2023, 5, 1), date(2023, 5, 31), None)
+    [span] = date_spans("dinner on 3 June, 2023", today=today)
+    assert (span.start, span.end) == (date(2023, 6, 3), date(2023, 6, 3))
+    [span] = date_spans("the workshop on October 13, 2023", today=today)
+    assert span.start == date(2023, 10, 13)
+    [span] = date_spans("camping in July", today=today)
+    assert span.month == 7 and span.start is None
+    assert date_spans("May I ask what Sarah thinks?", today=today) == []
+
+
+def test_the_turns_around_a_hit_come_along(user, memory_factory):
+    turns = [
+        "Melanie: How was your week?",
+        "Melanie: What did you research for the family plans?",
+        "Caroline: Adoption agencies! I found three good ones.",
+        "Caroline: Also baked bread.",
+    ]
+    made = [memory_factory(text, source=f"conv-1:D1:{i}") for i, text in enumerate(turns, 1)]
+    other = memory_factory("Caroline: Painted a lake at dawn.", source="conv-1:D2:1")
+    fillers(memory_factory, 5)
+    result = hybrid(user, "What did Caroline research?", k=3)
+    assert result.memory_ids[0] == made[1].pk
+    assert made[2].pk in result.memory_ids
+    assert f"same conversation as #{made[1].pk}" in reasons_of(result, made[2])
+    assert other.pk not in hybrid(user, "What did Caroline research?", k=6).memory_ids[:4]
+
+
+def test_linked_memories_come_along_with_the_link_as_reason(user, memory_factory):
+    hit = memory_factory("The quarterly falcon review is on Friday.", source="a")
+    linked = memory_factory("Sarah prepared the slides for the review with Acme.", source="b")
+    fillers(memory_factory, 5, source="c")
+    assert linked.pk not in hybrid(user, "falcon", k=5).memory_ids
+    consolidation = Consolidation.objects.create(owner=user, summary="2 memories", insight="Sarah owns the falcon review.")
+    consolidation.sources.set([hit, linked])
+    MemoryLink.objects.create(from_memory=hit, to_memory=linked, relationship="both mention review", consolidation=consolidation)
+    result = hybrid(user, "falcon", k=5)
+    assert result.memory_ids[:2] == [hit.pk, linked.pk]
+    assert f"linked to #{hit.pk}: both mention review" in reasons_of(result, linked)
+    assert [c.pk for c in result.consolidations] == [consolidation.pk]
+    assert any(r.startswith("built from") for r in result.consolidation_reasons[consolidation.pk])
+
+
+def test_importance_breaks_ties_between_equally_relevant_memories(user, memory_factory):
+    low = memory_factory("Lunch with Priya about the garden.")
+    high = memory_factory("Lunch with Priya about the garden!")
+    Memory.objects.filter(pk=low.pk).update(importance=0.1)
+    Memory.objects.filter(pk=high.pk).update(importance=0.9)
+    result = hybrid(user, "Priya garden lunch")
+    assert result.memory_ids == [high.pk, low.pk]
+    assert "important (0.9)" in reasons_of(result, high)
+
+
+@pytest.mark.parametrize("question", [
+    'falcon" OR NEAR(a b) * ^col: -x AND (', '"', "***", "falcon:* {raw_text}: NOT", "' ; DROP TABLE memories_memory; --", "ü@€ ½",
+])
+def test_fts_syntax_in_the_question_is_just_text(user, memory_factory, question):
+    falcon = memory_factory(FALCON)
+    result = hybrid(user, question)
+    if "falcon" in question:
+        assert result.memory_ids[0] == falcon.pk
+    assert Memory.objects.filter(pk=falcon.pk).exists()
+
+
+def test_a_question_without_searchable_words_falls_back_to_recent(user, memory_factory):
+    older, newer = memory_factory("Met Tom at the market."), memory_factory("Called Ann about the trip.")
+    result = hybrid(user, "what is it?")
+    assert result.memory_ids == [newer.pk, older.pk]
+    assert all("recent" in r.reasons for r in result.memories)
+
+
+def test_context_stays_within_the_token_budget(user, memory_factory, settings):
+    for i in range(6):
+        memory_factory(f"Falcon status report {i}: " + "progress continues steadily on every front. " * 20)
+    settings.MEMORY_RECALL_MAX_TOKENS = 600
+    result = hybrid(user, "falcon status report", k=6)
+    assert 1 <= len(result.memories) < 6
+    assert result.context_tokens <= 600 + 50
+
+
+def test_recall_rejects_an_unknown_strategy(user):
+    with pytest.raises(ValueError, match="Unknown recall strategy"):
+        recall(owner=user, question="x", strategy="psychic")
