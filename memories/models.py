@@ -25,6 +25,9 @@ def original_upload_path(instance, filename):
     return f"originals/{instance.owner_id}/{uuid.uuid4().hex}/{name}"
 
 
+LIVE = Q(deleted_at__isnull=True, superseded_by__isnull=True)
+
+
 class LiveMemoryManager(models.Manager):
     """Memories still in force: not deleted, not superseded by a newer version.
 
@@ -33,7 +36,7 @@ class LiveMemoryManager(models.Manager):
     """
 
     def get_queryset(self):
-        return super().get_queryset().filter(deleted_at__isnull=True, superseded_by__isnull=True)
+        return super().get_queryset().filter(LIVE)
 
 
 class Memory(models.Model):
@@ -87,7 +90,10 @@ class Memory(models.Model):
         base_manager_name = "all_objects"
         indexes = [
             models.Index(fields=["owner", "status", "-created_at"], name="memory_owner_status_new"),
-            models.Index(fields=["owner", "-importance"], name="memory_owner_importance"),
+            # The memory bank's sort orders over live memories: a page is an index range scan,
+            # not a sort of all the owner's rows.
+            models.Index(fields=["owner", "-created_at", "-id"], name="memory_owner_new", condition=LIVE),
+            models.Index(fields=["owner", "-importance", "-id"], name="memory_owner_importance", condition=LIVE),
             models.Index(
                 fields=["owner", "created_at"],
                 condition=Q(status="ready", consolidated_at__isnull=True),

@@ -431,17 +431,24 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
             candidates[pk] = c
     support: dict[int, tuple[float, str]] = {}
 
-    def lend(pk: int, amount: float, reason: str) -> None:
-        if pk in candidates and amount > support.get(pk, (0.0, ""))[0]:
+    def lend(seed: _Candidate, pk: int, share: float, reason: str) -> None:
+        if pk not in candidates:
+            return
+        amount = share * seed.base
+        own = candidates[pk].base
+        if own < seed.base:
+            # Company never outranks the hit it came with.
+            amount = min(amount, (seed.base - own) * 0.99)
+        if amount > support.get(pk, (0.0, ""))[0]:
             support[pk] = (amount, reason)
 
     for seed in seeds:
         for pk, steps in around.get(seed.id, []):
             where = "same conversation as" if source_group(seed.source)[1] else "stored next to"
-            lend(pk, W_NEIGHBOUR * seed.base * 0.5 ** (steps - 1), f"{where} #{seed.id}")
+            lend(seed, pk, W_NEIGHBOUR * 0.5 ** (steps - 1), f"{where} #{seed.id}")
     by_id = {s.id: s for s in seeds}
     for a, b, relationship in links:
-        lend(b, W_LINK * by_id[a].base, f"linked to #{a}: {relationship}"[:120])
+        lend(by_id[a], b, W_LINK, f"linked to #{a}: {relationship}"[:120])
     for pk, (amount, reason) in support.items():
         candidates[pk].bonus += amount
         candidates[pk].reasons.append(reason)

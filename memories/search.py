@@ -90,8 +90,21 @@ def install(connection=None) -> None:
     connection = connection or default_connection
     statements = {"sqlite": _SQLITE_SETUP, "postgresql": _PG_SETUP}.get(connection.vendor, [])
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and _pg_installed(cursor):
+            # ALTER TABLE, even a no-op one, fails inside a transaction with pending
+            # deferred constraint checks; an installed index needs nothing.
+            return
         for sql in statements:
             cursor.execute(sql)
+
+
+def _pg_installed(cursor) -> bool:
+    cursor.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'memories_memory' AND column_name = %s "
+        "UNION ALL SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'memories_memory_search_gin'",
+        [PG_COLUMN],
+    )
+    return len(cursor.fetchall()) == 2
 
 
 def uninstall(connection=None) -> None:

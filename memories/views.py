@@ -268,18 +268,6 @@ def query(request):
 # --- memory bank -----------------------------------------------------------------------------
 
 
-def _filtered(owner, *, q, topic, entity, status, sort):
-    """The bank's filter without the link_count aggregate, which would GROUP BY every row
-    (seconds at 100,000 memories); links are counted for the shown page only."""
-    if hasattr(browse, "filter_memories"):
-        return browse.filter_memories(owner=owner, q=q, topic=topic, entity=entity, status=status, sort=sort)
-    annotated = services.search_memories(owner=owner, q=q, topic=topic, entity=entity, status=status, sort=sort)
-    plain = Memory.objects.all()
-    # Same WHERE (it only names memory columns) and ORDER BY, minus the joins and grouping.
-    plain.query.where = annotated.query.where.clone()
-    return plain.order_by(*annotated.query.order_by)
-
-
 def _keyset(memories, order: tuple[str, ...], anchor: Memory, *, forward: bool):
     """Rows after (or before) the anchor in this order; the order ends on a unique id."""
     conditions = Q()
@@ -313,7 +301,8 @@ def memory_list(request):
     f = form.cleaned_data
     sort = f["sort"] or "new"
     order = browse.SORTS.get(sort, browse.SORTS["new"])
-    memories = _filtered(request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
+    # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
+    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]

@@ -7,7 +7,9 @@ from ..models import Memory
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
 
 
-def search_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
+def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
+    """The owner's live memories matching the filters, in the chosen order (no annotations:
+    cheap enough to page through 100,000 rows)."""
     memories = Memory.objects.filter(owner=owner)
     if q:
         memories = memories.filter(Q(summary__icontains=q) | Q(raw_text__icontains=q) | Q(source__icontains=q))
@@ -18,4 +20,11 @@ def search_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
         memories = memories.filter(entities__icontains=f'"{entity}"')
     if status:
         memories = memories.filter(status=status)
-    return memories.annotate(link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)).order_by(*SORTS.get(sort, SORTS["new"]))
+    return memories.order_by(*SORTS.get(sort, SORTS["new"]))
+
+
+def search_memories(**filters) -> QuerySet[Memory]:
+    """filter_memories plus each memory's connection count (for a page of rows, not for counting)."""
+    return filter_memories(**filters).annotate(
+        link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
+    )
