@@ -1,14 +1,22 @@
 """The admin: a row-level console for staff. Actions call the same services as the app."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.options import ActionLocation
 from django.db.models import Count
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 from django.utils.text import Truncator
 
 from . import services
-from .services.history import Actor
-from .models import ApiToken, Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
+from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
+from .services.history import EDITABLE_FIELDS, Actor
+
+# How many events the memory page shows inline; the rest are one click away.
+HISTORY_ON_PAGE = 20
 
 
 def admin_link(obj, label=None):
@@ -37,29 +45,157 @@ class ConsolidatedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class StateFilter(admin.SimpleListFilter):
+    """Live, deleted or superseded: the admin sees every memory, not only the live ones."""
+
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live"), ("deleted", "Deleted"), ("superseded", "Superseded")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.filter(deleted_at__isnull=True, superseded_by__isnull=True)
+        if self.value() == "deleted":
+            return queryset.filter(deleted_at__isnull=False)
+        if self.value() == "superseded":
+            return queryset.filter(superseded_by__isnull=False)
+        return queryset
+
+
+class DuplicateFilter(admin.SimpleListFilter):
+    title = "near-duplicate"
+    parameter_name = "duplicate"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Near-duplicate of another"), ("no", "Not a duplicate")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(duplicate_of__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(duplicate_of__isnull=True)
+        return queryset
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """Only the correctable fields are editable; the checks mirror `update_memory`, which
+    saves them (and records the edit), so a bad value is a form error, not a crash."""
+
+    importance = forms.FloatField(min_value=0, max_value=1)
+
+    class Meta:
+        model = Memory
+        fields = "__all__"
+
+    def clean_summary(self):
+        summary = self.cleaned_data.get("summary", "")
+        if not summary.strip():
+            raise forms.ValidationError("The summary cannot be empty.")
+        return summary
+
+    def _clean_list(self, name):
+        value = self.cleaned_data.get(name)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise forms.ValidationError(f'{name} must be a JSON list of strings, e.g. ["Alice", "Lisbon"].')
+        return value
+
+    def clean_entities(self):
+        return self._clean_list("entities")
+
+    def clean_topics(self):
+        return self._clean_list("topics")
+
+
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ["id", "summary_short", "owner", "source", "status", "importance", "occurred_at", "created_at"]
+    form = MemoryAdminForm
+    list_display = ["id", "summary_short", "owner", "source", "status", "state", "importance", "occurred_at", "created_at"]
     list_display_links = ["id", "summary_short"]
-    list_filter = ["status", ConsolidatedFilter, "provider", "owner"]
+    list_filter = ["status", StateFilter, DuplicateFilter, ConsolidatedFilter, "provider", "owner"]
     search_fields = ["summary", "raw_text", "source", "owner__username"]
     list_select_related = ["owner"]
     date_hierarchy = "created_at"
     # A full COUNT over 100,000 filtered rows on every change-list page is wasted time.
     show_full_result_count = False
     raw_id_fields = ["owner"]
+    # Everything but the correctable fields is a record of what came in and what happened to
+    # it: changing raw text or status by hand would bypass the flows that keep them honest.
     readonly_fields = [
+        "owner", "status", "source", "raw_text", "mime_type", "metadata",
         "content_hash", "created_at", "updated_at", "attempts", "provider", "consolidated_at", "error",
-        "original_link", "connections", "in_consolidations",
+        "original_link", "connections", "in_consolidations", "lifecycle", "history",
     ]
     fieldsets = [
-        (None, {"fields": ["owner", "status", "error", "source", "occurred_at", "importance"]}),
+        (None, {"fields": ["owner", "status", "lifecycle", "error", "source", "occurred_at", "importance"]}),
         ("Extracted", {"fields": ["summary", "entities", "topics"]}),
         ("Input", {"fields": ["raw_text", "original_link", "mime_type", "metadata"]}),
         ("Graph", {"fields": ["connections", "in_consolidations"]}),
+        ("History", {"fields": ["history"]}),
         ("Audit", {"fields": ["provider", "attempts", "content_hash", "consolidated_at", "created_at", "updated_at"]}),
     ]
-    actions = ["retry_extraction", "reextract", "delete_with_service", "consolidate_owners"]
+    actions = ["retry_extraction", "reextract", "delete_with_service", "restore_memories", "purge_memories", "consolidate_owners"]
+
+    def get_queryset(self, request):
+        # Staff see every memory, deleted and superseded ones included, so they can be
+        # inspected, restored or purged; the app's own pages only ever see live ones.
+        qs = Memory.all_objects.select_related("owner")
+        ordering = self.get_ordering(request)
+        return qs.order_by(*ordering) if ordering else qs
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and not obj.is_live:
+            # A tombstone is not corrected in place: restore it first.
+            fields += [f for f in EDITABLE_FIELDS if f not in fields]
+        return fields
+
+    def has_add_permission(self, request):
+        # Memories come in through ingest (which fingerprints, dedups and refuses deleted content).
+        return False
+
+    def save_model(self, request, obj, form, change):
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
+        if not changes:
+            return
+        try:
+            services.update_memory(owner=obj.owner, memory_id=obj.pk, changes=changes, actor=Actor.for_user(request.user))
+        except services.IngestError as exc:
+            self.message_user(request, f"Not saved: {exc}", messages.ERROR)
+        except Memory.DoesNotExist:
+            self.message_user(request, f"Not saved: memory {obj.pk} is deleted or superseded; restore it first.", messages.ERROR)
+
+    @admin.display(description="state")
+    def state(self, obj):
+        if obj.deleted_at:
+            return "deleted"
+        if obj.superseded_by_id:
+            return "superseded"
+        return "near-duplicate" if obj.duplicate_of_id else "live"
+
+    @admin.display(description="state")
+    def lifecycle(self, obj):
+        parts = []
+        if obj.deleted_at:
+            parts.append(format_html("Deleted {} (restorable with the “Restore” action)", obj.deleted_at.strftime("%Y-%m-%d %H:%M")))
+        if obj.superseded_by_id:
+            parts.append(format_html("Superseded by {}", admin_link(obj.superseded_by, f"Memory {obj.superseded_by_id}")))
+        if obj.duplicate_of_id:
+            parts.append(format_html("Near-duplicate of {}", admin_link(obj.duplicate_of, f"Memory {obj.duplicate_of_id}")))
+        return format_html_join(format_html("<br>"), "{}", ((p,) for p in parts)) if parts else "live"
+
+    @admin.display(description="history")
+    def history(self, obj):
+        events = list(services.memory_history(owner=obj.owner, memory_id=obj.pk)[: HISTORY_ON_PAGE + 1])
+        more = len(events) > HISTORY_ON_PAGE
+        all_url = reverse("admin:memories_event_changelist") + "?" + urlencode({"subject_type__exact": "memory", "subject_id": obj.pk})
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((e.created_at.strftime("%Y-%m-%d %H:%M:%S"), admin_link(e, e.get_action_display()), e.actor, short(_changes(e), 200)) for e in events[:HISTORY_ON_PAGE]),
+        )
+        table = format_html('<table><thead><tr><th>when</th><th>action</th><th>by</th><th>changes</th></tr></thead><tbody>{}</tbody></table>', rows) if events else "—"
+        return format_html('{}<p><a href="{}">{}</a></p>', table, all_url, "All events of this memory" + (" (more than shown)" if more else ""))
 
     @admin.display(description="summary")
     def summary_short(self, obj):
@@ -83,8 +219,8 @@ class MemoryAdmin(admin.ModelAdmin):
     def in_consolidations(self, obj):
         return format_html_join(", ", "{}", ((admin_link(c, f"Consolidation {c.pk}"),) for c in obj.consolidations.all())) or "—"
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location=action_location)
         # Deleting goes through the service (which records the decision), not a bare SQL delete.
         actions.pop("delete_selected", None)
         return actions
@@ -93,8 +229,10 @@ class MemoryAdmin(admin.ModelAdmin):
         services.delete_memory(owner=obj.owner, memory_id=obj.pk, actor=Actor.for_user(request.user))
 
     def delete_queryset(self, request, queryset):
+        deleted = 0
         for memory in queryset.select_related("owner"):
-            services.delete_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
+            deleted += services.delete_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+        return deleted
 
     @admin.action(description="Retry extraction of failed memories")
     def retry_extraction(self, request, queryset):
@@ -118,9 +256,43 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Delete selected memories", permissions=["delete"])
     def delete_with_service(self, request, queryset):
-        count = queryset.count()
-        self.delete_queryset(request, queryset)
+        count = self.delete_queryset(request, queryset)
         self.message_user(request, f"Deleted {count} memories.")
+
+    @admin.action(description="Restore selected deleted memories", permissions=["change"],
+                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    def restore_memories(self, request, queryset):
+        restored, refused = 0, []
+        for memory in queryset.filter(deleted_at__isnull=False).select_related("owner"):
+            try:
+                services.restore_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
+            except services.IngestError as exc:
+                refused.append(f"memory {memory.pk}: {exc}")
+            else:
+                restored += 1
+        self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS if restored else messages.WARNING)
+        if refused:
+            self.message_user(request, "Not restored: " + "; ".join(refused), messages.ERROR)
+
+    @admin.action(description="Purge selected memories for good (erases content)…", permissions=["delete"],
+                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    def purge_memories(self, request, queryset):
+        """A privacy request: asks on a confirmation page first, like Django's own delete."""
+        if request.POST.get("post") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Purge memories for good?",
+                "opts": self.model._meta,
+                "memories": queryset.select_related("owner"),
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "action_prefix": request.POST.get("action_prefix", ""),
+                "media": self.media,
+            }
+            return TemplateResponse(request, "admin/memories/memory/purge_confirmation.html", context)
+        purged = 0
+        for memory in queryset.select_related("owner"):
+            purged += services.purge_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
+        self.message_user(request, f"Purged {purged} memories: their content is erased; the content hashes and events remain.", messages.SUCCESS)
 
     @admin.action(description="Consolidate now for the owners of these memories")
     def consolidate_owners(self, request, queryset):
@@ -223,4 +395,113 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     # Tokens are made where the secret can be shown once; the admin only revokes them.
     def has_add_permission(self, request):
+        return False
+
+
+def _changes(event) -> str:
+    fields = list(dict.fromkeys([*(event.before or {}), *(event.after or {})]))
+    parts = [f"{name}: {event.before.get(name, '—')} → {event.after.get(name, '—')}" for name in fields]
+    return "; ".join(parts + ([event.note] if event.note else []))
+
+
+class SubjectTypeFilter(admin.SimpleListFilter):
+    title = "subject"
+    parameter_name = "subject_type__exact"
+
+    def lookups(self, request, model_admin):
+        return Event.Subject.choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(subject_type=self.value()) if self.value() else queryset
+
+
+class ActorKindFilter(admin.SimpleListFilter):
+    """Actors are labels ("user:alice", "api token 'x' (…)", "inbox watcher"); filter by kind."""
+
+    title = "actor"
+    parameter_name = "actor_kind"
+    KINDS = {
+        "user": ("A person (web or admin)", {"actor__startswith": "user:"}),
+        "token": ("An API token", {"actor__startswith": "api token"}),
+        "watcher": ("The inbox watcher", {"actor": "inbox watcher"}),
+        "scheduler": ("The scheduler", {"actor": "scheduler"}),
+        "command": ("A management command", {"actor__startswith": "command:"}),
+        "system": ("The system", {"actor": "system"}),
+    }
+
+    def lookups(self, request, model_admin):
+        return [(key, label) for key, (label, _) in self.KINDS.items()]
+
+    def queryset(self, request, queryset):
+        if self.value() in self.KINDS:
+            return queryset.filter(**self.KINDS[self.value()][1])
+        return queryset
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    """The audit trail, read-only: nobody edits history, not even staff."""
+
+    list_display = ["created_at", "subject", "action", "actor", "owner", "changes_short"]
+    list_filter = ["action", ActorKindFilter, SubjectTypeFilter, "owner"]
+    search_fields = ["actor", "note", "=subject_id", "owner__username"]
+    list_select_related = ["owner"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    fields = ["created_at", "owner", "subject", "action", "actor", "actor_user", "before", "after", "note"]
+    readonly_fields = fields
+
+    @admin.display(description="subject")
+    def subject(self, obj):
+        label = f"{obj.get_subject_type_display()} {obj.subject_id}"
+        model = Memory if obj.subject_type == Event.Subject.MEMORY else Consolidation
+        if not model.all_objects.filter(pk=obj.subject_id).exists():
+            return f"{label} (purged)"
+        return format_html('<a href="{}">{}</a>', reverse(f"admin:memories_{model._meta.model_name}_change", args=[obj.subject_id]), label)
+
+    @admin.display(description="changes")
+    def changes_short(self, obj):
+        return short(_changes(obj), 120)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(RejectedContent)
+class RejectedContentAdmin(admin.ModelAdmin):
+    """Tombstones, read-only: lifting one is a restore, done on the memory (it is recorded)."""
+
+    list_display = ["content_hash_short", "owner", "memory", "reason", "rejected_at"]
+    list_filter = ["reason", "owner"]
+    search_fields = ["content_hash", "=memory_ref", "owner__username"]
+    list_select_related = ["owner"]
+    date_hierarchy = "rejected_at"
+    fields = ["owner", "content_hash", "memory", "reason", "rejected_at"]
+    readonly_fields = fields
+
+    @admin.display(description="content hash")
+    def content_hash_short(self, obj):
+        return f"{obj.content_hash[:16]}…"
+
+    @admin.display(description="memory")
+    def memory(self, obj):
+        if obj.memory_ref is None:
+            return "—"
+        if not Memory.all_objects.filter(pk=obj.memory_ref).exists():
+            return f"Memory {obj.memory_ref} (purged)"
+        return format_html('<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
+from django.utils import timezone
 
 from .models import Memory
 from .services.browse import SORTS
@@ -128,3 +129,42 @@ class FirstOwnerForm(forms.Form):
                 raise forms.ValidationError("The two passwords differ.")
             validate_password(p1, get_user_model()(username=data.get("username", "")))
         return data
+
+
+class MemoryEditForm(forms.Form):
+    """A person's correction of what the extractor wrote.
+
+    Plain text fields on purpose: the values are checked by `update_memory`, so the page and
+    the API refuse the same things with the same words. `changed_data` (against the memory's
+    current values as initial) keeps unchanged fields out of the recorded edit.
+    """
+
+    summary = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, strip=False, max_length=5000)
+    entities = forms.CharField(required=False, max_length=10_000, help_text="Comma-separated: people, places, organisations.")
+    topics = forms.CharField(required=False, max_length=10_000, help_text="Comma-separated.")
+    importance = forms.CharField(required=False, max_length=40, help_text="0 (trivia) to 1 (critical).",
+                                 widget=forms.TextInput(attrs={"inputmode": "decimal"}))
+    occurred_at = forms.CharField(label="When it happened", required=False, max_length=40,
+                                  widget=forms.TextInput(attrs={"type": "datetime-local"}))
+
+    @classmethod
+    def for_memory(cls, memory: Memory, data=None):
+        initial = {
+            "summary": memory.summary,
+            "entities": ", ".join(memory.entities or []),
+            "topics": ", ".join(memory.topics or []),
+            "importance": f"{memory.importance:g}",
+            "occurred_at": timezone.localtime(memory.occurred_at).strftime("%Y-%m-%dT%H:%M"),
+        }
+        return cls(data, initial=initial, prefix="edit")
+
+    def changes(self) -> dict:
+        return {name: self.cleaned_data[name] for name in self.changed_data}
+
+
+class PurgeForm(forms.Form):
+    # Sent only by the confirmation's button: a bare POST cannot erase anything.
+    confirm = forms.ChoiceField(choices=[("purge", "purge")], error_messages={
+        "required": "Confirm the purge on its confirmation page; nothing was erased.",
+        "invalid_choice": "Confirm the purge on its confirmation page; nothing was erased.",
+    })

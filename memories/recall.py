@@ -15,9 +15,9 @@ Strategies:
 from __future__ import annotations
 
 import calendar
-import math
 import re
 from collections import defaultdict
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -28,7 +28,7 @@ from django.utils import timezone
 from . import search
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .models import Consolidation, Memory, MemoryLink
-from .textutil import estimate_tokens, stem, terms
+from .textutil import STOPWORDS, estimate_tokens, stem, words
 
 RECENT_CONSOLIDATIONS = 10
 # Consolidations the hybrid strategy adds next to its memories.
@@ -280,7 +280,7 @@ class _Candidate:
     importance: float
     occurred_at: datetime
     created_at: datetime
-    keys: set[str]  # stems of the memory's entities and topics
+    keys: frozenset[str]  # stems of the memory's entities and topics
     relevance: float = 0.0
     base: float = 0.0
     bonus: float = 0.0
@@ -300,11 +300,25 @@ def source_group(source: str) -> tuple[str, bool]:
     return source, False
 
 
-def _keys(entities, topics) -> set[str]:
-    out = set()
-    for value in list(entities or []) + list(topics or []):
-        out.update(terms(str(value)))
-    return out
+# Recall stems the same few thousand words over and over; remembering them is most of its speed.
+cached_stem = lru_cache(maxsize=100_000)(stem)
+
+
+def terms(text: str) -> list[str]:
+    """textutil.terms with the stem cache."""
+    return [cached_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+@lru_cache(maxsize=100_000)
+def _keys_of(joined: str) -> frozenset[str]:
+    return frozenset(cached_stem(t) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
+
+
+_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def _keys(entities, topics) -> frozenset[str]:
+    return _keys_of(" ".join(str(v) for v in [*(entities or []), *(topics or [])]))
 
 
 def _fetch(owner, ids) -> dict[int, _Candidate]:
@@ -357,15 +371,20 @@ def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int
     # Turns ingested together have consecutive ids; a small id window around each seed
     # finds them in one query.
     pad = NEIGHBOUR_WINDOW * 3
-    where = Q()
-    for seed in seeds:
-        where |= Q(pk__gte=seed.id - pad, pk__lte=seed.id + pad)
-    nearby = sorted(readable_memories(owner).filter(where).values_list("id", "source"))
+    window = {pk for seed in seeds for pk in range(seed.id - pad, seed.id + pad + 1)}
+    nearby = sorted(readable_memories(owner).filter(pk__in=window).values_list("id", "source"))
+    by_group: dict[str, list[int]] = defaultdict(list)
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for pk, source in nearby:
+        group, windowed = source_group(source or "")
+        if windowed:
+            by_group[group].append(pk)
+        by_source[source or ""].append(pk)
     out: dict[int, list[tuple[int, int]]] = {}
     for seed in seeds:
         group, windowed = source_group(seed.source)
+        same = by_group[group] if windowed else by_source[seed.source]
         width = NEIGHBOUR_WINDOW if windowed else 1
-        same = [pk for pk, source in nearby if (source_group(source or "")[0] == group if windowed else source == seed.source)]
         if seed.id not in same:
             continue
         at = same.index(seed.id)
@@ -397,7 +416,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(_date_phrases(question))))
     q_words = [w for w in search.query_words(question) if w not in date_words]
-    q_stems = {stem(w) for w in q_words}
+    q_stems = {cached_stem(w) for w in q_words}
     pool = max(150, 4 * k)
 
     hits = search.lexical_search(owner=owner, query=q_words, limit=pool)
@@ -463,7 +482,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
             reasons.append("matches " + ", ".join(f"'{w}'" for w in matched) if matched else "matches the question")
         reasons.extend(r for r in c.reasons if r)
         if c.keys & q_stems:
-            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if stem(w) in c.keys)[:100])
+            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
         if memory.importance >= IMPORTANT:
             reasons.append(f"important ({memory.importance:.1f})")
         if fallback:
@@ -479,7 +498,7 @@ def _date_phrases(question: str) -> list[str]:
 
 def _matched_words(memory: Memory, q_words: list[str]) -> list[str]:
     have = set(terms(f"{memory.raw_text} {memory.summary} {' '.join(map(str, memory.entities))} {' '.join(map(str, memory.topics))} {memory.source}"))
-    return [w for w in q_words if stem(w) in have or w in have][:6]
+    return [w for w in q_words if cached_stem(w) in have or w in have][:6]
 
 
 def max_context_tokens() -> int:
@@ -490,7 +509,7 @@ def _within_budget(owner, ranked: list[_Candidate], k: int) -> list[tuple[_Candi
     """The best k that fit the token budget. A memory too long for what is left is
     skipped, not truncated: shorter ones below it may still fit."""
     budget = max_context_tokens()
-    head = ranked[: k * 2]
+    head = ranked[: k + 10]
     memories = readable_memories(owner).in_bulk([c.id for c in head])
     chosen, used = [], 0
     for c in head:
@@ -527,7 +546,7 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
         for w in words:
             where |= Q(insight__icontains=w) | Q(summary__icontains=w)
         rows = usable_consolidations(owner).filter(where).values_list("id", "summary", "insight")[:200]
-        q_stems = {stem(w): w for w in q_words}
+        q_stems = {cached_stem(w): w for w in q_words}
         for cid, summary, insight in rows:
             have = set(terms(f"{summary} {insight}"))
             matched = [w for s, w in q_stems.items() if s in have]

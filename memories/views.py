@@ -11,7 +11,7 @@ from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -21,7 +21,10 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 
 from . import services
 from .extract import SUPPORTED_TYPES
-from .forms import SAMPLE_INPUTS, SAMPLE_QUESTIONS, ClearForm, FirstOwnerForm, MemoryFilterForm, QuestionForm, TextIngestForm
+from .forms import (
+    SAMPLE_INPUTS, SAMPLE_QUESTIONS, ClearForm, FirstOwnerForm, MemoryEditForm, MemoryFilterForm, PurgeForm, QuestionForm,
+    TextIngestForm,
+)
 from .llm import ProviderError
 from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
@@ -138,6 +141,8 @@ def ingest_text(request):
         return _error(request, f"{field.replace('_', ' ').capitalize()}: {first}" if field and field != "__all__" else first)
     try:
         result = services.ingest_text(owner=request.user, **form.cleaned_data, actor=Actor.for_user(request.user))
+    except services.RejectedContentError as exc:
+        return _rejected(request, [str(exc)], _restorable(request.user, [exc.memory_ref]))
     except services.IngestError as exc:
         return _error(request, str(exc))
     if result.created:
@@ -152,7 +157,7 @@ def ingest_files(request):
     if not files:
         return _error(request, "Choose at least one file to upload.")
     source = request.POST.get("source", "")[:500]
-    results, errors = [], []
+    results, errors, rejected = [], [], []
     for upload in files:
         try:
             result = services.ingest_file(owner=request.user, fileobj=upload, name=upload.name, source=source,
@@ -160,16 +165,36 @@ def ingest_files(request):
                                           actor=Actor.for_user(request.user))
         except services.IngestError as exc:
             errors.append(str(exc))
+            rejected.append(getattr(exc, "memory_ref", None))
             continue
         if result.created:
             services.queue_extraction(result.memory)
         results.append(result)
+    restorable = _restorable(request.user, rejected)
     if not results:
+        return _rejected(request, errors, restorable)
+    return _ingested(request, results, errors, restorable)
+
+
+def _restorable(owner, memory_ids) -> list[int]:
+    """Of the memories a refused ingest named, those still there to restore (not purged)."""
+    ids = [pk for pk in memory_ids if pk]
+    if not ids:
+        return []
+    return list(Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True))
+
+
+def _rejected(request, errors: list[str], restorable: list[int]):
+    """Content deleted before is refused; the message says when, with a button to restore it."""
+    if not restorable:
         return _error(request, " ".join(errors))
-    return _ingested(request, results, errors)
+    if request.htmx:
+        response = render(request, "memories/fragments.html#flash", {"flash": [("error", e) for e in errors], "restorable": restorable}, status=400)
+        return reswap(retarget(response, "#flash"), "innerHTML")
+    return render(request, "memories/error.html", {"message": " ".join(errors), "restorable": restorable}, status=400)
 
 
-def _ingested(request, results, errors):
+def _ingested(request, results, errors, restorable=()):
     flash = [("success", r.message) for r in results] + [("error", e) for e in errors]
     if not request.htmx:
         for level, text in flash:
@@ -177,7 +202,7 @@ def _ingested(request, results, errors):
         return redirect("memories:ingest")
     # The task may already have run (sync mode, a fast worker): show the status as it is now.
     memories = [Memory.objects.get(pk=r.memory.pk) for r in results if r.created]
-    response = render(request, "memories/fragments.html#ingested", {"memories": memories, "flash": flash})
+    response = render(request, "memories/fragments.html#ingested", {"memories": memories, "flash": flash, "restorable": restorable})
     return trigger_client_event(response, CHANGED)
 
 
@@ -239,7 +264,78 @@ def memory_restore(request, memory_id: int):
     if not request.htmx:
         messages.success(request, f"Memory {memory.pk} restored.")
         return redirect("memories:detail", memory.pk)
-    return trigger_client_event(_card(request, memory), CHANGED)
+    response = render(request, "memories/fragments.html#restored", {"memory": memory, "flash": [("success", f"Memory {memory.pk} restored.")]})
+    return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def memory_purge(request, memory_id: int):
+    """Erase a deleted memory's content for good (a privacy request); only the hash of the
+    content (so it stays refused) and a bare record of the events remain."""
+    memory = _owned_any(request, memory_id)
+    if memory.is_live:
+        return _error(request, f"Memory {memory.pk} is not deleted. Delete it first; purge erases deleted memories.", status=409)
+    if request.method == "GET":
+        if request.htmx:
+            return render(request, "memories/deleted.html#confirm_purge", {"memory": memory})
+        return render(request, "memories/confirm_purge.html", {"memory": memory})
+    form = PurgeForm(request.POST)
+    if not form.is_valid():
+        return _error(request, form.errors["confirm"][0])
+    services.purge_memory(owner=request.user, memory_id=memory.pk, actor=Actor.for_user(request.user))
+    if not request.htmx:
+        messages.success(request, f"Memory {memory_id} purged: its content is erased; the record that it existed remains.")
+        return redirect("memories:deleted")
+    response = render(request, "memories/deleted.html#purged", {"memory_id": memory_id})
+    return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_GET
+def deleted(request):
+    """The owner's tombstones: restore one, or purge it for good."""
+    page = Paginator(services.deleted_memories(owner=request.user), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "memories/deleted.html", {"page": page})
+
+
+# --- review queue ----------------------------------------------------------------------------
+
+
+def _review_count(user) -> int:
+    return Memory.objects.filter(owner=user, status=Memory.Status.REVIEW).count()
+
+
+@login_required
+@require_GET
+def review(request):
+    waiting = Memory.objects.filter(owner=request.user, status=Memory.Status.REVIEW).order_by("created_at", "id")
+    page = Paginator(waiting, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "memories/review.html", {"page": page, "review_mode": settings.MEMORY_REVIEW_MODE})
+
+
+def _reviewed(request, memory_id: int, service, done: str):
+    _owned_memory(request, memory_id)  # another owner's memory stays a 404
+    memory = service(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
+    if memory is None:
+        return _error(request, f"Memory {memory_id} is not waiting for review.", status=409)
+    if not request.htmx:
+        messages.success(request, f"Memory {memory_id} {done}.")
+        return redirect("memories:review")
+    context = {"memory": memory, "done": done, "review_count": _review_count(request.user)}
+    return trigger_client_event(render(request, "memories/review.html#reviewed", context), CHANGED)
+
+
+@login_required
+@require_POST
+def memory_approve(request, memory_id: int):
+    return _reviewed(request, memory_id, services.approve_memory, "approved")
+
+
+@login_required
+@require_POST
+def memory_reject(request, memory_id: int):
+    return _reviewed(request, memory_id, services.reject_memory, "rejected")
 
 
 # --- query -----------------------------------------------------------------------------------
@@ -336,22 +432,92 @@ def memory_list(request):
     return render(request, "memories/memory_list.html", context)
 
 
-@login_required
-@require_GET
-def memory_detail(request, memory_id: int):
-    memory = _owned_memory(request, memory_id)
+def _owned_any(request, memory_id: int) -> Memory:
+    """One of the owner's memories in any state, deleted and superseded included: its page
+    still shows what happened to it and offers the way back. Others' stay a 404."""
+    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by"), pk=memory_id, owner=request.user)
+
+
+def _detail_context(request, memory: Memory, form=None) -> dict:
     links_out = memory.links_out.select_related("to_memory").order_by("-created_at")
     links_in = memory.links_in.select_related("from_memory").order_by("-created_at")
     connections = [(link.relationship, link.to_memory, "to") for link in links_out] + [
         (link.relationship, link.from_memory, "from") for link in links_in
     ]
-    return render(request, "memories/memory_detail.html", {
+    return {
         "memory": memory,
         "connections": connections,
         "consolidations": memory.consolidations.filter(owner=request.user).order_by("-created_at"),
         "preview": _preview_kind(memory),
         "inbox_files": ProcessedFile.objects.filter(owner=request.user, memory=memory),
-    })
+        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_live else None),
+        "events": services.memory_history(owner=request.user, memory_id=memory.pk),
+        # The live managers hide these (they are out of the record), but the page should say they exist.
+        "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
+        "near_duplicates": Memory.objects.filter(owner=request.user, duplicate_of=memory).order_by("pk"),
+    }
+
+
+@login_required
+@require_GET
+def memory_detail(request, memory_id: int):
+    memory = _owned_any(request, memory_id)
+    return render(request, "memories/memory_detail.html", _detail_context(request, memory))
+
+
+@login_required
+@require_POST
+def memory_edit(request, memory_id: int):
+    """Correct summary, entities, topics, importance or the date; the edit is recorded."""
+    memory = _owned_any(request, memory_id)
+    if not memory.is_live:
+        return _error(request, f"Memory {memory.pk} is {'deleted' if memory.deleted_at else 'superseded'}; restore it before editing.", status=409)
+    form = MemoryEditForm.for_memory(memory, request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        return _edit_refused(request, memory, form, f"{form[field].label}: {errors[0]}" if field != "__all__" else errors[0])
+    changes = form.changes()
+    if not changes:
+        return _edited(request, memory, "Nothing changed.")
+    try:
+        memory = services.update_memory(owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user))
+    except services.IngestError as exc:
+        return _edit_refused(request, memory, form, str(exc))
+    except Memory.DoesNotExist:
+        raise Http404("No memory of yours with that id.") from None
+    return _edited(request, memory, f"Memory {memory.pk} corrected: {', '.join(f.replace('_', ' ') for f in changes)}.")
+
+
+def _edit_refused(request, memory: Memory, form, message: str):
+    if request.htmx:
+        return _error(request, message)
+    # A plain form keeps what was typed, with the reason above it.
+    context = {**_detail_context(request, memory, form), "edit_error": message}
+    return render(request, "memories/memory_detail.html", context, status=400)
+
+
+def _edited(request, memory: Memory, message: str):
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("memories:detail", memory.pk)
+    memory = Memory.objects.get(pk=memory.pk)
+    context = {**_detail_context(request, memory), "flash": [("success", message)]}
+    response = render(request, "memories/memory_detail.html#edited", context)
+    return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_GET
+def memory_history(request, memory_id: int):
+    """Who changed what, newest first; still there after a purge, for the owner only."""
+    events = services.memory_history(owner=request.user, memory_id=memory_id)
+    memory = Memory.all_objects.filter(owner=request.user, pk=memory_id).first()
+    if memory is None and not events.exists():
+        raise Http404("No memory of yours with that id.")
+    context = {"memory": memory, "memory_id": memory_id, "events": events}
+    if request.htmx:
+        return render(request, "memories/history.html#history", context)
+    return render(request, "memories/history.html", context)
 
 
 def _preview_kind(memory: Memory) -> str:
@@ -422,7 +588,10 @@ def _run_state(request) -> dict:
 @require_GET
 def consolidations(request):
     page = Paginator(
-        Consolidation.objects.filter(owner=request.user).prefetch_related("sources").order_by("-created_at", "-id"), 20
+        # Deleted sources too, so a stale insight can show which source left.
+        Consolidation.objects.filter(owner=request.user)
+        .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
+        .order_by("-created_at", "-id"), 20
     ).get_page(request.GET.get("page"))
     context = {"page": page, "waiting": unconsolidated(request.user).count(), **_run_state(request)}
     if request.htmx and request.htmx.target == "insights":

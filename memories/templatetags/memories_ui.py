@@ -88,3 +88,33 @@ def first_run() -> bool:
     from ..services.setup import needs_first_user
 
     return needs_first_user()
+
+
+def _shown(value) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "—"
+    return str(value)
+
+
+@register.filter
+def event_changes(event) -> list[tuple[str, str, str]]:
+    """An event's before and after as (field, was, now) rows, fields in a stable order."""
+    before, after = event.before or {}, event.after or {}
+    fields = list(dict.fromkeys([*before, *after]))
+    return [(name.replace("_", " "), _shown(before.get(name)) if name in before else "", _shown(after.get(name)) if name in after else "")
+            for name in fields]
+
+
+@register.simple_tag
+def review_count(user) -> int:
+    """Memories of this owner waiting for review (for the nav)."""
+    if not getattr(user, "is_authenticated", False):
+        return 0
+    return Memory.objects.filter(owner=user, status=Memory.Status.REVIEW).count()
+
+
+@register.simple_tag
+def review_mode() -> bool:
+    return bool(settings.MEMORY_REVIEW_MODE)

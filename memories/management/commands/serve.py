@@ -23,7 +23,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         python = sys.executable
         commands = {
-            "web": [python, "-m", "gunicorn", "memoryagent.wsgi", "--bind", options["bind"], "--workers", str(options["web_workers"]), "--timeout", "120", "--access-logfile", "-"],
+            "web": [python, "-m", "gunicorn", "memoryagent.wsgi", "--bind", options["bind"], "--workers", str(options["web_workers"]), "--timeout", "120", "--access-logfile", "-",
+                    # gunicorn's control socket lives at one path per machine user: two
+                    # installations (or a test run beside a live one) would fight over it.
+                    "--no-control-socket"],
             "tasks": [python, "manage.py", "qcluster"],
             "inbox": [python, "manage.py", "watch_inbox"],
         }

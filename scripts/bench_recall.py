@@ -1,0 +1,123 @@
+#!/usr/bin/env python
+"""Recall latency and bulk-ingest throughput at 1k, 10k and 100k memories.
+
+    .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50]
+
+Runs on a fresh SQLite database in a throwaway data dir (deleted afterwards). With
+--database-url it uses DATABASE_URL instead, in a throwaway user that is deleted at the end.
+Prints numbers; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PEOPLE = "Sarah Chen|Tom Okafor|Priya Nair|Lena Vogel|Marco Rossi|Aiko Tanaka|Ben Carter|Nadia Haddad".split("|")
+PROJECTS = "Falcon|Heron|Atlas|Juniper|Orion|Quartz|Maple|Nimbus".split("|")
+TOPICS = (
+    "budget launch hiring contract roadmap garden marathon dentist piano recipe invoice visa apartment "
+    "conference migration outage backup vacation birthday painting camping pottery adoption rowing"
+).split()
+FILLER = (
+    "today we talked about how the week went and what comes next; nothing was decided yet but everyone "
+    "agreed to look again soon and keep notes in the shared folder"
+).split()
+
+
+def synthetic(rng: random.Random, i: int, start: datetime) -> dict:
+    person, project = rng.choice(PEOPLE), rng.choice(PROJECTS)
+    topics = rng.sample(TOPICS, 2)
+    words = " ".join(rng.choices(FILLER, k=rng.randint(8, 30)))
+    text = f"{person} on Project {project}: {topics[0]} and {topics[1]} — {words}. Note {i}."
+    return {"text": text, "source": f"bench-{i // 20}:{i % 20}", "occurred_at": start + timedelta(hours=i)}
+
+
+def question(rng: random.Random) -> str:
+    kind = rng.random()
+    if kind < 0.4:
+        return f"What did {rng.choice(PEOPLE)} say about the {rng.choice(TOPICS)}?"
+    if kind < 0.7:
+        return f"How is the {rng.choice(TOPICS)} for Project {rng.choice(PROJECTS)} going in May 2024?"
+    if kind < 0.9:
+        return f"{rng.choice(TOPICS)} {rng.choice(TOPICS)}"
+    return "What happened yesterday?"
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
+    parser.add_argument("--queries", type=int, default=50, help="Questions timed per strategy and size.")
+    parser.add_argument("--k", type=int, default=50)
+    parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
+    parser.add_argument("--database-url", action="store_true", help="Use DATABASE_URL instead of a throwaway SQLite file.")
+    args = parser.parse_args()
+
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-recall-"))
+    os.environ["MEMORY_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
+    if not args.database_url:
+        os.environ.pop("DATABASE_URL", None)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.utils import timezone
+
+    from memories.management.commands.evaluate import bulk_remember
+    from memories.recall import STRATEGIES, recall
+
+    strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
+    rng = random.Random(7)
+    owner = None
+    try:
+        call_command("migrate", verbosity=0)
+        owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
+        start = timezone.make_aware(datetime(2024, 1, 1))
+        print(f"database: {connection.vendor}; k={args.k}; {args.queries} questions per strategy and size")
+        print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{s + ' p50':>12} {s + ' p95':>12}" for s in strategies))
+        have = 0
+        for size in sorted(args.sizes):
+            items = [synthetic(rng, i, start) for i in range(have, size)]
+            began = time.perf_counter()
+            for chunk in range(0, len(items), 5000):
+                bulk_remember(owner=owner, items=items[chunk : chunk + 5000])
+            rate = len(items) / max(1e-9, time.perf_counter() - began)
+            have = size
+            questions = [question(rng) for _ in range(args.queries)]
+            cells = []
+            for strategy in strategies:
+                recall(owner=owner, question=questions[0], strategy=strategy, k=args.k)  # warm the caches
+                times = []
+                for q in questions:
+                    t = time.perf_counter()
+                    recall(owner=owner, question=q, strategy=strategy, k=args.k, now=start + timedelta(hours=size))
+                    times.append((time.perf_counter() - t) * 1000)
+                cells.append(f"{statistics.median(times):>10.1f}ms {percentile(times, 95):>10.1f}ms")
+            print(f"{size:>9} {rate:>9.0f} " + " ".join(cells), flush=True)
+    finally:
+        if owner is not None and args.database_url:
+            owner.delete()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
