@@ -2,13 +2,14 @@
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.admin.options import ActionLocation
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import services
@@ -157,6 +158,10 @@ class MemoryAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
+        # The admin's date and time inputs drop microseconds; that is not a correction.
+        when = changes.get("occurred_at")
+        if when is not None and when.replace(microsecond=0) == form.initial["occurred_at"].replace(microsecond=0):
+            del changes["occurred_at"]
         if not changes:
             return
         try:
@@ -183,7 +188,7 @@ class MemoryAdmin(admin.ModelAdmin):
             parts.append(format_html("Superseded by {}", admin_link(obj.superseded_by, f"Memory {obj.superseded_by_id}")))
         if obj.duplicate_of_id:
             parts.append(format_html("Near-duplicate of {}", admin_link(obj.duplicate_of, f"Memory {obj.duplicate_of_id}")))
-        return format_html_join(format_html("<br>"), "{}", ((p,) for p in parts)) if parts else "live"
+        return format_html_join(mark_safe("<br>"), "{}", ((p,) for p in parts)) if parts else "live"
 
     @admin.display(description="history")
     def history(self, obj):
@@ -284,8 +289,8 @@ class MemoryAdmin(admin.ModelAdmin):
                 "title": "Purge memories for good?",
                 "opts": self.model._meta,
                 "memories": queryset.select_related("owner"),
-                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                "action_prefix": request.POST.get("action_prefix", ""),
+                # The same action, selection and form location (change list or change form) again, plus "yes".
+                "repost": [(k, v) for k in request.POST if k not in ("csrfmiddlewaretoken", "post") for v in request.POST.getlist(k)],
                 "media": self.media,
             }
             return TemplateResponse(request, "admin/memories/memory/purge_confirmation.html", context)
@@ -293,6 +298,8 @@ class MemoryAdmin(admin.ModelAdmin):
         for memory in queryset.select_related("owner"):
             purged += services.purge_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
         self.message_user(request, f"Purged {purged} memories: their content is erased; the content hashes and events remain.", messages.SUCCESS)
+        # From a memory's own page there is no page left to go back to.
+        return HttpResponseRedirect(reverse("admin:memories_memory_changelist"))
 
     @admin.action(description="Consolidate now for the owners of these memories")
     def consolidate_owners(self, request, queryset):
@@ -304,10 +311,27 @@ class MemoryAdmin(admin.ModelAdmin):
         self.message_user(request, f"Queued consolidation for {len(owners)} owner(s).", messages.SUCCESS)
 
 
+class InsightStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("current", "Current"), ("stale", "Stale (a source left)"), ("retired", "Retired")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "current":
+            return queryset.filter(stale_at__isnull=True, retired_at__isnull=True)
+        if self.value() == "stale":
+            return queryset.filter(stale_at__isnull=False, retired_at__isnull=True)
+        if self.value() == "retired":
+            return queryset.filter(retired_at__isnull=False)
+        return queryset
+
+
 @admin.register(Consolidation)
 class ConsolidationAdmin(admin.ModelAdmin):
-    list_display = ["id", "insight_short", "owner", "source_count", "provider", "created_at"]
-    list_filter = ["provider", "owner"]
+    list_display = ["id", "insight_short", "owner", "source_count", "state", "provider", "created_at"]
+    list_filter = [InsightStateFilter, "provider", "owner"]
     search_fields = ["insight", "summary", "owner__username"]
     list_select_related = ["owner"]
     raw_id_fields = ["owner", "sources"]
@@ -315,7 +339,14 @@ class ConsolidationAdmin(admin.ModelAdmin):
     show_full_result_count = False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(n_sources=Count("sources"))
+        # Retired insights too: they are kept for history, and staff may need to see why.
+        qs = Consolidation.all_objects.select_related("owner").annotate(n_sources=Count("sources"))
+        ordering = self.get_ordering(request)
+        return qs.order_by(*ordering) if ordering else qs
+
+    @admin.display(description="state")
+    def state(self, obj):
+        return "retired" if obj.retired_at else "stale" if obj.stale_at else "current"
 
     @admin.display(description="insight")
     def insight_short(self, obj):
@@ -404,17 +435,6 @@ def _changes(event) -> str:
     return "; ".join(parts + ([event.note] if event.note else []))
 
 
-class SubjectTypeFilter(admin.SimpleListFilter):
-    title = "subject"
-    parameter_name = "subject_type__exact"
-
-    def lookups(self, request, model_admin):
-        return Event.Subject.choices
-
-    def queryset(self, request, queryset):
-        return queryset.filter(subject_type=self.value()) if self.value() else queryset
-
-
 class ActorKindFilter(admin.SimpleListFilter):
     """Actors are labels ("user:alice", "api token 'x' (…)", "inbox watcher"); filter by kind."""
 
@@ -443,7 +463,7 @@ class EventAdmin(admin.ModelAdmin):
     """The audit trail, read-only: nobody edits history, not even staff."""
 
     list_display = ["created_at", "subject", "action", "actor", "owner", "changes_short"]
-    list_filter = ["action", ActorKindFilter, SubjectTypeFilter, "owner"]
+    list_filter = ["action", ActorKindFilter, "subject_type", "owner"]
     search_fields = ["actor", "note", "=subject_id", "owner__username"]
     list_select_related = ["owner"]
     date_hierarchy = "created_at"
@@ -451,11 +471,19 @@ class EventAdmin(admin.ModelAdmin):
     fields = ["created_at", "owner", "subject", "action", "actor", "actor_user", "before", "after", "note"]
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        # Whether the subject still exists, in the page's one query rather than one per row.
+        return super().get_queryset(request).annotate(
+            memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("subject_id"))),
+            consolidation_exists=Exists(Consolidation.all_objects.filter(pk=OuterRef("subject_id"))),
+        )
+
     @admin.display(description="subject")
     def subject(self, obj):
         label = f"{obj.get_subject_type_display()} {obj.subject_id}"
-        model = Memory if obj.subject_type == Event.Subject.MEMORY else Consolidation
-        if not model.all_objects.filter(pk=obj.subject_id).exists():
+        is_memory = obj.subject_type == Event.Subject.MEMORY
+        model = Memory if is_memory else Consolidation
+        if not (obj.memory_exists if is_memory else obj.consolidation_exists):
             return f"{label} (purged)"
         return format_html('<a href="{}">{}</a>', reverse(f"admin:memories_{model._meta.model_name}_change", args=[obj.subject_id]), label)
 
@@ -489,11 +517,14 @@ class RejectedContentAdmin(admin.ModelAdmin):
     def content_hash_short(self, obj):
         return f"{obj.content_hash[:16]}…"
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("memory_ref"))))
+
     @admin.display(description="memory")
     def memory(self, obj):
         if obj.memory_ref is None:
             return "—"
-        if not Memory.all_objects.filter(pk=obj.memory_ref).exists():
+        if not obj.memory_exists:
             return f"Memory {obj.memory_ref} (purged)"
         return format_html('<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref)
 

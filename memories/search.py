@@ -13,15 +13,12 @@ alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined wit
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 
 from django.db import connection as default_connection
 
 from .textutil import STOPWORDS, words
-
-log = logging.getLogger(__name__)
 
 FTS_TABLE = "memories_memory_fts"
 PG_COLUMN = "search_vector"
@@ -124,13 +121,6 @@ def rebuild(connection=None) -> None:
             cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
         elif connection.vendor == "postgresql":
             cursor.execute("REINDEX INDEX memories_memory_search_gin")
-
-
-def available(connection=None) -> bool:
-    connection = connection or default_connection
-    if connection.vendor not in ("sqlite", "postgresql"):
-        return False
-    return FTS_TABLE in connection.introspection.table_names() if connection.vendor == "sqlite" else True
 
 
 _PLAIN = re.compile(r"[^a-z0-9]+")

@@ -450,12 +450,16 @@ def _detail_context(request, memory: Memory, form=None) -> dict:
         "consolidations": memory.consolidations.filter(owner=request.user).order_by("-created_at"),
         "preview": _preview_kind(memory),
         "inbox_files": ProcessedFile.objects.filter(owner=request.user, memory=memory),
-        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_live else None),
+        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if _editable(memory) else None),
         "events": services.memory_history(owner=request.user, memory_id=memory.pk),
         # The live managers hide these (they are out of the record), but the page should say they exist.
         "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
         "near_duplicates": Memory.objects.filter(owner=request.user, duplicate_of=memory).order_by("pk"),
     }
+
+
+def _editable(memory: Memory) -> bool:
+    return memory.is_live and memory.status in (Memory.Status.READY, Memory.Status.REVIEW)
 
 
 @login_required
@@ -472,6 +476,9 @@ def memory_edit(request, memory_id: int):
     memory = _owned_any(request, memory_id)
     if not memory.is_live:
         return _error(request, f"Memory {memory.pk} is {'deleted' if memory.deleted_at else 'superseded'}; restore it before editing.", status=409)
+    if not _editable(memory):
+        # An extraction still to come would overwrite the correction.
+        return _error(request, f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.", status=409)
     form = MemoryEditForm.for_memory(memory, request.POST)
     if not form.is_valid():
         field, errors = next(iter(form.errors.items()))

@@ -165,7 +165,7 @@ class Service:
         wait_for(lambda: proc.poll() is not None or heartbeat.exists(), timeout=60, interval=0.3)
         return proc
 
-    def kill(self, name: str, sig=signal.SIGKILL) -> None:
+    def kill(self, name: str, sig=signal.SIGKILL, grace: float = 20) -> None:
         """Signal the whole process group: gunicorn's and qcluster's children die with it."""
         proc = self.procs.pop(name, None)
         if proc is None or proc.poll() is not None:
@@ -175,7 +175,7 @@ class Service:
         except ProcessLookupError:
             return
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -188,7 +188,8 @@ class Service:
 
     def stop_all(self) -> None:
         for name in list(self.procs):
-            self.kill(name, signal.SIGTERM)
+            # qcluster sometimes hangs after SIGTERM (see serve.GRACE_SECONDS): a short grace, then SIGKILL.
+            self.kill(name, signal.SIGTERM, grace=5)
 
     def log_text(self, name: str) -> str:
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.logs.glob(f"{name}.*.log")))

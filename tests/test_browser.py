@@ -189,3 +189,95 @@ def test_consolidate_now_shows_the_new_insight(page, user, memory_factory, sync_
     shot(page, "memory-bank")
     page.set_viewport_size({"width": 390, "height": 844})
     shot(page, "memory-bank-phone")
+
+
+def test_edit_a_memory_then_see_it_in_the_history(page, user, memory_factory):
+    memory = memory_factory("Lunch with Priya at the harbour on Friday.")
+    page.goto(f"/memories/{memory.pk}/")
+    assert page.locator("#history li.event").first.get_attribute("data-action") == "extracted"
+    page.fill("#id_edit-importance", "3")  # out of range: refused with the reason, nothing saved
+    page.click("#save-edit")
+    page.wait_for_selector("#flash .flash.error")
+    assert "between 0 and 1" in page.inner_text("#flash")
+    assert Memory.objects.get(pk=memory.pk).importance != 3
+
+    page.fill("#id_edit-summary", "Lunch with Priya and Luis at the harbour.")
+    page.fill("#id_edit-entities", "Priya, Luis")
+    page.fill("#id_edit-importance", "0.9")
+    page.fill("#id_edit-occurred_at", "2024-05-03T12:30")
+    page.click("#save-edit")
+    page.wait_for_selector("#flash .flash.success")
+    assert "corrected" in page.inner_text("#flash")
+    newest = page.locator("#history li.event").first
+    assert newest.get_attribute("data-action") == "edited"
+    assert "Lunch with Priya and Luis at the harbour." in newest.inner_text()
+    assert f"user:{user.username}" in newest.inner_text()
+    assert "Lunch with Priya and Luis" in page.inner_text(f"#memory-{memory.pk} .summary")
+    assert page.inner_text("#fact-occurred") == "2024-05-03 12:30"
+    memory.refresh_from_db()
+    assert memory.entities == ["Priya", "Luis"] and memory.importance == 0.9
+    shot(page, "memory-edited")
+
+
+def test_delete_then_restore_from_the_deleted_page_and_refused_reingest(page, user, memory_factory):
+    memory = memory_factory("The spare key is under the blue pot.")
+    page.goto("/memories/")
+    page.click(f"#memory-{memory.pk} button:has-text('Delete')")
+    page.click(f"#memory-{memory.pk} button:has-text('Delete it')")
+    page.wait_for_selector(f"#memory-{memory.pk}:has-text('deleted')")
+
+    # The same text again is refused, with a way back.
+    page.goto("/")
+    page.fill("#id_text", "The spare key is under the blue pot.")
+    page.click("#text-form button[type=submit]")
+    page.wait_for_selector("#flash .flash.error")
+    assert "was deleted on" in page.inner_text("#flash")
+    assert page.locator(f"#flash button[data-restore='{memory.pk}']").is_visible()
+    shot(page, "reingest-refused")
+
+    page.goto("/memories/")
+    page.click("#deleted-link")
+    page.wait_for_selector("h1:has-text('Deleted memories')")
+    assert "blue pot" in page.inner_text("#deleted-list")
+    shot(page, "deleted-page")
+    page.click(f"#memory-{memory.pk} button:has-text('Restore')")
+    page.wait_for_selector(f"#memory-{memory.pk}[data-status='ready']")
+    assert "restored" in page.inner_text("#flash")
+    assert Memory.objects.filter(pk=memory.pk).exists()
+
+    page.goto(f"/memories/{memory.pk}/")
+    actions = [page.locator("#history li.event").nth(i).get_attribute("data-action") for i in range(3)]
+    assert actions == ["restored", "deleted", "extracted"]
+
+
+def test_purge_from_the_deleted_page(page, user, memory_factory):
+    from memories.services import delete_memory
+
+    memory = memory_factory("My old PIN was 9876.")
+    delete_memory(owner=user, memory_id=memory.pk)
+    page.goto("/memories/deleted/")
+    page.click(f"#memory-{memory.pk} >> text=Purge…")
+    page.wait_for_selector(f"#memory-{memory.pk}:has-text('cannot be brought back')")
+    page.click(f"#memory-{memory.pk} button:has-text('Purge it')")
+    page.wait_for_selector(f"#memory-{memory.pk}[data-status='purged']")
+    assert not Memory.all_objects.filter(pk=memory.pk).exists()
+    page.click(f"#memory-{memory.pk} >> text=What remains of its history")
+    page.wait_for_selector("h1:has-text('History of memory')")
+    assert "9876" not in page.content()
+    assert page.locator("#history li.event").first.get_attribute("data-action") == "purged"
+
+
+def test_review_queue_approve_and_reject(page, user, settings, memory_factory):
+    settings.MEMORY_REVIEW_MODE = True
+    keep = memory_factory("The offsite moved to September.")
+    drop = memory_factory("Totally wrong note.")
+    page.goto("/review/")
+    assert page.inner_text("#review-count") == "2"
+    shot(page, "review")
+    page.click(f"#memory-{keep.pk} button:has-text('Approve')")
+    page.wait_for_selector(f"#memory-{keep.pk}[data-status='approved']")
+    page.click(f"#memory-{drop.pk} button:has-text('Reject')")
+    page.wait_for_selector(f"#memory-{drop.pk}[data-status='rejected']")
+    assert page.inner_text("#review-count") == "0"
+    assert Memory.objects.get(pk=keep.pk).status == Memory.Status.READY
+    assert not Memory.objects.filter(pk=drop.pk).exists()

@@ -1,11 +1,13 @@
 """Corrections on the web pages: edits, history, deleted memories, purge, review, stale insights."""
 
+import os
 import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from memories.models import Consolidation, Event, Memory, RejectedContent
 from memories.services import Actor, delete_memory, ingest_file, ingest_text, supersede_memory
@@ -35,8 +37,6 @@ def hx(client, method, url, data=None, target=None, **extra):
 
 def edit_data(memory, **changes):
     """What the edit form posts: every field as shown, with some changed."""
-    from django.utils import timezone
-
     data = {
         "edit-summary": memory.summary,
         "edit-entities": ", ".join(memory.entities),
@@ -88,6 +88,7 @@ def test_htmx_edit_saves_only_what_changed_and_records_it(signed_in, user, memor
     history = signed_in.get(reverse("memories:detail", args=[memory.pk])).content.decode()
     assert re.findall(r'data-action="(\w+)"', history)[0] == "edited"
     assert "Alice and Bob planned the June offsite in Lisbon." in history and f"user:{user.username}" in history
+    assert '<td class="now">2024-05-01 10:00</td>' in history  # dates shown as dates, not ISO strings
 
 
 @pytest.mark.django_db
@@ -137,6 +138,15 @@ def test_edit_needs_post_and_refuses_a_deleted_memory(signed_in, user, memory_fa
     delete_memory(owner=user, memory_id=memory.pk)
     response = hx(signed_in, "post", reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="new"))
     assert response.status_code == 409 and b"restore it before editing" in response.content
+
+
+@pytest.mark.django_db
+def test_a_memory_not_yet_extracted_cannot_be_corrected(signed_in, memory_factory):
+    memory = memory_factory("Still waiting for the extractor.", extract=False)
+    assert 'id="edit-form"' not in signed_in.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    response = hx(signed_in, "post", reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="too early"))
+    assert response.status_code == 409 and b"not been extracted yet" in response.content
+    assert Memory.objects.get(pk=memory.pk).summary == ""
 
 
 @pytest.mark.django_db
@@ -230,7 +240,6 @@ def test_purge_asks_first_then_erases_the_content_for_good(signed_in, user, memo
     done = hx(signed_in, "post", url, {"confirm": "purge"})
     assert done.status_code == 200 and b"purged" in done.content
     assert not Memory.all_objects.filter(pk=memory.pk).exists()
-    import os
     assert not os.path.exists(stored)
     events = Event.objects.filter(subject_id=memory.pk, subject_type="memory")
     assert "4321" not in str(list(events.values("before", "after", "note")))
@@ -351,6 +360,8 @@ def test_editing_a_memory_in_review_keeps_it_waiting(signed_in, review_mode, mem
     assert response.status_code == 200
     memory.refresh_from_db()
     assert memory.summary == "Meeting with Dana on Tuesday." and memory.status == Memory.Status.REVIEW
+    detail = signed_in.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert "Waiting for review." in detail and f'formaction="{reverse("memories:approve", args=[memory.pk])}"' in detail
 
 
 # --- consolidations -----------------------------------------------------------------------------

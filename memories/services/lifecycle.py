@@ -63,6 +63,8 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
             if when is None:
                 raise IngestError("occurred_at cannot be empty.")
             clean[name] = when
+    # A value that is already stored is not a change: nothing to save or record.
+    clean = {name: value for name, value in clean.items() if getattr(memory, name) != value}
     if not clean:
         return memory
     before = snapshot(memory, tuple(clean))

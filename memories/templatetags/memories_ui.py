@@ -10,6 +10,8 @@ from django import template
 from django.conf import settings
 from django.db.models import Count
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
@@ -95,6 +97,14 @@ def _shown(value) -> str:
         return "—"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "—"
+    # Events keep datetimes as ISO strings; show them the way the rest of the page does.
+    if isinstance(value, str) and len(value) >= 19 and value[4] == "-" and "T" in value:
+        try:
+            when = parse_datetime(value)
+        except ValueError:
+            when = None
+        if when is not None:
+            return timezone.localtime(when).strftime("%Y-%m-%d %H:%M") if timezone.is_aware(when) else when.strftime("%Y-%m-%d %H:%M")
     return str(value)
 
 
