@@ -187,8 +187,10 @@ MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
 MEMORY_CONSOLIDATE_EVERY_MINUTES = int(os.getenv("MEMORY_CONSOLIDATE_EVERY_MINUTES", "30"))
 MEMORY_CONSOLIDATE_BATCH_SIZE = int(os.getenv("MEMORY_CONSOLIDATE_BATCH_SIZE", "10"))
 MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))
-MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "recent")
+# hybrid: relevance-ranked recall (memories/recall.py); recent: the original's 50 newest.
+MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "hybrid")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
+MEMORY_RECALL_MAX_TOKENS = int(os.getenv("MEMORY_RECALL_MAX_TOKENS", "16000"))
 MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
 # API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
 MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
