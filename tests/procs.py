@@ -7,6 +7,7 @@ own SQLite file, and the tests look at that file directly to see what survived.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -53,6 +54,7 @@ def _migrated_template(base_env: dict) -> Path:
             import tempfile
 
             folder = Path(tempfile.mkdtemp(prefix="memory-template-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
             env = {**base_env, "MEMORY_DATA_DIR": str(folder)}
             subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
             _template = folder / "memory.sqlite3"

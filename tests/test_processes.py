@@ -116,8 +116,8 @@ def test_serve_starts_everything_and_ctrl_c_stops_everything(service_env):
         assert wait_for(up, timeout=60)
         heartbeat = Path(service_env["MEMORY_DATA_DIR"]) / "inbox-watcher.heartbeat"
         assert wait_for(heartbeat.exists, timeout=60), "the inbox watcher did not start"
-        children = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
-        assert len(children) >= 4  # serve itself, gunicorn (master + worker), qcluster, watcher
+        children = descendants(proc.pid)
+        assert len(children) >= 5  # gunicorn master + worker, qcluster + its workers, watcher
         os.killpg(proc.pid, signal.SIGINT)
         output, _ = proc.communicate(timeout=60)
         assert "Stopped." in output
@@ -125,6 +125,16 @@ def test_serve_starts_everything_and_ctrl_c_stops_everything(service_env):
         assert wait_for(lambda: not any(_alive(int(pid)) for pid in children), timeout=15)
     finally:
         stop(proc)
+
+
+def descendants(pid):
+    """Every process below pid (each service child runs in its own session)."""
+    found, todo = [], [pid]
+    while todo:
+        out = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True, text=True).stdout.split()
+        found += out
+        todo += [int(p) for p in out]
+    return found
 
 
 def _alive(pid):
