@@ -31,19 +31,26 @@ def short(text, n=80):
     return Truncator(text or "").chars(n)
 
 
-class ConsolidatedFilter(admin.SimpleListFilter):
-    title = "consolidated"
-    parameter_name = "consolidated"
+def null_filter(field: str, title: str, yes: str, no: str) -> type[admin.SimpleListFilter]:
+    """A yes/no list filter on whether a nullable field is set."""
 
-    def lookups(self, request, model_admin):
-        return [("yes", "Yes"), ("no", "Not yet")]
+    class Filter(admin.SimpleListFilter):
+        parameter_name = field.removesuffix("_at").removesuffix("_of")
 
-    def queryset(self, request, queryset):
-        if self.value() == "yes":
-            return queryset.filter(consolidated_at__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(consolidated_at__isnull=True)
-        return queryset
+        def lookups(self, request, model_admin):
+            return [("yes", yes), ("no", no)]
+
+        def queryset(self, request, queryset):
+            if self.value() in ("yes", "no"):
+                return queryset.filter(**{f"{field}__isnull": self.value() == "no"})
+            return queryset
+
+    Filter.title = title
+    return Filter
+
+
+ConsolidatedFilter = null_filter("consolidated_at", "consolidated", "Yes", "Not yet")
+DuplicateFilter = null_filter("duplicate_of", "near-duplicate", "Near-duplicate of another", "Not a duplicate")
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -62,21 +69,6 @@ class StateFilter(admin.SimpleListFilter):
             return queryset.filter(deleted_at__isnull=False)
         if self.value() == "superseded":
             return queryset.filter(superseded_by__isnull=False)
-        return queryset
-
-
-class DuplicateFilter(admin.SimpleListFilter):
-    title = "near-duplicate"
-    parameter_name = "duplicate"
-
-    def lookups(self, request, model_admin):
-        return [("yes", "Near-duplicate of another"), ("no", "Not a duplicate")]
-
-    def queryset(self, request, queryset):
-        if self.value() == "yes":
-            return queryset.filter(duplicate_of__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(duplicate_of__isnull=True)
         return queryset
 
 

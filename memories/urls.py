@@ -6,7 +6,6 @@ app_name = "memories"
 
 urlpatterns = [
     path("", views.ingest, name="ingest"),
-    path("", views.ingest, name="home"),  # the name the scaffold gave the front page
     path("ingest/text/", views.ingest_text, name="ingest_text"),
     path("ingest/files/", views.ingest_files, name="ingest_files"),
     path("query/", views.query, name="query"),

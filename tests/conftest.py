@@ -61,3 +61,29 @@ def memory_factory(user):
         return extract_memory(result.memory.pk) if extract else result.memory
 
     return make
+
+
+@pytest.fixture
+def signed_in(client, user):
+    """The test client, signed in as alice."""
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def bob_client(other_user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(other_user)
+    return client
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """The backoff waits a model provider asked for, recorded instead of slept through."""
+    from memories.llm import prompts
+
+    recorded = []
+    monkeypatch.setattr(prompts, "sleep", recorded.append)
+    return recorded

@@ -12,8 +12,8 @@ from django.core.cache import cache
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
-from memoryagent.wsgi import application
 from memories.services.tokens import create_token
+from memoryagent.wsgi import application
 
 EXAMPLES = 25
 NOTES = [

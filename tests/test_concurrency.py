@@ -117,6 +117,7 @@ def test_web_workers_cluster_and_watcher_together(service):
         for future in futures:
             future.result()
 
+    print("client calls (operation, status): count", dict(calls.statuses))  # shown with -s
     assert schedule_ran(), "the consolidation schedule never ran during the load"
     assert not calls.bad, calls.bad[:5]
     assert calls.accepted, calls.statuses

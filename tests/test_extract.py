@@ -13,7 +13,6 @@ import json
 import os
 import stat
 import struct
-import wave
 import zipfile
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +24,7 @@ from memories import extract
 from memories.models import Memory
 from memories.services import extract_memory, ingest_file
 from memories.services.ingest import IngestError
+from tests.samples import wav_bytes
 
 
 @pytest.fixture(autouse=True)
@@ -68,14 +68,6 @@ def jpeg_with_exif() -> bytes:
     return image_bytes("JPEG", size=(640, 480), exif=exif)
 
 
-def wav_bytes(seconds: float = 2.0, rate: int = 8000) -> bytes:
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(b"\x00\x00" * int(seconds * rate))
-    return buf.getvalue()
 
 
 def pdf_bytes(pages: list[str], *, title="Quarterly plan", author="Ada Lovelace", image_only=False) -> bytes:

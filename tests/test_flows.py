@@ -1,7 +1,6 @@
 """The three flows of the design through their service functions, offline."""
 
 import io
-from datetime import datetime
 
 import pytest
 from django.utils import timezone
@@ -207,13 +206,15 @@ def test_recent_strategy_is_the_original_window(user, memory_factory):
     assert len(ids) == 50 and ids == sorted(ids, reverse=True)
 
 
-def test_delete_removes_memory_and_file_only_for_owner(user, other_user):
+def test_delete_hides_memory_only_for_owner_and_keeps_file_for_restore(user, other_user):
     memory = ingest_file(owner=user, fileobj=io.BytesIO(b"hello file"), name="a.txt").memory
     path = memory.original.path
     assert not delete_memory(owner=other_user, memory_id=memory.pk)
     assert Memory.objects.filter(pk=memory.pk).exists()
     assert delete_memory(owner=user, memory_id=memory.pk)
     assert not Memory.objects.filter(pk=memory.pk).exists()
+    # A delete is a tombstone: the original stays until a purge, so a restore is whole.
+    assert open(path, "rb").read() == b"hello file"
 
 
 def test_clear_removes_everything_of_one_owner(user, other_user, memory_factory, settings, tmp_path):

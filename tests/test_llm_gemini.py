@@ -4,15 +4,14 @@ on 127.0.0.1, driven through the real service flows."""
 import base64
 import io
 import json
-import wave
 
 import pytest
-from PIL import Image
 
-from tests.fake_model_servers import FakeGemini, inline_parts, text_of_request
 from memories.llm import gemini, prompts
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.services import answer_question, consolidate_owner, extract_memory, ingest_file, ingest_text, retry_memory
+from tests.fake_model_servers import FakeGemini, inline_parts, text_of_request
+from tests.samples import png_bytes, wav_bytes
 
 EXTRACTED = {
     "summary": "Lunch with Priya Nair at Blue Fin to plan the Q3 launch.",
@@ -34,30 +33,6 @@ def fake_gemini(settings, monkeypatch):
         settings.GEMINI_MODEL = "gemini-test"
         settings.MEMORY_LLM_MAX_RETRIES = 2
         yield fake
-
-
-@pytest.fixture
-def waits(monkeypatch):
-    """The backoff waits the provider asked for, instead of sleeping through them."""
-    recorded = []
-    monkeypatch.setattr(prompts, "sleep", recorded.append)
-    return recorded
-
-
-def png_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 6), (200, 30, 30)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def wav_bytes(frames: int = 4000) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(8000)
-        out.writeframes(bytes(range(256)) * (frames * 2 // 256))
-    return buffer.getvalue()
 
 
 def test_text_becomes_ready_memory_with_structured_output(user, fake_gemini):
@@ -135,7 +110,7 @@ def test_large_file_goes_through_files_api_and_is_deleted(user, fake_gemini, mon
 
 def test_file_over_20_mb_is_uploaded_in_chunks_not_inlined(user, fake_gemini, tmp_path):
     # A real size over the inline limit: the SDK sends it as several resumable-upload chunks.
-    header = wav_bytes(frames=100)
+    header = wav_bytes(seconds=100 / 8000)
     data = header + bytes(range(256)) * ((21 * 1024 * 1024) // 256)
     assert len(data) > gemini.INLINE_LIMIT_BYTES
     fake_gemini.file_states = ["ACTIVE"]

@@ -4,10 +4,8 @@ chat-completions server on 127.0.0.1, driven through the real service flows."""
 import base64
 import io
 import json
-import wave
 
 import pytest
-from PIL import Image
 
 from memories.llm import prompts
 from memories.llm.base import FilePart
@@ -15,6 +13,7 @@ from memories.llm.openai_compat import OpenAICompatProvider
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.services import answer_question, consolidate_owner, extract_memory, ingest_file, ingest_text, retry_memory
 from tests.fake_model_servers import FakeOpenAI
+from tests.samples import png_bytes, wav_bytes
 
 EXTRACTED = {
     "summary": "Lunch with Priya Nair at Blue Fin to plan the Q3 launch.",
@@ -35,30 +34,6 @@ def fake_openai(settings, monkeypatch):
         settings.OPENAI_API_KEY = "sk-test-secret"
         settings.MEMORY_LLM_MAX_RETRIES = 2
         yield fake
-
-
-@pytest.fixture
-def waits(monkeypatch):
-    """The backoff waits the provider asked for, instead of sleeping through them."""
-    recorded = []
-    monkeypatch.setattr(prompts, "sleep", recorded.append)
-    return recorded
-
-
-def png_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 6), (30, 30, 200)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def wav_bytes() -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(8000)
-        out.writeframes(b"\x00\x01" * 800)
-    return buffer.getvalue()
 
 
 def user_content(call) -> str | list:

@@ -13,39 +13,8 @@ from memories.models import Consolidation, ConsolidationRun, Memory, MemoryLink
 from memories.services import ingest_file
 from memories.services.owners import default_owner
 from memories.templatetags.memories_ui import markdown_safe
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def png_bytes() -> bytes:
-    from io import BytesIO
-
-    from PIL import Image
-
-    buffer = BytesIO()
-    Image.new("RGB", (4, 4), (200, 30, 30)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def signed_in(client, user):
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def bob_client(other_user):
-    c = Client()
-    c.force_login(other_user)
-    return c
-
-
-def hx(client, method, url, data=None, target=None, **extra):
-    headers = dict(HX)
-    if target:
-        headers["HTTP_HX_TARGET"] = target
-    return getattr(client, method)(url, data or {}, **headers, **extra)
-
+from tests.htmx import HX, hx
+from tests.samples import png_bytes
 
 PAGES = ["memories:ingest", "memories:query", "memories:list", "memories:consolidations", "memories:status", "memories:clear"]
 

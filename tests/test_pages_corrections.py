@@ -11,28 +11,7 @@ from django.utils import timezone
 
 from memories.models import Consolidation, Event, Memory, RejectedContent
 from memories.services import Actor, delete_memory, ingest_file, ingest_text, supersede_memory
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def signed_in(client, user):
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def bob_client(other_user):
-    c = Client()
-    c.force_login(other_user)
-    return c
-
-
-def hx(client, method, url, data=None, target=None, **extra):
-    headers = dict(HX)
-    if target:
-        headers["HTTP_HX_TARGET"] = target
-    return getattr(client, method)(url, data or {}, **headers, **extra)
+from tests.htmx import HX, hx
 
 
 def edit_data(memory, **changes):

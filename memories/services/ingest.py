@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
