@@ -1,8 +1,12 @@
 """The lexical index recall ranks with: SQLite FTS5 (bm25) or PostgreSQL full-text search.
 
-SQLite: an external-content FTS5 table over memories_memory, kept in step by triggers, so
-every code path that writes a memory (ORM save, bulk_create, queryset update, delete,
-cascade, raw SQL) updates the index without the code having to remember to.
+SQLite: a contentless FTS5 table kept in step by triggers on memories_memory, so every
+code path that writes a memory (ORM save, bulk_create, queryset update, delete, cascade,
+raw SQL) updates the index without the code having to remember to. Besides the text it
+indexes one `scope` token per memory, "u<owner id>", present only while recall may read
+the memory (ready, not deleted, superseded or a near-duplicate). A search is then a single
+FTS query, `scope:"u7" AND (words)`, ranked and limited inside FTS, instead of a join to
+memories_memory for every row that matches a word.
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
 on every insert and update.
 
@@ -28,42 +32,93 @@ MAX_QUERY_WORDS = 32
 # Indexed text per memory on PostgreSQL: a tsvector is capped at 1 MB, and a memory whose
 # text overflowed it would fail to save at all.
 PG_MAX_CHARS = 200_000
+# bm25 is computed for every row a query matches; words so common that together they
+# match more rows than this only rescore the candidates the rarer words found (see
+# lexical_search). A few milliseconds of ranking at most, at any store size.
+MAX_MATCHES = 4000
 
 # Column order matters: BM25_WEIGHTS follows it.
-FTS_COLUMNS = ("raw_text", "summary", "entities", "topics", "source")
+FTS_COLUMNS = ("raw_text", "summary", "entities", "topics", "source", "scope")
+TEXT_COLUMNS = FTS_COLUMNS[:-1]
 # raw text carries the facts; summary repeats the text's central sentences, so it counts
-# less; entities and topics are the memory's key words; the source is mostly an id.
-BM25_WEIGHTS = (1.0, 0.4, 0.6, 0.6, 0.2)
+# less; entities and topics are the memory's key words; the source is mostly an id; the
+# scope token only filters.
+BM25_WEIGHTS = (1.0, 0.4, 0.6, 0.6, 0.2, 0.0)
+# Columns whose change can change what the index holds for a memory.
+_WATCHED = ("raw_text", "summary", "entities", "topics", "source", "owner_id", "status", "deleted_at", "superseded_by_id", "duplicate_of_id")
+_HIDDEN_WHEN_SET = ("deleted_at", "superseded_by_id", "duplicate_of_id")
 
-_SQLITE_SETUP = [
-    f"""CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(
-        {", ".join(FTS_COLUMNS)},
-        content='memories_memory', content_rowid='id',
-        tokenize='porter unicode61 remove_diacritics 2'
-    )""",
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_ai AFTER INSERT ON memories_memory BEGIN
-        INSERT INTO {FTS_TABLE}(rowid, {", ".join(FTS_COLUMNS)})
-        VALUES (new.id, {", ".join("new." + c for c in FTS_COLUMNS)});
-    END""",
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_ad AFTER DELETE ON memories_memory BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {", ".join(FTS_COLUMNS)})
-        VALUES ('delete', old.id, {", ".join("old." + c for c in FTS_COLUMNS)});
-    END""",
-    # Only edits of indexed columns touch the index: status flips and consolidation marks
-    # are frequent and change nothing it holds.
-    f"""CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_au AFTER UPDATE OF {", ".join(FTS_COLUMNS)} ON memories_memory BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {", ".join(FTS_COLUMNS)})
-        VALUES ('delete', old.id, {", ".join("old." + c for c in FTS_COLUMNS)});
-        INSERT INTO {FTS_TABLE}(rowid, {", ".join(FTS_COLUMNS)})
-        VALUES (new.id, {", ".join("new." + c for c in FTS_COLUMNS)});
-    END""",
-]
-_SQLITE_TEARDOWN = [
-    f"DROP TRIGGER IF EXISTS {FTS_TABLE}_ai",
-    f"DROP TRIGGER IF EXISTS {FTS_TABLE}_ad",
-    f"DROP TRIGGER IF EXISTS {FTS_TABLE}_au",
-    f"DROP TABLE IF EXISTS {FTS_TABLE}",
-]
+
+def _scope_sql(row: str, columns: set[str]) -> str:
+    """SQL for a memory's scope token: its owner while recall may read it, else nothing.
+    Built from the columns the table has, so it also works at the migration that made the
+    index (before the soft-delete columns existed)."""
+    readable = [f"{row}.status = 'ready'"] + [f"{row}.{c} IS NULL" for c in _HIDDEN_WHEN_SET if c in columns]
+    return f"CASE WHEN {' AND '.join(readable)} THEN 'u' || {row}.owner_id ELSE '' END"
+
+
+def _values(row: str, columns: set[str]) -> str:
+    return ", ".join([f"{row}.{c}" for c in TEXT_COLUMNS] + [_scope_sql(row, columns)])
+
+
+def _sqlite_columns(cursor, table: str) -> set[str]:
+    cursor.execute(f"PRAGMA table_info({table})")
+    return {row[1] for row in cursor.fetchall()}
+
+
+def _sqlite_install(cursor) -> bool:
+    """Create the table and (re)create its triggers; True when the table is new."""
+    columns = _sqlite_columns(cursor, "memories_memory")
+    have = _sqlite_columns(cursor, FTS_TABLE)
+    created = False
+    if have and set(FTS_COLUMNS) != have:
+        # An index of an older layout (external content, no scope): replace it.
+        _sqlite_uninstall(cursor)
+        have = set()
+    if not have:
+        cursor.execute(
+            f"""CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(
+                {", ".join(FTS_COLUMNS)}, content='', tokenize='porter unicode61 remove_diacritics 2'
+            )"""
+        )
+        created = True
+    cols = ", ".join(FTS_COLUMNS)
+    watched = ", ".join(c for c in _WATCHED if c in columns)
+    # Dropped and made again every time: a trigger made before a column existed must learn
+    # about it, and a migration that rebuilt memories_memory has dropped them anyway.
+    for suffix in ("ai", "ad", "au"):
+        cursor.execute(f"DROP TRIGGER IF EXISTS {FTS_TABLE}_{suffix}")
+    cursor.execute(
+        f"""CREATE TRIGGER {FTS_TABLE}_ai AFTER INSERT ON memories_memory BEGIN
+            INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {_values("new", columns)});
+        END"""
+    )
+    # A contentless table forgets a row only when told exactly what it indexed for it.
+    cursor.execute(
+        f"""CREATE TRIGGER {FTS_TABLE}_ad AFTER DELETE ON memories_memory BEGIN
+            INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {_values("old", columns)});
+        END"""
+    )
+    cursor.execute(
+        f"""CREATE TRIGGER {FTS_TABLE}_au AFTER UPDATE OF {watched} ON memories_memory BEGIN
+            INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {_values("old", columns)});
+            INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {_values("new", columns)});
+        END"""
+    )
+    return created
+
+
+def _sqlite_uninstall(cursor) -> None:
+    for suffix in ("ai", "ad", "au"):
+        cursor.execute(f"DROP TRIGGER IF EXISTS {FTS_TABLE}_{suffix}")
+    cursor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+
+
+def _sqlite_rebuild(cursor) -> None:
+    columns = _sqlite_columns(cursor, "memories_memory")
+    cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('delete-all')")
+    cursor.execute(f"INSERT INTO {FTS_TABLE}(rowid, {', '.join(FTS_COLUMNS)}) SELECT m.id, {_values('m', columns)} FROM memories_memory m")
+
 
 PG_VECTOR = (
     "setweight(to_tsvector('english'::regconfig, left(coalesce(raw_text, ''), {n})), 'A') || "
@@ -83,16 +138,20 @@ _PG_TEARDOWN = [
 
 def install(connection=None) -> None:
     """Create the index (idempotent). Safe to run again after a migration that rebuilt
-    memories_memory: on SQLite, Django re-creates a table to alter it, which drops its triggers."""
+    memories_memory: on SQLite, Django re-creates a table to alter it, which drops its
+    triggers. A new (or replaced) SQLite index is filled from the table at once."""
     connection = connection or default_connection
-    statements = {"sqlite": _SQLITE_SETUP, "postgresql": _PG_SETUP}.get(connection.vendor, [])
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and _pg_installed(cursor):
-            # ALTER TABLE, even a no-op one, fails inside a transaction with pending
-            # deferred constraint checks; an installed index needs nothing.
-            return
-        for sql in statements:
-            cursor.execute(sql)
+        if connection.vendor == "sqlite":
+            if _sqlite_install(cursor):
+                _sqlite_rebuild(cursor)
+        elif connection.vendor == "postgresql":
+            if _pg_installed(cursor):
+                # ALTER TABLE, even a no-op one, fails inside a transaction with pending
+                # deferred constraint checks; an installed index needs nothing.
+                return
+            for sql in _PG_SETUP:
+                cursor.execute(sql)
 
 
 def _pg_installed(cursor) -> bool:
@@ -106,10 +165,12 @@ def _pg_installed(cursor) -> bool:
 
 def uninstall(connection=None) -> None:
     connection = connection or default_connection
-    statements = {"sqlite": _SQLITE_TEARDOWN, "postgresql": _PG_TEARDOWN}.get(connection.vendor, [])
     with connection.cursor() as cursor:
-        for sql in statements:
-            cursor.execute(sql)
+        if connection.vendor == "sqlite":
+            _sqlite_uninstall(cursor)
+        elif connection.vendor == "postgresql":
+            for sql in _PG_TEARDOWN:
+                cursor.execute(sql)
 
 
 def rebuild(connection=None) -> None:
@@ -118,7 +179,7 @@ def rebuild(connection=None) -> None:
     install(connection)
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+            _sqlite_rebuild(cursor)
         elif connection.vendor == "postgresql":
             cursor.execute("REINDEX INDEX memories_memory_search_gin")
 
@@ -139,9 +200,13 @@ def query_words(text: str) -> list[str]:
     return list(out)[:MAX_QUERY_WORDS]
 
 
-def fts5_match(query: list[str]) -> str:
+def fts5_match(query: list[str], *, owner_id: int | None = None, conjunctive: bool = False) -> str:
     # Each word quoted: an FTS5 string, never an operator, column filter or prefix query.
-    return " OR ".join(f'"{w}"' for w in query)
+    # `query_words` leaves only [a-z0-9], so a quote can never end the string early.
+    joined = (" AND " if conjunctive else " OR ").join(f'"{w}"' for w in query)
+    if owner_id is None:
+        return joined
+    return f'scope : "u{int(owner_id)}" AND ({{{" ".join(TEXT_COLUMNS)}}} : ({joined}))'
 
 
 def tsquery(query: list[str]) -> str:
@@ -155,37 +220,86 @@ class Hit:
 
 
 def lexical_search(*, owner, query: list[str], limit: int, connection=None) -> list[Hit]:
-    """The owner's ready memories that match any query word, best first."""
+    """The owner's readable memories that match any query word, best first."""
     connection = connection or default_connection
     if not query:
         return []
     if connection.vendor == "sqlite":
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        sql = (
-            f"SELECT m.id, bm25({FTS_TABLE}, {weights}) AS rank FROM {FTS_TABLE} "
-            f"JOIN memories_memory m ON m.id = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s AND m.status = 'ready' "
-            "ORDER BY rank LIMIT %s"
-        )
-        params = [fts5_match(query), owner.pk, limit]
-        # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
-        flip = -1.0
-    elif connection.vendor == "postgresql":
+        return _fts5_search(owner.pk, query, limit, connection)
+    if connection.vendor == "postgresql":
         # ts_rank normalisation 1: divide by 1 + log(length), so long texts do not win by size.
         sql = (
             f"SELECT id, ts_rank('{{0.1, 0.3, 0.6, 1.0}}', {PG_COLUMN}, q, 1) AS rank "
             f"FROM memories_memory, to_tsquery('english', %s) q "
             f"WHERE {PG_COLUMN} @@ q AND owner_id = %s AND status = 'ready' "
+            "AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL "
             "ORDER BY rank DESC, id DESC LIMIT %s"
         )
-        params = [tsquery(query), owner.pk, limit]
-        flip = 1.0
-    else:
-        return _scan_search(owner=owner, query=query, limit=limit)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [tsquery(query), owner.pk, limit])
+            return [Hit(memory_id=pk, score=float(rank)) for pk, rank in cursor.fetchall()]
+    return _scan_search(owner=owner, query=query, limit=limit)
+
+
+_BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in BM25_WEIGHTS)})"
+
+
+def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
+    """bm25 inside FTS5, owner and readability filtered by the scope token.
+
+    Ranking costs a little for every matching row, so the words are planned first: the
+    rarest words (they carry the weight in bm25 anyway) find the candidates, as many as
+    keep the match count under MAX_MATCHES; the words too common for that only rescore
+    those candidates, with the bm25 of the whole question."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        common: list[str] = []
+        finding = query
+        conjunctive = False
+        if len(query) > 1:
+            counts = {w: _count(cursor, owner_id, [w], MAX_MATCHES + 1) for w in query}
+            ordered = sorted(query, key=lambda w: counts[w])
+            finding, total = [], 0
+            for w in ordered:
+                if finding and total + counts[w] > MAX_MATCHES:
+                    break
+                finding.append(w)
+                total += counts[w]
+            common = [w for w in ordered if w not in finding]
+            if counts[ordered[0]] > MAX_MATCHES:
+                # Even the rarest word is everywhere: the memories with the two rarest
+                # words together are the ones worth ranking.
+                finding, conjunctive = ordered[:2], True
+                common = ordered[2:]
+        cursor.execute(
+            f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY r LIMIT %s",
+            [fts5_match(finding, owner_id=owner_id, conjunctive=conjunctive), limit],
+        )
         rows = cursor.fetchall()
-    return [Hit(memory_id=row[0], score=flip * float(row[1])) for row in rows]
+        if common or conjunctive:
+            if not rows:
+                cursor.execute(
+                    f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY r LIMIT %s",
+                    [fts5_match(query[:1], owner_id=owner_id), limit],
+                )
+                rows = cursor.fetchall()
+            ids = [row[0] for row in rows]
+            if ids:
+                cursor.execute(
+                    f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
+                    f"AND rowid IN ({', '.join(['%s'] * len(ids))}) ORDER BY r",
+                    [fts5_match(query, owner_id=owner_id), *ids],
+                )
+                rows = cursor.fetchall()
+    # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
+    return [Hit(memory_id=row[0], score=-float(row[1])) for row in rows]
+
+
+def _count(cursor, owner_id: int, query: list[str], cap: int) -> int:
+    cursor.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+        [fts5_match(query, owner_id=owner_id), cap],
+    )
+    return cursor.fetchone()[0]
 
 
 def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
@@ -195,7 +309,11 @@ def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
 
     wanted = set(query)
     hits = []
-    rows = Memory.objects.filter(owner=owner, status=Memory.Status.READY).order_by("-id").values_list("id", "raw_text", "summary")[:5000]
+    rows = (
+        Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True)
+        .order_by("-id")
+        .values_list("id", "raw_text", "summary")[:5000]
+    )
     for pk, raw_text, summary in rows:
         found = wanted & set(words(f"{raw_text} {summary}"))
         if found:

@@ -83,3 +83,13 @@ def test_retry_failed_command_retries_all_failures_of_one_user(user, other_user,
     assert sorted(Memory.objects.filter(status="ready").values_list("pk", flat=True)) == [m.pk for m in mine]
     theirs.refresh_from_db()
     assert theirs.status == "failed"
+
+
+def test_status_says_when_the_model_is_down(signed_in, settings, monkeypatch):
+    from memories.llm import circuit
+
+    assert "not answering" not in signed_in.get("/status/").content.decode()
+    for _ in range(circuit.FAILURES_TO_OPEN):
+        circuit.record_failure("offline", "HTTP 503 overloaded")
+    page = signed_in.get("/status/").content.decode()
+    assert "The model is not answering (HTTP 503 overloaded)" in page

@@ -12,8 +12,6 @@ from ninja.errors import HttpError, ValidationError
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
-from ..llm import ProviderError, get_provider
-from ..models import Consolidation, Memory
 from ..services import (
     ConsolidationBusy,
     answer_question,
@@ -27,27 +25,23 @@ from ..services import (
 from ..services.browse import search_memories
 from . import schemas as s
 from .common import actor, enforce_rate, insights, page, recalled, with_connections
+from ..services.status import engine_status, space_counts
 
 router = Router(tags=["original"])
 
 
 @router.get("/status", response=s.StatusOut, summary="Counts of the caller's memory, and which engine is working")
 def status(request):
-    memories = Memory.objects.filter(owner=request.auth)
-    try:
-        provider = get_provider()
-        label, is_model = provider.label, provider.is_language_model
-        provider.close()
-    except ProviderError as exc:  # a misconfigured provider is a status to report, not a crash
-        label, is_model = f"unavailable: {exc}", False
+    counts = space_counts(owner=request.auth)
+    engine = engine_status()
     return {
-        "total_memories": memories.count(),
-        "unconsolidated": memories.filter(status=Memory.Status.READY, consolidated_at__isnull=True).count(),
-        "consolidations": Consolidation.objects.filter(owner=request.auth).count(),
-        "pending": memories.filter(status=Memory.Status.PENDING).count(),
-        "failed": memories.filter(status=Memory.Status.FAILED).count(),
-        "provider": label,
-        "provider_is_language_model": is_model,
+        "total_memories": counts["memories"],
+        "unconsolidated": counts["unconsolidated"],
+        "consolidations": counts["consolidations"],
+        "pending": counts["pending"],
+        "failed": counts["failed"],
+        "provider": engine.label or f"unavailable: {engine.error}",
+        "provider_is_language_model": engine.is_language_model,
     }
 
 

@@ -8,15 +8,14 @@ import markdown as markdown_lib
 import nh3
 from django import template
 from django.conf import settings
-from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from ..llm import get_provider, provider_name
-from ..models import Consolidation, Memory
+from ..services.status import engine_status, space_counts
+from ..models import Memory
 
 register = template.Library()
 
@@ -54,30 +53,19 @@ def importance_level(value) -> str:
 
 def provider_info() -> dict:
     """Which engine answers, said plainly; a misconfiguration is shown, not raised."""
-    try:
-        name = provider_name()
-        provider = get_provider()
-    except Exception as exc:  # a bad setting must not take every page down with it
-        return {"name": settings.MEMORY_LLM_PROVIDER, "label": "", "error": str(exc), "offline": False}
-    try:
-        return {"name": name, "label": provider.label, "error": "", "offline": not provider.is_language_model}
-    finally:
-        provider.close()
+    engine = engine_status()
+    return {
+        "name": engine.name, "label": engine.label, "error": engine.error, "offline": not engine.is_language_model and not engine.error,
+        "down": engine.down, "last_error": engine.last_error,
+    }
 
 
 def status_context(user) -> dict:
     from ..schedule import next_consolidation_run
     from ..services.inbox import watcher_last_seen
 
-    by_status = dict(Memory.objects.filter(owner=user).values_list("status").annotate(n=Count("id")).order_by())
     return {
-        "counts": {
-            "memories": sum(by_status.values()),
-            "ready": by_status.get(Memory.Status.READY, 0),
-            "pending": by_status.get(Memory.Status.PENDING, 0),
-            "failed": by_status.get(Memory.Status.FAILED, 0),
-            "consolidations": Consolidation.objects.filter(owner=user).count(),
-        },
+        "counts": space_counts(owner=user),
         "provider": provider_info(),
         "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,
         "next_run": next_consolidation_run(),
