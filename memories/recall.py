@@ -19,16 +19,17 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
 from . import search
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .models import Consolidation, Memory, MemoryLink
-from .textutil import STOPWORDS, estimate_tokens, stem, words
+from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
 
 RECENT_CONSOLIDATIONS = 10
 # Consolidations the hybrid strategy adds next to its memories.
@@ -71,17 +72,42 @@ class RecallResult:
         return estimate_tokens(self.to_context().render())
 
 
-def memory_note(memory: Memory) -> MemoryNote:
+def memory_note(memory: Memory, *, max_chars: int = 4000) -> MemoryNote:
+    """What the model reads of a memory. Nothing is said twice: an extractive summary
+    (every sentence of it is in the text) is the text itself, and entities and topics the
+    text already shows in so many words are left out; they cost tokens and add nothing."""
+    text = memory.raw_text[:max_chars]
+    summary = memory.summary
+    if text and summary_in_text(summary, memory.raw_text) and len(text) == len(memory.raw_text):
+        summary = text  # AnswerContext.render prints a text equal to its summary once
+    shown = f" {_lower_words(summary if summary == text else f'{summary} {text}')} "
     return MemoryNote(
         id=memory.pk,
-        summary=memory.summary,
-        text=memory.raw_text[:4000],
+        summary=summary,
+        text=text,
         source=memory.source,
-        entities=tuple(memory.entities),
-        topics=tuple(memory.topics),
+        entities=tuple(e for e in map(str, memory.entities) if f" {_plain(e)} " not in shown),
+        topics=tuple(t for t in map(str, memory.topics) if f" {_plain(t)} " not in shown),
         importance=memory.importance,
         occurred_at=memory.occurred_at,
     )
+
+
+def summary_in_text(summary: str, text: str) -> bool:
+    """Whether the summary only repeats sentences of the text (an extractive summary,
+    possibly cut short with an ellipsis)."""
+    if not summary.strip():
+        return True
+    flat = " ".join(text.split())
+    return all(" ".join(s.rstrip("…").split()) in flat for s in sentences(summary))
+
+
+def _lower_words(text: str) -> str:
+    return " ".join(words(text))
+
+
+def _plain(value: str) -> str:
+    return " ".join(value.lower().split())
 
 
 def readable_memories(owner):
@@ -271,15 +297,34 @@ W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
 SEEDS = 25  # hits whose neighbours and links are brought in
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
+PRF_DOCS = 8  # best hits read for pseudo-relevance feedback
+PRF_WORDS = 8  # words they add to the question
+W_PRF = 0.3  # share of relevance the expanded question decides
+# A month named without a year ("in May") means that month in any of the last few years.
+MONTH_YEARS_BACK = 10
+
+# Recall reads memories with plain SQL: a few hundred rows a question, where the ORM's
+# query building and row conversion cost more than the database does.
+_MEMORY_TABLE = Memory._meta.db_table
+_LINK_TABLE = MemoryLink._meta.db_table
+_READABLE_SQL = (
+    "owner_id = %s AND status = 'ready' AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
+)
+# The same filter with its columns wrapped in no-op expressions, so SQLite's planner walks
+# the occurred_at index (a few hundred rows of a period) rather than an owner index (all
+# of the owner's memories).
+_READABLE_BY_DATE_SQL = (
+    "owner_id + 0 = %s AND status || '' = 'ready' AND deleted_at IS NULL "
+    "AND superseded_by_id + 0 IS NULL AND duplicate_of_id + 0 IS NULL"
+)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Candidate:
     id: int
     source: str
     importance: float
     occurred_at: datetime
-    created_at: datetime
     keys: frozenset[str]  # stems of the memory's entities and topics
     relevance: float = 0.0
     base: float = 0.0
@@ -309,44 +354,83 @@ def terms(text: str) -> list[str]:
     return [cached_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
+_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
 @lru_cache(maxsize=100_000)
 def _keys_of(joined: str) -> frozenset[str]:
     return frozenset(cached_stem(t) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
 
 
-_SPLIT = re.compile(r"[^a-z0-9]+")
-
-
 def _keys(entities, topics) -> frozenset[str]:
-    return _keys_of(" ".join(str(v) for v in [*(entities or []), *(topics or [])]))
+    # Raw SQL hands JSON over as text on SQLite and as lists on PostgreSQL; the words
+    # are what count, so either form will do.
+    def text(value) -> str:
+        return value if isinstance(value, str) else " ".join(map(str, value or []))
+
+    return _keys_of(f"{text(entities)} {text(topics)}")
+
+
+def _aware(value) -> datetime:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if timezone.is_aware(value) else value.replace(tzinfo=UTC)
+
+
+def _in(values) -> str:
+    return ", ".join(["%s"] * len(values))
 
 
 def _fetch(owner, ids) -> dict[int, _Candidate]:
-    rows = readable_memories(owner).filter(pk__in=list(ids)).values_list(
-        "id", "source", "importance", "occurred_at", "created_at", "entities", "topics"
-    )
+    ids = list(ids)
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, source, importance, occurred_at, entities, topics FROM {_MEMORY_TABLE} "
+            f"WHERE {_READABLE_SQL} AND id IN ({_in(ids)})",
+            [owner.pk, *ids],
+        )
+        rows = cursor.fetchall()
     return {
-        pk: _Candidate(pk, source or "", importance or 0.0, occurred_at, created_at, _keys(entities, topics))
-        for pk, source, importance, occurred_at, created_at, entities, topics in rows
+        pk: _Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), _keys(entities, topics))
+        for pk, source, importance, occurred_at, entities, topics in rows
     }
 
 
-def _date_pool(owner, spans: list[DateSpan], limit: int) -> list[int]:
-    where = Q()
+def _date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int]:
+    ranges = []
     for span in spans:
         if span.start is None:
-            where |= Q(occurred_at__month=span.month)
+            # Whole ranges, not a month() of every row: the occurred_at index can serve them.
+            years = range(today.year - MONTH_YEARS_BACK, today.year + 1)
+            ranges.extend((s.start, s.end) for s in (_month_span(year, span.month, "") for year in years))
         else:
-            start = timezone.make_aware(datetime.combine(span.start, datetime.min.time()))
-            end = timezone.make_aware(datetime.combine(span.end + timedelta(days=1), datetime.min.time()))
-            where |= Q(occurred_at__gte=start, occurred_at__lt=end)
-    return list(readable_memories(owner).filter(where).order_by("-importance", "-occurred_at").values_list("id", flat=True)[:limit])
+            ranges.append((span.start, span.end))
+    where, params = [], []
+    for first, last in ranges:
+        where.append("(occurred_at >= %s AND occurred_at < %s)")
+        for day in (first, last + timedelta(days=1)):
+            params.append(connection.ops.adapt_datetimefield_value(timezone.make_aware(datetime.combine(day, datetime.min.time()))))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {_MEMORY_TABLE} WHERE ({' OR '.join(where)}) AND {_READABLE_BY_DATE_SQL} "
+            "ORDER BY importance DESC, occurred_at DESC LIMIT %s",
+            [*params, owner.pk, limit],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _newest(owner, limit: int, order: str) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {_MEMORY_TABLE} WHERE {_READABLE_SQL} ORDER BY {order} LIMIT %s", [owner.pk, limit])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _base_score(c: _Candidate, *, q_stems: set[str], spans: list[DateSpan], now: datetime) -> None:
     score = c.relevance
     if spans:
-        day = timezone.localtime(c.occurred_at).date() if timezone.is_aware(c.occurred_at) else c.occurred_at.date()
+        day = timezone.localtime(c.occurred_at).date()
         inside = next((s for s in spans if s.contains(day)), None)
         near = inside or next((s for s in spans if s.contains(day, DATE_SLACK_DAYS)), None)
         if inside:
@@ -371,8 +455,13 @@ def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int
     # Turns ingested together have consecutive ids; a small id window around each seed
     # finds them in one query.
     pad = NEIGHBOUR_WINDOW * 3
-    window = {pk for seed in seeds for pk in range(seed.id - pad, seed.id + pad + 1)}
-    nearby = sorted(readable_memories(owner).filter(pk__in=window).values_list("id", "source"))
+    window = sorted({pk for seed in seeds for pk in range(seed.id - pad, seed.id + pad + 1)})
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, source FROM {_MEMORY_TABLE} WHERE {_READABLE_SQL} AND id IN ({_in(window)}) ORDER BY id",
+            [owner.pk, *window],
+        )
+        nearby = cursor.fetchall()
     by_group: dict[str, list[int]] = defaultdict(list)
     by_source: dict[str, list[int]] = defaultdict(list)
     for pk, source in nearby:
@@ -396,9 +485,13 @@ def _links(seeds: list[_Candidate]) -> list[tuple[int, int, str]]:
     ids = [s.id for s in seeds]
     if not ids:
         return []
-    rows = MemoryLink.objects.filter(Q(from_memory_id__in=ids) | Q(to_memory_id__in=ids)).values_list(
-        "from_memory_id", "to_memory_id", "relationship"
-    )[:500]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT from_memory_id, to_memory_id, relationship FROM {_LINK_TABLE} "
+            f"WHERE from_memory_id IN ({_in(ids)}) OR to_memory_id IN ({_in(ids)}) LIMIT 500",
+            [*ids, *ids],
+        )
+        rows = cursor.fetchall()
     seed_ids = set(ids)
     out = []
     for a, b, relationship in rows:
@@ -411,7 +504,8 @@ def _links(seeds: list[_Candidate]) -> list[tuple[int, int, str]]:
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     now = now or timezone.now()
-    spans = date_spans(question or "", today=timezone.localdate(now))
+    today = timezone.localdate(now)
+    spans = date_spans(question or "", today=today)
     # Words that only name a date ("May", "2023") would match the text of unrelated
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(_date_phrases(question))))
@@ -422,14 +516,22 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     hits = search.lexical_search(owner=owner, query=q_words, limit=pool)
     top = max((h.score for h in hits), default=0.0)
     relevance = {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
+    expansion = _feedback_words(owner, hits[:PRF_DOCS], q_stems)
+    if expansion:
+        # Pseudo-relevance feedback: the words the best hits share beyond the question's
+        # find the memories that say the same thing differently.
+        more = search.lexical_search(owner=owner, query=q_words + expansion, limit=pool)
+        top2 = max((h.score for h in more), default=0.0)
+        for h in more:
+            relevance[h.memory_id] = (1 - W_PRF) * relevance.get(h.memory_id, 0.0) + W_PRF * (h.score / top2 if top2 > 0 else 0.0)
     ids = set(relevance)
     if spans:
-        ids.update(_date_pool(owner, spans, pool))
+        ids.update(_date_pool(owner, spans, k, today))
     fallback = not ids
     if fallback:
         # Nothing to match on (or nothing matched): the newest and the most important.
-        ids.update(readable_memories(owner).order_by("-created_at", "-id").values_list("id", flat=True)[:pool])
-        ids.update(readable_memories(owner).order_by("-importance", "-id").values_list("id", flat=True)[:k])
+        ids.update(_newest(owner, pool, "created_at DESC, id DESC"))
+        ids.update(_newest(owner, k, "importance DESC, id DESC"))
 
     candidates = _fetch(owner, ids)
     for c in candidates.values():
@@ -444,10 +546,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     links = _links(seeds)
     new = {pk for near in around.values() for pk, _ in near} | {b for _, b, _ in links}
     new -= candidates.keys()
-    if new:
-        for pk, c in _fetch(owner, new).items():
-            _base_score(c, q_stems=q_stems, spans=spans, now=now)
-            candidates[pk] = c
+    for pk, c in _fetch(owner, new).items():
+        _base_score(c, q_stems=q_stems, spans=spans, now=now)
+        candidates[pk] = c
     support: dict[int, tuple[float, str]] = {}
 
     def lend(seed: _Candidate, pk: int, share: float, reason: str) -> None:
@@ -473,12 +574,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         candidates[pk].reasons.append(reason)
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
-    chosen = _within_budget(owner, ranked, k)
+    chosen = _within_budget(ranked, k)
+    matcher = _word_matcher(q_words)
     recalled = []
     for c, memory in chosen:
         reasons = []
         if c.relevance > 0:
-            matched = _matched_words(memory, q_words)
+            matched = _matched_words(memory, matcher)
             reasons.append("matches " + ", ".join(f"'{w}'" for w in matched) if matched else "matches the question")
         reasons.extend(r for r in c.reasons if r)
         if c.keys & q_stems:
@@ -492,25 +594,66 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     return RecallResult(strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why)
 
 
+def _feedback_words(owner, hits, q_stems: set[str]) -> list[str]:
+    if len(hits) < 2 or not PRF_WORDS:
+        return []
+    ids = [h.memory_id for h in hits]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, raw_text FROM {_MEMORY_TABLE} WHERE id IN ({_in(ids)})", ids)
+        texts = dict(cursor.fetchall())
+    weight: dict[str, float] = defaultdict(float)
+    seen_in: dict[str, int] = defaultdict(int)
+    form: dict[str, str] = {}
+    top = hits[0].score or 1.0
+    for h in hits:
+        doc = [w for w in words(texts.get(h.memory_id) or "") if w not in STOPWORDS and len(w) > 2 and not w.isdigit()]
+        if not doc:
+            continue
+        counts: dict[str, int] = defaultdict(int)
+        for w in doc:
+            st = cached_stem(w)
+            counts[st] += 1
+            form.setdefault(st, w)
+        for st, n in counts.items():
+            weight[st] += (h.score / top) * n / len(doc)
+            seen_in[st] += 1
+    # Only words more than one good hit uses: one memory's quirks are not the topic.
+    ranked = sorted((st for st in weight if st not in q_stems and seen_in[st] >= 2), key=lambda st: -weight[st])
+    return [search.query_words(form[st])[0] for st in ranked[:PRF_WORDS] if search.query_words(form[st])]
+
+
 def _date_phrases(question: str) -> list[str]:
     return [m.group(0) for _, pattern in DATE_PATTERNS for m in pattern.finditer(question or "")]
 
 
-def _matched_words(memory: Memory, q_words: list[str]) -> list[str]:
-    have = set(terms(f"{memory.raw_text} {memory.summary} {' '.join(map(str, memory.entities))} {' '.join(map(str, memory.topics))} {memory.source}"))
-    return [w for w in q_words if cached_stem(w) in have or w in have][:6]
+def _word_matcher(q_words: list[str]):
+    """One regex for all question words: a word matches a text word that starts with its
+    stem ("launch" finds "launched"), which is how the index matched it too."""
+    if not q_words:
+        return None
+    stems = sorted({cached_stem(w) for w in q_words} | set(q_words), key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(map(re.escape, stems)) + r")", re.I), q_words
+
+
+def _matched_words(memory: Memory, matcher) -> list[str]:
+    if matcher is None:
+        return []
+    regex, q_words = matcher
+    text = f"{memory.raw_text} {memory.summary} {' '.join(map(str, memory.entities))} {' '.join(map(str, memory.topics))}"
+    found = {m.lower() for m in regex.findall(text)}
+    return [w for w in q_words if w in found or cached_stem(w) in found][:6]
 
 
 def max_context_tokens() -> int:
     return int(getattr(settings, "MEMORY_RECALL_MAX_TOKENS", DEFAULT_MAX_CONTEXT_TOKENS))
 
 
-def _within_budget(owner, ranked: list[_Candidate], k: int) -> list[tuple[_Candidate, Memory]]:
+def _within_budget(ranked: list[_Candidate], k: int) -> list[tuple[_Candidate, Memory]]:
     """The best k that fit the token budget. A memory too long for what is left is
     skipped, not truncated: shorter ones below it may still fit."""
     budget = max_context_tokens()
     head = ranked[: k + 10]
-    memories = readable_memories(owner).in_bulk([c.id for c in head])
+    memories = Memory.objects.in_bulk([c.id for c in head])
     chosen, used = [], 0
     for c in head:
         memory = memories.get(c.id)
@@ -530,9 +673,12 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
     """Consolidations built over the chosen memories, and those whose text matches."""
     score: dict[int, float] = defaultdict(float)
     why: dict[int, list[str]] = defaultdict(list)
+    usable = list(usable_consolidations(owner).values_list("id", flat=True)[:5000])
+    if not usable:
+        return [], {}
     chosen = {r.memory.pk: r.score for r in recalled}
     if chosen:
-        through = Consolidation.sources.through.objects.filter(memory_id__in=list(chosen), consolidation__in=usable_consolidations(owner))
+        through = Consolidation.sources.through.objects.filter(memory_id__in=list(chosen), consolidation_id__in=usable)
         built: dict[int, list[int]] = defaultdict(list)
         for cid, mid in through.values_list("consolidation_id", "memory_id"):
             built[cid].append(mid)
@@ -541,9 +687,9 @@ def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tupl
             why[cid].append("built from " + ", ".join(f"#{m}" for m in sorted(mids)[:5]))
     if q_words:
         # The longest words are the most specific; a LIKE per word keeps this portable.
-        words = sorted(q_words, key=len, reverse=True)[:4]
+        longest = sorted(q_words, key=len, reverse=True)[:4]
         where = Q()
-        for w in words:
+        for w in longest:
             where |= Q(insight__icontains=w) | Q(summary__icontains=w)
         rows = usable_consolidations(owner).filter(where).values_list("id", "summary", "insight")[:200]
         q_stems = {cached_stem(w): w for w in q_words}

@@ -32,10 +32,9 @@ MAX_QUERY_WORDS = 32
 # Indexed text per memory on PostgreSQL: a tsvector is capped at 1 MB, and a memory whose
 # text overflowed it would fail to save at all.
 PG_MAX_CHARS = 200_000
-# bm25 is computed for every row a query matches; words so common that together they
-# match more rows than this only rescore the candidates the rarer words found (see
-# lexical_search). A few milliseconds of ranking at most, at any store size.
-MAX_MATCHES = 4000
+# bm25 is computed for every row a query matches: at most this many (see _fts5_search),
+# a few milliseconds of ranking at any store size.
+MAX_MATCHES = 2000
 
 # Column order matters: BM25_WEIGHTS follows it.
 FTS_COLUMNS = ("raw_text", "summary", "entities", "topics", "source", "scope")
@@ -247,16 +246,18 @@ _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in BM25_WEIGHTS)})"
 def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
     """bm25 inside FTS5, owner and readability filtered by the scope token.
 
-    Ranking costs a little for every matching row, so the words are planned first: the
-    rarest words (they carry the weight in bm25 anyway) find the candidates, as many as
-    keep the match count under MAX_MATCHES; the words too common for that only rescore
-    those candidates, with the bm25 of the whole question."""
+    bm25 costs a little for every row it ranks, so the cost is bounded twice over. The
+    words are planned first: the rarest words (they carry the weight in bm25 anyway) find
+    the candidates, as many as keep the match count near MAX_MATCHES; words commoner than
+    that (a close friend's name in a large store) are left to recall's entity and topic
+    match. When even the rarest word is everywhere, the memories holding the two rarest
+    together are ranked. And whatever the words, only the newest MAX_MATCHES matches are
+    ranked: an unselective question over a huge store favours recent memories rather
+    than taking longer."""
     with connection.cursor() as cursor:
-        common: list[str] = []
-        finding = query
-        conjunctive = False
+        finding, conjunctive = query, False
         if len(query) > 1:
-            counts = {w: _count(cursor, owner_id, [w], MAX_MATCHES + 1) for w in query}
+            counts = {w: _count(cursor, w, MAX_MATCHES + 1) for w in query}
             ordered = sorted(query, key=lambda w: counts[w])
             finding, total = [], 0
             for w in ordered:
@@ -264,40 +265,34 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
                     break
                 finding.append(w)
                 total += counts[w]
-            common = [w for w in ordered if w not in finding]
             if counts[ordered[0]] > MAX_MATCHES:
-                # Even the rarest word is everywhere: the memories with the two rarest
-                # words together are the ones worth ranking.
                 finding, conjunctive = ordered[:2], True
-                common = ordered[2:]
-        cursor.execute(
-            f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY r LIMIT %s",
-            [fts5_match(finding, owner_id=owner_id, conjunctive=conjunctive), limit],
-        )
-        rows = cursor.fetchall()
-        if common or conjunctive:
-            if not rows:
-                cursor.execute(
-                    f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY r LIMIT %s",
-                    [fts5_match(query[:1], owner_id=owner_id), limit],
-                )
-                rows = cursor.fetchall()
-            ids = [row[0] for row in rows]
-            if ids:
-                cursor.execute(
-                    f"SELECT rowid, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
-                    f"AND rowid IN ({', '.join(['%s'] * len(ids))}) ORDER BY r",
-                    [fts5_match(query, owner_id=owner_id), *ids],
-                )
-                rows = cursor.fetchall()
+        rows = _ranked(cursor, fts5_match(finding, owner_id=owner_id, conjunctive=conjunctive), limit)
+        if conjunctive and len(rows) < limit:
+            # Too few hold both: the rarest word alone, after them.
+            seen = {pk for pk, _ in rows}
+            floor = max((rank for _, rank in rows), default=0.0)
+            more = _ranked(cursor, fts5_match(finding[:1], owner_id=owner_id), limit)
+            rows += [(pk, max(rank, floor)) for pk, rank in more if pk not in seen][: limit - len(rows)]
     # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
-    return [Hit(memory_id=row[0], score=-float(row[1])) for row in rows]
+    return [Hit(memory_id=pk, score=-float(rank)) for pk, rank in rows]
 
 
-def _count(cursor, owner_id: int, query: list[str], cap: int) -> int:
+def _ranked(cursor, match: str, limit: int) -> list[tuple[int, float]]:
+    cursor.execute(
+        f"SELECT id, r FROM (SELECT rowid AS id, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
+        "ORDER BY rowid DESC LIMIT %s) ORDER BY r, id DESC LIMIT %s",
+        [match, MAX_MATCHES, limit],
+    )
+    return cursor.fetchall()
+
+
+def _count(cursor, word: str, cap: int) -> int:
+    """How many memories (of anyone: an estimate that costs less than the owner's exact
+    count) hold the word, counting no further than `cap`."""
     cursor.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
-        [fts5_match(query, owner_id=owner_id), cap],
+        [fts5_match([word]), cap],
     )
     return cursor.fetchone()[0]
 

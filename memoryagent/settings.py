@@ -195,6 +195,8 @@ MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
 # API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
 MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
 MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")
+# How long one extraction may hold a memory before the sweeper assumes its worker died.
+MEMORY_EXTRACTION_LEASE_MINUTES = float(os.getenv("MEMORY_EXTRACTION_LEASE_MINUTES", "10"))
 # Review mode: new memories wait for a person to approve them before recall uses them.
 MEMORY_REVIEW_MODE = env_bool("MEMORY_REVIEW_MODE")
 

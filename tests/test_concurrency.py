@@ -155,10 +155,6 @@ def test_web_workers_cluster_and_watcher_together(service):
     assert "database is locked" not in service.log_text("web")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ingest_text/ingest_file look for an existing memory with the same content_hash outside the write "
-    "transaction, so two requests with the same text at the same moment both create one (see report: "
-    "memories/services/ingest.py _create should re-check inside its IMMEDIATE transaction)."))
 def test_same_text_sent_by_two_clients_at_once_is_one_memory(service):
     token = service.make_users("alice")["alice"]
     service.start_web(workers=3)

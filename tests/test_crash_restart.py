@@ -117,8 +117,9 @@ def test_cluster_killed_mid_extraction_resumes_from_the_schedule_after_restart(t
 
     # The killed worker's own delivery comes back once the broker's retry window has passed
     # (moved back here too): the memory is already extracted, so the model is not called again.
-    claimed = service.sql("select count(*) from django_q_ormq")[0][0]
-    assert claimed == 1, "the killed worker's task should still be claimed in the broker"
+    # Everything else queued meanwhile (the sweep, its re-queue) is done and acknowledged.
+    assert wait_for(lambda: service.sql("select count(*) from django_q_ormq")[0][0] == 1, timeout=30), (
+        "the killed worker's task should still be claimed in the broker")
     service.sql("update django_q_ormq set lock = ?", (sqlite_time(timedelta(minutes=-20)),))
     assert wait_for(lambda: service.sql("select count(*) from django_q_ormq")[0][0] == 0, timeout=60)
     assert wait_for(lambda: service.sql("select count(*) from django_q_task where name = ?", (f"extract-{memory_id}",))[0][0] >= 2,

@@ -226,13 +226,6 @@ def test_openai_key_never_reaches_logs_errors_or_responses(user, settings, no_ba
     _assert_nowhere(OPENAI_KEY, loud_logs.text)
 
 
-LEAKY_200 = pytest.mark.xfail(strict=True, reason=(
-    "A 200 reply that is not the expected JSON is quoted into the error unscrubbed: memories/llm/prompts.py "
-    "parse_json (_snippet of the reply) and memories/llm/openai_compat.py _reply_text (first 120 bytes of the body). "
-    "A proxy page or a reply that echoes the key puts it in memory.error and the logs (see report)."))
-
-
-@LEAKY_200
 @pytest.mark.parametrize("body", ["html", "reply"])
 def test_openai_key_echoed_in_a_200_reply_is_scrubbed(user, settings, no_backoff, loud_logs, body):
     with FakeOpenAI() as fake:
@@ -249,7 +242,6 @@ def test_openai_key_echoed_in_a_200_reply_is_scrubbed(user, settings, no_backoff
     _assert_nowhere(OPENAI_KEY, loud_logs.text)
 
 
-@LEAKY_200
 def test_gemini_key_echoed_in_a_200_reply_is_scrubbed(user, settings, no_backoff, loud_logs):
     with FakeGemini() as fake:
         settings.MEMORY_LLM_PROVIDER = "gemini"

@@ -116,7 +116,7 @@ def ingest(request: HttpRequest):
 def _ingest_json(request):
     try:
         data = json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: absurdly nested JSON
         raise HttpError(400, 'The body is not valid JSON; send {"text": "...", "source": "..."}.') from None
     if not isinstance(data, dict):
         raise HttpError(422, 'The body must be a JSON object: {"text": "...", "source": "..."}.')

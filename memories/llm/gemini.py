@@ -135,7 +135,7 @@ class GeminiProvider(Provider):
         """An SDK or transport error as Retryable (try again) or ProviderError (give up)."""
         if isinstance(exc, errors.APIError):
             code = exc.code or 0
-            detail = self._scrub(exc.message or exc.status or "no message")
+            detail = prompts.scrub_secrets(exc.message or exc.status or "no message")
             if code in RETRYABLE_STATUS or code >= 500:
                 headers = getattr(exc.response, "headers", None) or {}
                 return prompts.Retryable(f"HTTP {code}: {detail}", retry_after=headers.get("retry-after"))
@@ -146,12 +146,7 @@ class GeminiProvider(Provider):
             return prompts.Retryable(f"the request {kind} ({type(exc).__name__})")
         if isinstance(exc, ProviderError):
             return exc
-        return ProviderError(f"Gemini call failed: {type(exc).__name__}: {self._scrub(str(exc))}")
-
-    @staticmethod
-    def _scrub(message: str) -> str:
-        key = settings.GEMINI_API_KEY
-        return message.replace(key, "***") if key else message
+        return ProviderError(f"Gemini call failed: {type(exc).__name__}: {prompts.scrub_secrets(str(exc))}")
 
     @staticmethod
     def _reply_text(response: types.GenerateContentResponse, *, structured: bool) -> str:

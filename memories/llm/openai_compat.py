@@ -141,7 +141,7 @@ class OpenAICompatProvider(Provider):
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
-                reason = self._scrub(str(exc.reason))
+                reason = prompts.scrub_secrets(str(exc.reason))
                 raise prompts.Retryable(f"could not connect to {settings.OPENAI_BASE_URL} ({reason})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
                 raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
@@ -160,15 +160,10 @@ class OpenAICompatProvider(Provider):
             message = error.get("message", detail) if isinstance(error, dict) else str(error)
         except ValueError:
             message = detail
-        message = self._scrub(" ".join(str(message).split())[:500]) or exc.reason or "no message"
+        message = prompts.scrub_secrets(" ".join(str(message).split())[:500]) or exc.reason or "no message"
         if exc.code in RETRYABLE_STATUS or exc.code >= 500:
             return prompts.Retryable(f"HTTP {exc.code}: {message}", retry_after=exc.headers.get("Retry-After"))
         return ProviderError(f"{self._label} refused the request (HTTP {exc.code}): {message}")
-
-    @staticmethod
-    def _scrub(message: str) -> str:
-        key = settings.OPENAI_API_KEY
-        return message.replace(key, "***") if key else message
 
     def _reply_text(self, raw: bytes, *, structured: bool) -> str:
         try:
@@ -176,7 +171,7 @@ class OpenAICompatProvider(Provider):
             choice = data["choices"][0]
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            snippet = raw[:120].decode("utf-8", errors="replace")
+            snippet = prompts.scrub_secrets(raw[:120].decode("utf-8", errors="replace"))
             raise ProviderError(f"{self._label} returned something other than a chat completion: {snippet!r}") from None
         if message.get("refusal"):
             raise ProviderError(f"{self._label} refused: {str(message['refusal'])[:300]}")

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ..models import ProcessedFile
 from .history import INBOX_WATCHER
-from .ingest import IngestError, extract_memory, ingest_file
+from .ingest import IngestError, extract_memory, ingest_file, queue_extraction
 from .lifecycle import supersede_memory
 from .owners import default_owner
 
@@ -60,7 +60,10 @@ def _owner_for(rel: Path, fallback):
     return fallback
 
 
-def scan_inbox(*, inbox_dir: Path | None = None, extract: bool = True, settle_seconds: float = SETTLE_SECONDS) -> ScanReport:
+def scan_inbox(*, inbox_dir: Path | None = None, extract: str = "inline", settle_seconds: float = SETTLE_SECONDS) -> ScanReport:
+    """One pass over the inbox. extract="inline" extracts each new file before going on
+    (a one-off scan finishes its work); "queue" hands it to the task cluster, so a slow
+    model never holds up the other files of an always-on watcher."""
     inbox = Path(inbox_dir or settings.MEMORY_INBOX_DIR)
     inbox.mkdir(parents=True, exist_ok=True)
     report = ScanReport()
@@ -82,7 +85,7 @@ def scan_inbox(*, inbox_dir: Path | None = None, extract: bool = True, settle_se
     return report
 
 
-def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract: bool) -> None:
+def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract: str) -> None:
     key = str(path.resolve())
     try:
         owner = _owner_for(rel, fallback)
@@ -127,5 +130,8 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
         record.save()
     except IntegrityError:
         return  # another watcher recorded this version first
-    if extract and record.status == ProcessedFile.Status.INGESTED:
-        extract_memory(record.memory.pk, actor=INBOX_WATCHER)
+    if record.status == ProcessedFile.Status.INGESTED:
+        if extract == "queue":
+            queue_extraction(record.memory)
+        else:
+            extract_memory(record.memory.pk, actor=INBOX_WATCHER)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
@@ -108,6 +109,12 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
 def _create(memory: Memory, actor: Actor) -> IngestResult:
     _fingerprint(memory)
     with transaction.atomic():
+        # Check again under the write lock: two requests with the same content can both
+        # pass the check before it. SQLite's IMMEDIATE transactions already serialise
+        # writers; on PostgreSQL locking the owner's row serialises one owner's ingests.
+        get_user_model().objects.select_for_update().filter(pk=memory.owner_id).first()
+        if existing := Memory.objects.filter(owner_id=memory.owner_id, content_hash=memory.content_hash).first():
+            return IngestResult(existing, created=False)
         memory.save()
         record(memory, Event.Action.CREATED, actor, after={"source": memory.source, "content_hash": memory.content_hash})
         _link_near_duplicate(memory, actor)
@@ -185,17 +192,25 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
             raw_text=content.text,
             mime_type=content.mime_type,
             content_hash=sha,
-            metadata={"file_name": name, **content.metadata, **({"occurred_at_given": True} if when else {})},
+            metadata={
+                "file_name": name, **content.metadata,
+                **({"occurred_at_given": True} if when else {}),
+                # A model may read what the offline extractors could not: reextract offers it.
+                **({"needs_model": True} if unreadable else {}),
+            },
             **({"occurred_at": when} if when else {}),
             **({"status": Memory.Status.FAILED, "error": unreadable} if unreadable else {}),
         )
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
         try:
-            return _create(memory, actor)
+            result = _create(memory, actor)
         except Exception:
             memory.original.delete(save=False)
             raise
+        if not result.created:  # the same file arrived at the same moment by another path
+            memory.original.delete(save=False)
+        return result
 
 
 def _note_files(memory: Memory) -> list[FilePart]:
@@ -219,7 +234,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     # a memory a worker is still on, only one of them calls the model.
     now = timezone.now()
     claimed = (
-        Memory.objects.filter(pk=memory.pk, status__in=[Memory.Status.PENDING, Memory.Status.FAILED])
+        # Only pending input: a failed memory is extracted again after retry_memory puts it back.
+        Memory.objects.filter(pk=memory.pk, status=Memory.Status.PENDING)
         .filter(Q(extracting_since__isnull=True) | Q(extracting_since__lt=now - STUCK_AFTER))
         .update(attempts=F("attempts") + 1, extracting_since=now, updated_at=now)
     )
@@ -286,7 +302,7 @@ def queue_extraction(memory: Memory) -> None:
 
 # A memory still pending this long after its last attempt lost its task (a crash between
 # saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
-STUCK_AFTER = timedelta(minutes=10)
+STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
 MAX_ATTEMPTS = 5
 
 
@@ -328,7 +344,9 @@ def retry_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory:
 def needs_model_memories(*, owner=None):
     """Memories the offline engine could only describe (images, audio, video, scans):
     worth extracting again once a multimodal provider is configured."""
-    memories = Memory.objects.filter(metadata__needs_model=True, provider__startswith="offline")
+    memories = Memory.objects.filter(metadata__needs_model=True).filter(
+        Q(provider__startswith="offline") | Q(status=Memory.Status.FAILED)
+    )
     return memories.filter(owner=owner) if owner is not None else memories
 
 

@@ -72,6 +72,10 @@ class Command(MemoryCommand):
                 metadata = item.get("metadata") or {}
                 if not isinstance(metadata, dict):
                     raise ValueError("metadata must be an object")
+            except RecursionError:
+                self.stderr.write(f"{path}:{number}: the JSON is nested too deeply")
+                yield None
+                continue
             except ValueError as exc:
                 self.stderr.write(f"{path}:{number}: {exc}")
                 yield None

@@ -28,7 +28,7 @@ class Command(BaseCommand):
                     # installations (or a test run beside a live one) would fight over it.
                     "--no-control-socket"],
             "tasks": [python, "manage.py", "qcluster"],
-            "inbox": [python, "manage.py", "watch_inbox"],
+            "inbox": [python, "manage.py", "watch_inbox", "--queue"],
         }
         self.stopping = False
         signal.signal(signal.SIGINT, self._stop)

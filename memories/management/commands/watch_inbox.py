@@ -17,6 +17,10 @@ class Command(MemoryCommand):
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="Scan once and exit.")
         parser.add_argument("--interval", type=float, default=5.0, help="Seconds between scans.")
+        parser.add_argument(
+            "--queue", action="store_true",
+            help="Hand extraction to the task cluster (as `serve` does) instead of extracting here.",
+        )
 
     def on_sigterm(self, *args):
         self.stopping = True
@@ -30,7 +34,10 @@ class Command(MemoryCommand):
         while not self.stopping:
             try:
                 # A one-off scan takes every file as it is; the loop waits for files to settle.
-                report = scan_inbox(settle_seconds=0 if options["once"] else SETTLE_SECONDS)
+                report = scan_inbox(
+                    settle_seconds=0 if options["once"] else SETTLE_SECONDS,
+                    extract="queue" if options["queue"] else "inline",
+                )
             except Exception:  # a bad pass must not stop an always-on watcher
                 log.exception("inbox scan failed; trying again next pass")
                 report = None
