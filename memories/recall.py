@@ -32,6 +32,14 @@ from .models import Consolidation, Memory, MemoryLink
 from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
 
 RECENT_CONSOLIDATIONS = 10
+# Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
+# original's (the newest k) by pacing: its first FULL_TEXT_RANKS memories are shown whole,
+# and below them a memory whose text is longer than BRIEF_CHARS is shown by its summary
+# whenever showing it whole would lift the running cost above the owner's typical memory
+# (measured on the newest ones, the memories the original design reads).
+FULL_TEXT_RANKS = 5
+BRIEF_CHARS = 100
+TYPICAL_SAMPLE = 50
 # Consolidations the hybrid strategy adds next to its memories.
 HYBRID_CONSOLIDATIONS = 5
 # Context the model reads at most; the original design had no limit (50 memories of up to
@@ -53,6 +61,8 @@ class RecallResult:
     consolidations: list[Consolidation]
     #: Why each consolidation was picked, by consolidation id.
     consolidation_reasons: dict[int, list[str]] = field(default_factory=dict)
+    #: Memories shown by their summary alone (see memory_note's `brief`).
+    brief_ids: frozenset[int] = frozenset()
 
     @property
     def memory_ids(self) -> list[int]:
@@ -60,7 +70,9 @@ class RecallResult:
 
     def to_context(self) -> AnswerContext:
         return AnswerContext(
-            memories=[memory_note(r.memory) for r in self.memories],
+            memories=[
+                memory_note(r.memory, brief=r.memory.pk in self.brief_ids) for r in self.memories
+            ],
             consolidations=[
                 InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(c.sources.values_list("pk", flat=True)))
                 for c in self.consolidations
@@ -72,12 +84,18 @@ class RecallResult:
         return estimate_tokens(self.to_context().render())
 
 
-def memory_note(memory: Memory, *, max_chars: int = 4000) -> MemoryNote:
+def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -> MemoryNote:
     """What the model reads of a memory. Nothing is said twice: an extractive summary
     (every sentence of it is in the text) is the text itself, and entities and topics the
-    text already shows in so many words are left out; they cost tokens and add nothing."""
+    text already shows in so many words are left out; they cost tokens and add nothing.
+    `brief`: a text longer than its summary is left out, the summary stands for it, and
+    so are the topics (key words of that text); for the lower ranks of a context, which
+    the model reads for leads, not for detail."""
     text = memory.raw_text[:max_chars]
     summary = memory.summary
+    if brief and summary.strip() and len(text) > BRIEF_CHARS and len(summary) < len(text):
+        text = ""
+    topics = () if brief else memory.topics
     if text and summary_in_text(summary, memory.raw_text) and len(text) == len(memory.raw_text):
         summary = text  # AnswerContext.render prints a text equal to its summary once
     shown = f" {_lower_words(summary if summary == text else f'{summary} {text}')} "
@@ -87,7 +105,7 @@ def memory_note(memory: Memory, *, max_chars: int = 4000) -> MemoryNote:
         text=text,
         source=memory.source,
         entities=tuple(e for e in map(str, memory.entities) if f" {_plain(e)} " not in shown),
-        topics=tuple(t for t in map(str, memory.topics) if f" {_plain(t)} " not in shown),
+        topics=tuple(t for t in map(str, topics) if f" {_plain(t)} " not in shown),
         importance=memory.importance,
         occurred_at=memory.occurred_at,
     )
@@ -297,9 +315,6 @@ W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
 SEEDS = 25  # hits whose neighbours and links are brought in
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
-PRF_DOCS = 8  # best hits read for pseudo-relevance feedback
-PRF_WORDS = 8  # words they add to the question
-W_PRF = 0.3  # share of relevance the expanded question decides
 # A month named without a year ("in May") means that month in any of the last few years.
 MONTH_YEARS_BACK = 10
 
@@ -516,14 +531,6 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     hits = search.lexical_search(owner=owner, query=q_words, limit=pool)
     top = max((h.score for h in hits), default=0.0)
     relevance = {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
-    expansion = _feedback_words(owner, hits[:PRF_DOCS], q_stems)
-    if expansion:
-        # Pseudo-relevance feedback: the words the best hits share beyond the question's
-        # find the memories that say the same thing differently.
-        more = search.lexical_search(owner=owner, query=q_words + expansion, limit=pool)
-        top2 = max((h.score for h in more), default=0.0)
-        for h in more:
-            relevance[h.memory_id] = (1 - W_PRF) * relevance.get(h.memory_id, 0.0) + W_PRF * (h.score / top2 if top2 > 0 else 0.0)
     ids = set(relevance)
     if spans:
         ids.update(_date_pool(owner, spans, k, today))
@@ -574,7 +581,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         candidates[pk].reasons.append(reason)
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
-    chosen = _within_budget(ranked, k)
+    chosen, brief = _within_budget(owner, ranked, k)
     matcher = _word_matcher(q_words)
     recalled = []
     for c, memory in chosen:
@@ -591,35 +598,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
             reasons.append("recent")
         recalled.append(Recalled(memory, score=round(c.score, 4), reasons=reasons))
     consolidations, why = _consolidations(owner, recalled, q_words)
-    return RecallResult(strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why)
-
-
-def _feedback_words(owner, hits, q_stems: set[str]) -> list[str]:
-    if len(hits) < 2 or not PRF_WORDS:
-        return []
-    ids = [h.memory_id for h in hits]
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, raw_text FROM {_MEMORY_TABLE} WHERE id IN ({_in(ids)})", ids)
-        texts = dict(cursor.fetchall())
-    weight: dict[str, float] = defaultdict(float)
-    seen_in: dict[str, int] = defaultdict(int)
-    form: dict[str, str] = {}
-    top = hits[0].score or 1.0
-    for h in hits:
-        doc = [w for w in words(texts.get(h.memory_id) or "") if w not in STOPWORDS and len(w) > 2 and not w.isdigit()]
-        if not doc:
-            continue
-        counts: dict[str, int] = defaultdict(int)
-        for w in doc:
-            st = cached_stem(w)
-            counts[st] += 1
-            form.setdefault(st, w)
-        for st, n in counts.items():
-            weight[st] += (h.score / top) * n / len(doc)
-            seen_in[st] += 1
-    # Only words more than one good hit uses: one memory's quirks are not the topic.
-    ranked = sorted((st for st in weight if st not in q_stems and seen_in[st] >= 2), key=lambda st: -weight[st])
-    return [search.query_words(form[st])[0] for st in ranked[:PRF_WORDS] if search.query_words(form[st])]
+    return RecallResult(
+        strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
+    )
 
 
 def _date_phrases(question: str) -> list[str]:
@@ -648,25 +629,60 @@ def max_context_tokens() -> int:
     return int(getattr(settings, "MEMORY_RECALL_MAX_TOKENS", DEFAULT_MAX_CONTEXT_TOKENS))
 
 
-def _within_budget(ranked: list[_Candidate], k: int) -> list[tuple[_Candidate, Memory]]:
-    """The best k that fit the token budget. A memory too long for what is left is
-    skipped, not truncated: shorter ones below it may still fit."""
+def _within_budget(owner, ranked: list[_Candidate], k: int) -> tuple[list[tuple[_Candidate, Memory]], frozenset[int]]:
+    """The best k that fit the token budget, and which of them are shown brief (see
+    FULL_TEXT_RANKS). A memory too long for what is left is skipped, not truncated:
+    shorter ones below it may still fit."""
     budget = max_context_tokens()
     head = ranked[: k + 10]
-    memories = Memory.objects.in_bulk([c.id for c in head])
-    chosen, used = [], 0
-    for c in head:
+    # The first k are nearly always the ones shown; the spares only when one was too long.
+    memories = Memory.objects.in_bulk([c.id for c in head[:k]])
+    typical = _typical_cost(owner)
+    chosen, brief, used = [], set(), 0
+    for i, c in enumerate(head):
+        if i == k:
+            memories.update(Memory.objects.in_bulk([c.id for c in head[k:]]))
         memory = memories.get(c.id)
         if memory is None:
             continue
-        cost = estimate_tokens(AnswerContext(memories=[memory_note(memory)]).render())
+        cost = _cost(memory, brief=False)
+        if len(chosen) >= FULL_TEXT_RANKS and used + cost > (len(chosen) + 1) * typical:
+            short = _cost(memory, brief=True)
+            if short < cost:
+                cost = short
+                brief.add(memory.pk)
         if used + cost > budget and chosen:
+            brief.discard(memory.pk)
             continue
         chosen.append((c, memory))
         used += cost
         if len(chosen) == k:
             break
-    return chosen
+    return chosen, frozenset(brief)
+
+
+def _cost(memory: Memory, *, brief: bool) -> int:
+    return estimate_tokens(AnswerContext(memories=[memory_note(memory, brief=brief)]).render())
+
+
+def _typical_cost(owner) -> float:
+    """Mean context cost of the owner's newest memories. Remembered per owner until a
+    newer memory arrives: the newest one's id is one indexed lookup, the costs are not."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, updated_at FROM {_MEMORY_TABLE} WHERE {_READABLE_SQL} ORDER BY created_at DESC, id DESC LIMIT 1", [owner.pk]
+        )
+        key = (owner.pk, *(cursor.fetchone() or (None, None)))
+    if key not in _TYPICAL:
+        rows = Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True).order_by("-created_at", "-id")
+        costs = [_cost(m, brief=False) for m in rows[:TYPICAL_SAMPLE]]
+        if len(_TYPICAL) > 1000:
+            _TYPICAL.clear()
+        _TYPICAL[key] = sum(costs) / len(costs) if costs else float(max_context_tokens())
+    return _TYPICAL[key]
+
+
+_TYPICAL: dict[tuple, float] = {}
 
 
 def _consolidations(owner, recalled: list[Recalled], q_words: list[str]) -> tuple[list[Consolidation], dict[int, list[str]]]:

@@ -4,9 +4,8 @@ SQLite: a contentless FTS5 table kept in step by triggers on memories_memory, so
 code path that writes a memory (ORM save, bulk_create, queryset update, delete, cascade,
 raw SQL) updates the index without the code having to remember to. Besides the text it
 indexes one `scope` token per memory, "u<owner id>", present only while recall may read
-the memory (ready, not deleted, superseded or a near-duplicate). A search is then a single
-FTS query, `scope:"u7" AND (words)`, ranked and limited inside FTS, instead of a join to
-memories_memory for every row that matches a word.
+the memory (ready, not deleted, superseded or a near-duplicate), so the index alone can
+say which of an owner's memories hold a word (see _fts5_search for when that is used).
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
 on every insert and update.
 
@@ -184,6 +183,7 @@ def rebuild(connection=None) -> None:
 
 
 _PLAIN = re.compile(r"[^a-z0-9]+")
+_SCOPE_LIKE = re.compile(r"u\d+")
 
 
 def query_words(text: str) -> list[str]:
@@ -204,7 +204,8 @@ def fts5_match(query: list[str], *, owner_id: int | None = None, conjunctive: bo
     # `query_words` leaves only [a-z0-9], so a quote can never end the string early.
     joined = (" AND " if conjunctive else " OR ").join(f'"{w}"' for w in query)
     if owner_id is None:
-        return joined
+        # A word shaped like a scope token must not match the scope column.
+        return f'{{{" ".join(TEXT_COLUMNS)}}} : ({joined})' if any(_SCOPE_LIKE.fullmatch(w) for w in query) else joined
     return f'scope : "u{int(owner_id)}" AND ({{{" ".join(TEXT_COLUMNS)}}} : ({joined}))'
 
 
@@ -244,47 +245,47 @@ _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in BM25_WEIGHTS)})"
 
 
 def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
-    """bm25 inside FTS5, owner and readability filtered by the scope token.
+    """bm25 inside FTS5 over the owner's readable memories.
 
-    bm25 costs a little for every row it ranks, so the cost is bounded twice over. The
-    words are planned first: the rarest words (they carry the weight in bm25 anyway) find
-    the candidates, as many as keep the match count near MAX_MATCHES; words commoner than
-    that (a close friend's name in a large store) are left to recall's entity and topic
-    match. When even the rarest word is everywhere, the memories holding the two rarest
-    together are ranked. And whatever the words, only the newest MAX_MATCHES matches are
-    ranked: an unselective question over a huge store favours recent memories rather
-    than taking longer."""
+    bm25 costs a little for every row it ranks and, for its IDF, for every row that holds
+    each searched word; so the words are planned first. The rarest words (they carry the
+    weight in bm25 anyway) find and rank the candidates, as many as keep the matches under
+    MAX_MATCHES; commoner words (a close friend's name in a large store) are left to
+    recall's entity and topic match. When even the rarest word is in more memories than
+    that, no word tells memories apart: the newest memories holding the two rarest words
+    (or failing that the rarest) are returned, unranked."""
     with connection.cursor() as cursor:
-        finding, conjunctive = query, False
-        if len(query) > 1:
-            counts = {w: _count(cursor, w, MAX_MATCHES + 1) for w in query}
-            ordered = sorted(query, key=lambda w: counts[w])
-            finding, total = [], 0
-            for w in ordered:
-                if finding and total + counts[w] > MAX_MATCHES:
-                    break
-                finding.append(w)
-                total += counts[w]
-            if counts[ordered[0]] > MAX_MATCHES:
-                finding, conjunctive = ordered[:2], True
-        rows = _ranked(cursor, fts5_match(finding, owner_id=owner_id, conjunctive=conjunctive), limit)
-        if conjunctive and len(rows) < limit:
-            # Too few hold both: the rarest word alone, after them.
-            seen = {pk for pk, _ in rows}
-            floor = max((rank for _, rank in rows), default=0.0)
-            more = _ranked(cursor, fts5_match(finding[:1], owner_id=owner_id), limit)
-            rows += [(pk, max(rank, floor)) for pk, rank in more if pk not in seen][: limit - len(rows)]
-    # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
-    return [Hit(memory_id=pk, score=-float(rank)) for pk, rank in rows]
+        counts = {w: _count(cursor, w, MAX_MATCHES + 1) for w in query}
+        ordered = sorted(query, key=lambda w: counts[w])
+        if counts[ordered[0]] > MAX_MATCHES:
+            return _newest_matches(cursor, owner_id, ordered, limit)
+        finding, total = [], 0
+        for w in ordered:
+            if finding and total + counts[w] > MAX_MATCHES:
+                break
+            finding.append(w)
+            total += counts[w]
+        # The owner's rows are picked by a join, not by the scope token: bm25 would
+        # otherwise read the owner's whole posting list for its IDF on every search.
+        cursor.execute(
+            f"SELECT m.id, {_BM25} AS r FROM {FTS_TABLE} JOIN memories_memory m ON m.id = {FTS_TABLE}.rowid "
+            f"WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s AND m.status = 'ready' AND m.deleted_at IS NULL "
+            "AND m.superseded_by_id IS NULL AND m.duplicate_of_id IS NULL ORDER BY r, m.id DESC LIMIT %s",
+            [fts5_match(finding), owner_id, limit],
+        )
+        # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
+        return [Hit(memory_id=pk, score=-float(rank)) for pk, rank in cursor.fetchall()]
 
 
-def _ranked(cursor, match: str, limit: int) -> list[tuple[int, float]]:
-    cursor.execute(
-        f"SELECT id, r FROM (SELECT rowid AS id, {_BM25} AS r FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
-        "ORDER BY rowid DESC LIMIT %s) ORDER BY r, id DESC LIMIT %s",
-        [match, MAX_MATCHES, limit],
-    )
-    return cursor.fetchall()
+def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
+    sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
+    cursor.execute(sql, [fts5_match(ordered[:2], owner_id=owner_id, conjunctive=True), limit])
+    ids = [row[0] for row in cursor.fetchall()]
+    if len(ids) < limit and len(ordered) > 1:
+        cursor.execute(sql, [fts5_match(ordered[:1], owner_id=owner_id), limit])
+        ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
+    # Equal relevance, a hair less for each older one: recall's other signals decide.
+    return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
 
 
 def _count(cursor, word: str, cap: int) -> int:

@@ -1,7 +1,12 @@
 #!/usr/bin/env python
 """Recall latency and bulk-ingest throughput at 1k, 10k and 100k memories.
 
-    .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50]
+    .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50] [--vocab zipf|tiny]
+
+--vocab zipf (the default) writes memories the way people do: a few thousand words drawn
+with Zipf's law, sixty people, a dozen projects, and dates in the text. --vocab tiny is the
+worst case: eight people, eight projects and 25 topic words, so every question word is in
+about a tenth of all memories and every search is unselective.
 
 Runs on a fresh SQLite database in a throwaway data dir (deleted afterwards). With
 --database-url it uses DATABASE_URL instead, in a throwaway user that is deleted at the end.
@@ -11,6 +16,7 @@ Prints numbers; it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import shutil
@@ -34,6 +40,46 @@ FILLER = (
     "today we talked about how the week went and what comes next; nothing was decided yet but everyone "
     "agreed to look again soon and keep notes in the shared folder"
 ).split()
+
+
+SYLLABLES = "ka lo mi ne ru sa te vi do pa ri su go be na to le zu fi mo ha ye ko di".split()
+# A few thousand made-up words, ranked: word r is drawn with probability ~ 1/r (Zipf).
+VOCAB = sorted({a + b + c for a in SYLLABLES for b in SYLLABLES for c in ("", "n", "r", "s", "l")})[:3000]
+random.Random(3).shuffle(VOCAB)
+ZIPF = list(itertools.accumulate(1 / (r + 1) for r in range(len(VOCAB))))
+FIRST = "Sarah Tom Priya Lena Marco Aiko Ben Nadia Omar Julia Ravi Elena Kofi Mei Lucas Zara Ivan Chloe Diego Hana".split()
+LAST = "Chen Okafor Nair Vogel Rossi Tanaka".split()
+NAMES = [f"{first} {last}" for first, last in zip(FIRST * 3, LAST * 10)][:60]
+MANY_PROJECTS = PROJECTS + "Cobalt|Willow|Ember|Sable".split("|")
+
+
+def zipf_words(rng: random.Random, n: int) -> list[str]:
+    return rng.choices(VOCAB, cum_weights=ZIPF, k=n)
+
+
+def realistic(rng: random.Random, i: int, start: datetime) -> dict:
+    when = start + timedelta(hours=i)
+    person = rng.choice(NAMES)
+    text = f"{person}: " + " ".join(zipf_words(rng, rng.randint(10, 40)))
+    if rng.random() < 0.3:
+        text += f" about {rng.choice(MANY_PROJECTS)}"
+    if rng.random() < 0.2:
+        text += f" on {when:%-d %B %Y}"
+    return {"text": text + ".", "source": f"bench-{i // 20}:{i % 20}", "occurred_at": when}
+
+
+def realistic_question(rng: random.Random) -> str:
+    # Questions use the middle of the vocabulary: the words people ask about are neither
+    # "the" (stopwords, dropped anyway) nor hapaxes.
+    picked = [VOCAB[min(len(VOCAB) - 1, int(rng.paretovariate(0.6) * 20))] for _ in range(rng.randint(2, 4))]
+    kind = rng.random()
+    if kind < 0.4:
+        return f"What did {rng.choice(NAMES)} say about {' '.join(picked)}?"
+    if kind < 0.6:
+        return f"How is {' '.join(picked)} for {rng.choice(MANY_PROJECTS)} going in May 2024?"
+    if kind < 0.9:
+        return " ".join(picked)
+    return "What happened yesterday?"
 
 
 def synthetic(rng: random.Random, i: int, start: datetime) -> dict:
@@ -66,6 +112,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50, help="Questions timed per strategy and size.")
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
+    parser.add_argument("--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny).")
     parser.add_argument("--database-url", action="store_true", help="Use DATABASE_URL instead of a throwaway SQLite file.")
     args = parser.parse_args()
 
@@ -92,17 +139,18 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
         start = timezone.make_aware(datetime(2024, 1, 1))
-        print(f"database: {connection.vendor}; k={args.k}; {args.queries} questions per strategy and size")
+        make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
+        print(f"database: {connection.vendor}; vocabulary: {args.vocab}; k={args.k}; {args.queries} questions per strategy and size")
         print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{s + ' p50':>12} {s + ' p95':>12}" for s in strategies))
         have = 0
         for size in sorted(args.sizes):
-            items = [synthetic(rng, i, start) for i in range(have, size)]
+            items = [make(rng, i, start) for i in range(have, size)]
             began = time.perf_counter()
             for chunk in range(0, len(items), 5000):
                 bulk_remember(owner=owner, items=items[chunk : chunk + 5000])
             rate = len(items) / max(1e-9, time.perf_counter() - began)
             have = size
-            questions = [question(rng) for _ in range(args.queries)]
+            questions = [ask(rng) for _ in range(args.queries)]
             cells = []
             for strategy in strategies:
                 recall(owner=owner, question=questions[0], strategy=strategy, k=args.k)  # warm the caches

@@ -24,7 +24,22 @@ NOTES = [
 
 
 @pytest.fixture
-def fuzz_setup(user, memory_factory, settings):
+def keep_test_connection():
+    """Calls through the WSGI app fire request_started/finished, whose handler closes a
+    connection that is inside a transaction (the test's): on PostgreSQL that ends the
+    test's transaction mid-run. Django's own test client detaches it the same way."""
+    from django.core import signals
+    from django.db import close_old_connections
+
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def fuzz_setup(user, memory_factory, settings, keep_test_connection):
     """A user with a few consolidated memories, a token, and rate limits out of the way."""
     from memories.services import consolidate_owner
 

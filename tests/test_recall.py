@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from memories import search
 from memories.models import Consolidation, Memory, MemoryLink
-from memories.recall import date_spans, recall
+from memories.recall import FULL_TEXT_RANKS, date_spans, recall
 
 pytestmark = pytest.mark.django_db
 
@@ -202,3 +202,93 @@ def test_context_stays_within_the_token_budget(user, memory_factory, settings):
 def test_recall_rejects_an_unknown_strategy(user):
     with pytest.raises(ValueError, match="Unknown recall strategy"):
         recall(owner=user, question="x", strategy="psychic")
+
+
+def test_index_follows_what_recall_may_read(user, other_user, memory_factory):
+    """The index holds a memory for its owner only while it is ready and live: deleting,
+    superseding, marking a near-duplicate or moving it changes the index at once."""
+    memory = memory_factory("The zeppelin museum opens on Sundays.")
+    newer = memory_factory("Zeppelin museum: now also open on Mondays.")
+    assert index_ids(user, "zeppelin") == {memory.pk, newer.pk}
+
+    Memory.all_objects.filter(pk=memory.pk).update(deleted_at=timezone.now())
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    Memory.all_objects.filter(pk=memory.pk).update(deleted_at=None)
+    assert index_ids(user, "zeppelin") == {memory.pk, newer.pk}
+
+    Memory.all_objects.filter(pk=memory.pk).update(superseded_by=newer)
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    Memory.all_objects.filter(pk=memory.pk).update(superseded_by=None, duplicate_of=newer)
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    Memory.all_objects.filter(pk=memory.pk).update(duplicate_of=None, status=Memory.Status.FAILED)
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    Memory.all_objects.filter(pk=memory.pk).update(status=Memory.Status.READY, owner=other_user)
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    assert index_ids(other_user, "zeppelin") == {memory.pk}
+
+    # A rebuild computes the same from the table.
+    call_command("rebuild_index", stdout=open("/dev/null", "w"))
+    assert index_ids(user, "zeppelin") == {newer.pk}
+    assert index_ids(other_user, "zeppelin") == {memory.pk}
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 table exists on SQLite only")
+def test_install_replaces_an_index_of_the_old_layout(user, memory_factory):
+    memory = memory_factory("The zeppelin museum opens on Sundays.")
+    with connection.cursor() as cursor:
+        search.uninstall(connection)
+        # The first layout: external content, no scope column.
+        cursor.execute(
+            f"CREATE VIRTUAL TABLE {search.FTS_TABLE} USING fts5(raw_text, summary, entities, topics, source, "
+            "content='memories_memory', content_rowid='id')"
+        )
+    search.install(connection)
+    search.install(connection)  # idempotent
+    assert index_ids(user, "zeppelin") == {memory.pk}
+    later = memory_factory("A zeppelin flew over the fair.")
+    assert index_ids(user, "zeppelin") == {memory.pk, later.pk}
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="match planning is for FTS5")
+def test_words_too_common_to_rank_do_not_hide_the_rare_one(user, memory_factory, monkeypatch):
+    common = [memory_factory(f"Weekly report {i}: the team shipped the update.") for i in range(6)]
+    rare = memory_factory("Weekly report: the quokka enclosure needs a new gate.")
+    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+    # "report" is in every memory, over the limit: "quokka" alone finds the candidates.
+    assert [h.memory_id for h in search.lexical_search(owner=user, query=["report", "quokka"], limit=10)] == [rare.pk]
+    # Every word is common: the memories with both rarest words are ranked.
+    both = {h.memory_id for h in search.lexical_search(owner=user, query=["report", "team", "shipped"], limit=3)}
+    assert both <= {m.pk for m in common} and len(both) == 3
+    assert hybrid(user, "quokka report").memory_ids[0] == rare.pk
+
+
+def test_context_says_nothing_twice(user, memory_factory):
+    memory = memory_factory("Caroline: I went to the LGBTQ support group yesterday. It was so powerful and moving.")
+    Memory.objects.filter(pk=memory.pk).update(summary="Caroline: I went to the LGBTQ support group yesterday.", entities=["Caroline", "Dr. Who"], topics=["support", "bakery"])
+    result = hybrid(user, "support group")
+    text = result.to_context().render()
+    # The extractive summary is in the text: printed once; entities and topics the text
+    # already says are left out, the others stay.
+    assert text.count("I went to the LGBTQ support group yesterday.") == 1
+    assert "Entities: Dr. Who" in text and "Topics: bakery" in text
+
+
+def test_relevant_long_memories_cost_no_more_than_the_newest(user, memory_factory):
+    """Below its first ranks, hybrid shows a long memory by its summary whenever showing it
+    whole would make the context dearer than the owner's typical (newest) memories."""
+    topics = "budget venue catering permits staffing press tickets weather parking insurance security music".split()
+    made = [
+        memory_factory(" ".join(f"Falcon launch {topic} item {j}: {topic} number {j * 7 + i} is settled." for j in range(8)))
+        for i, topic in enumerate(topics)
+    ]
+    fillers(memory_factory, 12)
+    result = hybrid(user, "falcon launch", k=12)
+    assert {r.memory.pk for r in result.memories} == {m.pk for m in made}
+    notes = result.to_context().memories
+    assert all(n.text for n in notes[:FULL_TEXT_RANKS])
+    assert all(not n.text and n.summary for n in notes[FULL_TEXT_RANKS:])
+    # Most of the long texts are left out of the context.
+    whole = sum(len(r.memory.raw_text) for r in result.memories)
+    assert result.context_tokens < whole // 4
+    # recent shows every memory whole, as the original design did.
+    assert all(n.text for n in recall(owner=user, question="x", strategy="recent", k=12).to_context().memories)
