@@ -17,9 +17,9 @@ from __future__ import annotations
 import calendar
 import re
 from collections import defaultdict
-from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 
 from django.conf import settings
 from django.db import connection

@@ -22,7 +22,14 @@ from django_htmx.http import reswap, retarget, trigger_client_event
 from . import services
 from .extract import SUPPORTED_TYPES
 from .forms import (
-    SAMPLE_INPUTS, SAMPLE_QUESTIONS, ClearForm, FirstOwnerForm, MemoryEditForm, MemoryFilterForm, PurgeForm, QuestionForm,
+    SAMPLE_INPUTS,
+    SAMPLE_QUESTIONS,
+    ClearForm,
+    FirstOwnerForm,
+    MemoryEditForm,
+    MemoryFilterForm,
+    PurgeForm,
+    QuestionForm,
     TextIngestForm,
 )
 from .llm import ProviderError
@@ -31,8 +38,8 @@ from .schedule import next_consolidation_run
 from .services import browse
 from .services.consolidate import unconsolidated
 from .services.history import Actor
-from .templatetags.memories_ui import status_context
 from .services.setup import SetupError, create_first_owner, needs_first_user, user_for_sign_in_token
+from .templatetags.memories_ui import status_context
 
 log = logging.getLogger(__name__)
 

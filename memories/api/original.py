@@ -23,9 +23,9 @@ from ..services import (
     queue_extraction,
 )
 from ..services.browse import search_memories
+from ..services.status import engine_status, space_counts
 from . import schemas as s
 from .common import actor, enforce_rate, insights, page, recalled, with_connections
-from ..services.status import engine_status, space_counts
 
 router = Router(tags=["original"])
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
-from django.utils import timezone
 from django.conf import settings
+from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
 from .base import AnswerContext, Connection, ConsolidationResult, Extraction, MemoryNote, ProviderError

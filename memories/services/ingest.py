@@ -14,10 +14,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-
-from django.db.models import F, Q
 
 from .. import extract, textutil
 from ..llm import ProviderError, circuit, get_provider, provider_name
@@ -28,10 +27,12 @@ from .history import SYSTEM, Actor, record, snapshot
 log = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS = 1_000_000
-
-
 # Share of word shingles two texts must have in common to count as near-duplicates.
 NEAR_DUPLICATE_JACCARD = 0.8
+# A memory still pending this long after its last attempt lost its task (a crash between
+# saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
+STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
+MAX_ATTEMPTS = 5
 
 
 class IngestError(ValueError):
@@ -298,12 +299,6 @@ def queue_extraction(memory: Memory) -> None:
     from django_q.tasks import async_task
 
     transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
-
-
-# A memory still pending this long after its last attempt lost its task (a crash between
-# saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
-STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
-MAX_ATTEMPTS = 5
 
 
 def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:

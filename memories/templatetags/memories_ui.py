@@ -14,8 +14,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from ..services.status import engine_status, space_counts
 from ..models import Memory
+from ..services.status import engine_status, space_counts
 
 register = template.Library()
 
