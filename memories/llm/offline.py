@@ -37,7 +37,7 @@ AMOUNT_RE = re.compile(
 EMAIL_RE = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
 # A run of capitalised words (allowing "of", "de", "&" inside): names, organisations, places, products.
 PROPER_RE = re.compile(
-    r"\b(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*)(?:\s+(?:(?:of|de|la|van|von|the|and|&)\s+)?(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*))*"
+    r"\b(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*)(?:\s+(?:(?:of|de|la|van|von|the|&)\s+){0,2}(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*))*"
 )
 NOT_ENTITIES = {w.capitalize() for w in textutil.STOPWORDS} | {
     "I", "OK", "Yes", "No", "Mr", "Mrs", "Ms", "Dr", "Also", "Then", "Today", "Tomorrow", "Yesterday",
@@ -65,7 +65,7 @@ def extract_entities(text: str, limit: int = 15) -> list[str]:
         words = phrase.split()
         while words and words[0] in NOT_ENTITIES:
             words = words[1:]
-        while words and words[-1].lower() in {"of", "de", "la", "van", "von", "the", "and", "&"}:
+        while words and words[-1].lower() in {"of", "de", "la", "van", "von", "the", "&"}:
             words = words[:-1]
         if not words:
             continue
