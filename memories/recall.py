@@ -120,12 +120,14 @@ def summary_in_text(summary: str, text: str) -> bool:
     return all(" ".join(s.rstrip("…").split()) in flat for s in sentences(summary))
 
 
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
 def _lower_words(text: str) -> str:
-    return " ".join(words(text))
+    return _NON_WORD.sub(" ", text.lower()).strip()
 
 
-def _plain(value: str) -> str:
-    return " ".join(value.lower().split())
+_plain = _lower_words
 
 
 def readable_memories(owner):

@@ -256,6 +256,13 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
     (or failing that the rarest) are returned, unranked."""
     with connection.cursor() as cursor:
         counts = {w: _count(cursor, w, MAX_MATCHES + 1) for w in query}
+        # Counted over everyone's memories first (cheaper); a word common in the store is
+        # counted again within the owner's, so another owner's habits do not decide this,
+        # rarest first and only until one is common for the owner too.
+        for w in sorted((w for w in query if counts[w] > MAX_MATCHES), key=lambda w: counts[w]):
+            counts[w] = _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id)
+            if counts[w] > MAX_MATCHES:
+                break
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
             return _newest_matches(cursor, owner_id, ordered, limit)
@@ -288,12 +295,12 @@ def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> li
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
 
 
-def _count(cursor, word: str, cap: int) -> int:
-    """How many memories (of anyone: an estimate that costs less than the owner's exact
-    count) hold the word, counting no further than `cap`."""
+def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
+    """How many memories (anyone's, or the owner's readable ones) hold the word, counting
+    no further than `cap`."""
     cursor.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
-        [fts5_match([word]), cap],
+        [fts5_match([word], owner_id=owner_id), cap],
     )
     return cursor.fetchone()[0]
 

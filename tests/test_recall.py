@@ -292,3 +292,16 @@ def test_relevant_long_memories_cost_no_more_than_the_newest(user, memory_factor
     assert result.context_tokens < whole // 4
     # recent shows every memory whole, as the original design did.
     assert all(n.text for n in recall(owner=user, question="x", strategy="recent", k=12).to_context().memories)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="match planning is for FTS5")
+def test_another_owners_common_words_do_not_change_my_ranking(user, other_user, memory_factory, monkeypatch):
+    for i in range(6):
+        memory_factory(f"Report {i} on the falcon budget.", owner=other_user)
+    strong = memory_factory("Falcon budget: the falcon budget review of the falcon budget.")
+    weak = memory_factory("Falcon note; budget later; first the long drive to the coast with friends this weekend.")
+    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+    # Both words are in 8 memories of the store but only 2 of mine: still ranked by bm25
+    # (unranked, the newer one would come first).
+    hits = search.lexical_search(owner=user, query=["falcon", "budget"], limit=10)
+    assert [h.memory_id for h in hits] == [strong.pk, weak.pk]
