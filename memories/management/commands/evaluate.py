@@ -178,8 +178,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="A LoCoMo-format JSON file (e.g. ../shared/data/locomo-dev.json).")
-        parser.add_argument("--strategy", nargs="+", choices=sorted(STRATEGIES), help="Strategies to compare (default: all).")
-        parser.add_argument("--k", nargs="+", type=int, help="Context sizes (default: 5 10 25 50).")
+        parser.add_argument("--strategy", nargs="+", action="extend", choices=sorted(STRATEGIES), help="Strategies to compare (default: all).")
+        parser.add_argument("--k", nargs="+", action="extend", type=int, help="Context sizes (default: 5 10 25 50).")
         parser.add_argument("--limit-conversations", type=int, help="Only the first N conversations.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object.")
 
