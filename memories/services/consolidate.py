@@ -34,6 +34,9 @@ class ConsolidationOutcome:
 
 
 def note_for(memory: Memory) -> MemoryNote:
+    """The whole memory for the consolidator. Unlike the answer context (recall.memory_note,
+    which drops what the text already says to save tokens), every entity and topic stays:
+    connections are found by comparing them."""
     return MemoryNote(
         id=memory.pk,
         summary=memory.summary,
