@@ -1,5 +1,5 @@
-"""Fixed-window rate limits kept in Django's cache (Redis when REDIS_URL is set, so every
-web worker counts against the same window; process-local memory otherwise).
+"""Fixed-window rate limits kept in Django's cache, which every web worker shares: Redis
+when REDIS_URL is set, files in the data dir otherwise.
 
 A rate is "N/unit" with unit s, m, h or d ("60/m"); an empty rate or "0" turns the limit off.
 """
@@ -50,8 +50,9 @@ def hit(scope: str, ident: str, *, rate: str | None = None, now: float | None = 
     now = time.time() if now is None else now
     window = int(now // period)
     key = f"ratelimit:{scope}:{ident}:{period}:{window}"
-    # add() then incr(): both are atomic in Redis and in the local-memory cache, so two
-    # requests at once never both read the same count.
+    # add() then incr(): atomic in Redis, so two requests at once never read the same
+    # count. The file cache may let two simultaneous requests share one count: an error
+    # of one request in a window, which a rate limit can live with.
     cache.add(key, 0, timeout=period + 1)
     try:
         count = cache.incr(key)
