@@ -231,7 +231,7 @@ def memory_card(request, memory_id: int):
 def memory_retry(request, memory_id: int):
     _owned_memory(request, memory_id)
     try:
-        memory = services.retry_memory(owner=request.user, memory_id=memory_id)
+        memory = services.retry_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
     except services.IngestError as exc:
         return _error(request, str(exc))
     services.queue_extraction(memory)
