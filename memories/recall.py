@@ -314,6 +314,7 @@ W_RECENT = 0.05
 RECENT_HALF_LIFE_DAYS = 365
 W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)
 W_LINK = 0.4  # share of a hit's score a memory linked to it gets
+W_AFTER = 1.5  # a turn after a hit (its reply) gets this much of W_NEIGHBOUR, one before it 2 - W_AFTER
 NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
 SEEDS = 25  # hits whose neighbours and links are brought in
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
@@ -466,7 +467,8 @@ def _base_score(c: _Candidate, *, q_stems: set[str], spans: list[DateSpan], now:
 
 
 def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int]]]:
-    """For each seed, the (memory id, steps away) of the memories around it in its source."""
+    """For each seed, the (memory id, steps away: negative before it, positive after) of the
+    memories around it in its source."""
     if not seeds:
         return {}
     # Turns ingested together have consecutive ids; a small id window around each seed
@@ -494,7 +496,7 @@ def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int
         if seed.id not in same:
             continue
         at = same.index(seed.id)
-        out[seed.id] = [(same[j], abs(j - at)) for j in range(max(0, at - width), min(len(same), at + width + 1)) if j != at]
+        out[seed.id] = [(same[j], j - at) for j in range(max(0, at - width), min(len(same), at + width + 1)) if j != at]
     return out
 
 
@@ -574,7 +576,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     for seed in seeds:
         for pk, steps in around.get(seed.id, []):
             where = "same conversation as" if source_group(seed.source)[1] else "stored next to"
-            lend(seed, pk, W_NEIGHBOUR * 0.5 ** (steps - 1), f"{where} #{seed.id}")
+            # What follows a hit is more often its answer than what precedes it.
+            share = W_NEIGHBOUR * 0.5 ** (abs(steps) - 1) * (W_AFTER if steps > 0 else 2 - W_AFTER)
+            lend(seed, pk, share, f"{where} #{seed.id}")
     by_id = {s.id: s for s in seeds}
     for a, b, relationship in links:
         lend(by_id[a], b, W_LINK, f"linked to #{a}: {relationship}"[:120])
