@@ -565,11 +565,10 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     def lend(seed: _Candidate, pk: int, share: float, reason: str) -> None:
         if pk not in candidates:
             return
-        amount = share * seed.base
+        # Company never outranks the hit it came with: support lifts a memory at most to
+        # just below the seed, and adds nothing to one that already ranks above it.
         own = candidates[pk].base
-        if own < seed.base:
-            # Company never outranks the hit it came with.
-            amount = min(amount, (seed.base - own) * 0.99)
+        amount = min(share * seed.base, max(0.0, seed.base - own) * 0.99)
         if amount > support.get(pk, (0.0, ""))[0]:
             support[pk] = (amount, reason)
 

@@ -147,12 +147,13 @@ def test_the_turns_around_a_hit_come_along(user, memory_factory):
 def test_the_reply_after_a_hit_ranks_above_the_turn_before_it(user, memory_factory):
     turns = [
         "Jon: The weather was rough all week.",
-        "Gina: Did you get promoted at the bank in the end?",
+        "Gina: Did you get the promotion at the bank in the end?",
         "Jon: Yes! Assistant manager now, hard work paid off.",
     ]
     before, hit, reply = [memory_factory(text, source=f"conv-2:D4:{i}") for i, text in enumerate(turns, 1)]
     fillers(memory_factory, 5)
-    ids = hybrid(user, "Did Jon get promoted?", k=3).memory_ids
+    # Both other turns match "Jon" alike; only the reply follows the hit.
+    ids = hybrid(user, "Did Jon get the promotion at the bank?", k=3).memory_ids
     assert ids[0] == hit.pk
     assert ids.index(reply.pk) < ids.index(before.pk)
 
