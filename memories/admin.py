@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -53,23 +53,35 @@ ConsolidatedFilter = null_filter("consolidated_at", "consolidated", "Yes", "Not 
 DuplicateFilter = null_filter("duplicate_of", "near-duplicate", "Near-duplicate of another", "Not a duplicate")
 
 
-class StateFilter(admin.SimpleListFilter):
-    """Live, deleted or superseded: the admin sees every memory, not only the live ones."""
+def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.SimpleListFilter]:
+    """A list filter whose options each stand for a condition: {value: (label, Q)}."""
 
-    title = "state"
-    parameter_name = "state"
+    class Filter(admin.SimpleListFilter):
+        parameter_name = "state"
 
-    def lookups(self, request, model_admin):
-        return [("live", "Live"), ("deleted", "Deleted"), ("superseded", "Superseded")]
+        def lookups(self, request, model_admin):
+            return [(value, label) for value, (label, _) in choices.items()]
 
-    def queryset(self, request, queryset):
-        if self.value() == "live":
-            return queryset.filter(deleted_at__isnull=True, superseded_by__isnull=True)
-        if self.value() == "deleted":
-            return queryset.filter(deleted_at__isnull=False)
-        if self.value() == "superseded":
-            return queryset.filter(superseded_by__isnull=False)
-        return queryset
+        def queryset(self, request, queryset):
+            if self.value() in choices:
+                return queryset.filter(choices[self.value()][1])
+            return queryset
+
+    Filter.title = title
+    return Filter
+
+
+# The admin sees every memory, not only the live ones.
+StateFilter = choice_filter("state", {
+    "live": ("Live", Q(deleted_at__isnull=True, superseded_by__isnull=True)),
+    "deleted": ("Deleted", Q(deleted_at__isnull=False)),
+    "superseded": ("Superseded", Q(superseded_by__isnull=False)),
+})
+InsightStateFilter = choice_filter("state", {
+    "current": ("Current", Q(stale_at__isnull=True, retired_at__isnull=True)),
+    "stale": ("Stale (a source left)", Q(stale_at__isnull=False, retired_at__isnull=True)),
+    "retired": ("Retired", Q(retired_at__isnull=False)),
+})
 
 
 class MemoryAdminForm(forms.ModelForm):
@@ -301,23 +313,6 @@ class MemoryAdmin(admin.ModelAdmin):
         for owner_id in owners:
             async_task("memories.tasks.consolidate_owner", owner_id, task_name=f"consolidate-{owner_id}")
         self.message_user(request, f"Queued consolidation for {len(owners)} owner(s).", messages.SUCCESS)
-
-
-class InsightStateFilter(admin.SimpleListFilter):
-    title = "state"
-    parameter_name = "state"
-
-    def lookups(self, request, model_admin):
-        return [("current", "Current"), ("stale", "Stale (a source left)"), ("retired", "Retired")]
-
-    def queryset(self, request, queryset):
-        if self.value() == "current":
-            return queryset.filter(stale_at__isnull=True, retired_at__isnull=True)
-        if self.value() == "stale":
-            return queryset.filter(stale_at__isnull=False, retired_at__isnull=True)
-        if self.value() == "retired":
-            return queryset.filter(retired_at__isnull=False)
-        return queryset
 
 
 @admin.register(Consolidation)
