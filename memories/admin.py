@@ -3,6 +3,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -307,12 +308,14 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Consolidate now for the owners of these memories")
     def consolidate_owners(self, request, queryset):
-        from django_q.tasks import async_task
-
-        owners = sorted(set(queryset.values_list("owner_id", flat=True)))
-        for owner_id in owners:
-            async_task("memories.tasks.consolidate_owner", owner_id, task_name=f"consolidate-{owner_id}")
-        self.message_user(request, f"Queued consolidation for {len(owners)} owner(s).", messages.SUCCESS)
+        owners = get_user_model().objects.filter(pk__in=queryset.values("owner_id"))
+        queued = sum(services.queue_consolidation(owner=owner) for owner in owners)
+        busy = len(owners) - queued
+        self.message_user(
+            request,
+            f"Queued consolidation for {queued} owner(s)." + (f" {busy} already had one running." if busy else ""),
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Consolidation)

@@ -616,12 +616,9 @@ def consolidations(request):
 @login_required
 @require_POST
 def consolidate_now(request):
-    from django_q.tasks import async_task
-
-    if ConsolidationRun.objects.filter(owner=request.user, finished_at__isnull=True).exists():
-        return _error(request, "A consolidation is already running; its result will appear here.", status=409)
     request.session[REQUEST_KEY] = timezone.now().isoformat()
-    async_task("memories.tasks.consolidate_owner", request.user.pk, task_name=f"consolidate-{request.user.pk}")
+    if not services.queue_consolidation(owner=request.user):
+        return _error(request, "A consolidation is already running; its result will appear here.", status=409)
     if not request.htmx:
         messages.success(request, "Consolidation queued.")
         return redirect("memories:consolidations")

@@ -145,6 +145,17 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
         record(consolidation, Event.Action.REDERIVED, actor, before=before, after=consolidation_snapshot(consolidation))
 
 
+def queue_consolidation(*, owner) -> bool:
+    """Consolidate the owner's backlog in a django-q2 worker (the "consolidate now" button).
+    False when a run of theirs is already going: its result is what they are waiting for."""
+    from django_q.tasks import async_task
+
+    if ConsolidationRun.objects.filter(owner=owner, finished_at__isnull=True).exists():
+        return False
+    async_task("memories.tasks.consolidate_owner", owner.pk, task_name=f"consolidate-{owner.pk}")
+    return True
+
+
 def consolidate_all(*, actor: Actor = SYSTEM) -> list[ConsolidationOutcome]:
     """The scheduled job: every owner with memories waiting or insights to repair."""
     User = get_user_model()
