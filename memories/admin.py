@@ -85,6 +85,19 @@ InsightStateFilter = choice_filter("state", {
 })
 
 
+class RecordAdmin(admin.ModelAdmin):
+    """Rows that are the record itself (history, tombstones): shown, never edited here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class MemoryAdminForm(forms.ModelForm):
     """Only the correctable fields are editable; the checks mirror `update_memory`, which
     saves them (and records the edit), so a bad value is a form error, not a crash."""
@@ -449,7 +462,7 @@ class ActorKindFilter(admin.SimpleListFilter):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(RecordAdmin):
     """The audit trail, read-only: nobody edits history, not even staff."""
 
     list_display = ["created_at", "subject", "action", "actor", "owner", "changes_short"]
@@ -481,18 +494,9 @@ class EventAdmin(admin.ModelAdmin):
     def changes_short(self, obj):
         return short(_changes(obj), 120)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(RejectedContent)
-class RejectedContentAdmin(admin.ModelAdmin):
+class RejectedContentAdmin(RecordAdmin):
     """Tombstones, read-only: lifting one is a restore, done on the memory (it is recorded)."""
 
     list_display = ["content_hash_short", "owner", "memory", "reason", "rejected_at"]
@@ -517,12 +521,3 @@ class RejectedContentAdmin(admin.ModelAdmin):
         if not obj.memory_exists:
             return f"Memory {obj.memory_ref} (purged)"
         return format_html('<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
