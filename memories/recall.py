@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from . import search
 from .llm.base import AnswerContext, InsightNote, MemoryNote
+from .llm.offline import NOT_ENTITIES
 from .models import Consolidation, Memory, MemoryLink
 from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
 
@@ -309,6 +310,7 @@ W_DATE_NEAR = 0.15  # ... or within DATE_SLACK_DAYS of it
 DATE_SLACK_DAYS = 7
 W_ENTITY = 0.08  # per question word that is one of the memory's entities or topics
 MAX_ENTITY_BONUS = 0.2
+W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
 RECENT_HALF_LIFE_DAYS = 365
@@ -317,6 +319,9 @@ W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 W_AFTER = 1.5  # a turn after a hit (its reply) gets this much of W_NEIGHBOUR, one before it 2 - W_AFTER
 NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
 SEEDS = 25  # hits whose neighbours and links are brought in
+FEEDBACK_DOCS = 10  # best matches whose key words (topics) are searched for again (0: off)
+FEEDBACK_TERMS = 5  # ... that many of them, those of the best-scored matches first
+W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
 # A month named without a year ("in May") means that month in any of the last few years.
 MONTH_YEARS_BACK = 10
@@ -344,7 +349,11 @@ class _Candidate:
     importance: float
     occurred_at: datetime
     keys: frozenset[str]  # stems of the memory's entities and topics
+    topic_words: tuple[str, ...]  # the topic words as written (what feedback searches for)
+    speaker: str = ""  # stem of the name a "Name: ..." text opens with
     relevance: float = 0.0
+    via_feedback: bool = False  # found by feedback words, not by the question's own
+    date_reason: str = ""
     base: float = 0.0
     bonus: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -380,13 +389,31 @@ def _keys_of(joined: str) -> frozenset[str]:
     return frozenset(cached_stem(t) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
 
 
-def _keys(entities, topics) -> frozenset[str]:
+@lru_cache(maxsize=100_000)
+def _words_of(joined: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(search.query_words(joined)))
+
+
+def _json_words(value) -> str:
     # Raw SQL hands JSON over as text on SQLite and as lists on PostgreSQL; the words
     # are what count, so either form will do.
-    def text(value) -> str:
-        return value if isinstance(value, str) else " ".join(map(str, value or []))
+    return value if isinstance(value, str) else " ".join(map(str, value or []))
 
-    return _keys_of(f"{text(entities)} {text(topics)}")
+
+def _keys(entities, topics) -> frozenset[str]:
+    return _keys_of(f"{_json_words(entities)} {_json_words(topics)}")
+
+
+# A transcript line, "Ann: ..." or "Ann Lee: ...": its speaker. Labels ("Note: ...",
+# "Summary: ...") are not people.
+_SPEAKER = re.compile(r"\s*([A-Z][A-Za-z'’.-]*(?: [A-Z][A-Za-z'’.-]*){0,2})\s*:\s")
+
+
+@lru_cache(maxsize=100_000)
+def _speaker(head: str | None) -> str:
+    m = _SPEAKER.match(head or "")
+    first = m.group(1).split()[0] if m else ""
+    return cached_stem(first.lower()) if first and first not in NOT_ENTITIES else ""
 
 
 def _aware(value) -> datetime:
@@ -405,14 +432,14 @@ def _fetch(owner, ids) -> dict[int, _Candidate]:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, source, importance, occurred_at, entities, topics FROM {_MEMORY_TABLE} "
+            f"SELECT id, source, importance, occurred_at, entities, topics, substr(raw_text, 1, 40) FROM {_MEMORY_TABLE} "
             f"WHERE {_READABLE_SQL} AND id IN ({_in(ids)})",
             [owner.pk, *ids],
         )
         rows = cursor.fetchall()
     return {
-        pk: _Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), _keys(entities, topics))
-        for pk, source, importance, occurred_at, entities, topics in rows
+        pk: _Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), _keys(entities, topics), _words_of(_json_words(topics)), _speaker(head))
+        for pk, source, importance, occurred_at, entities, topics, head in rows
     }
 
 
@@ -453,10 +480,12 @@ def _base_score(c: _Candidate, *, q_stems: set[str], spans: list[DateSpan], now:
         near = inside or next((s for s in spans if s.contains(day, DATE_SLACK_DAYS)), None)
         if inside:
             score += W_DATE
-            c.reasons.append(f"occurred in {inside.label}" if inside.start != inside.end else f"occurred on {inside.label}")
+            c.date_reason = f"occurred in {inside.label}" if inside.start != inside.end else f"occurred on {inside.label}"
         elif near:
             score += W_DATE_NEAR
-            c.reasons.append(f"occurred near {near.label}")
+            c.date_reason = f"occurred near {near.label}"
+    if c.speaker and c.speaker in q_stems:
+        score += W_SPEAKER
     shared = q_stems & c.keys
     if shared:
         score += min(MAX_ENTITY_BONUS, W_ENTITY * len(shared))
@@ -532,9 +561,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     q_stems = {cached_stem(w) for w in q_words}
     pool = max(150, 4 * k)
 
-    hits = search.lexical_search(owner=owner, query=q_words, limit=pool)
-    top = max((h.score for h in hits), default=0.0)
-    relevance = {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
+    relevance = _relevance(owner, q_words, pool)
     ids = set(relevance)
     if spans:
         ids.update(_date_pool(owner, spans, k, today))
@@ -548,8 +575,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
         _base_score(c, q_stems=q_stems, spans=spans, now=now)
+    expansion = _feedback(owner, candidates, q_stems=q_stems, spans=spans, now=now, pool=pool) if relevance else []
     seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
-    seeds = [s for s in seeds if s.relevance > 0 or (spans and s.reasons)]
+    seeds = [s for s in seeds if s.relevance > 0 or s.date_reason]
 
     # The turns around a hit and the memories linked to it: what a question's words miss
     # (the reply to "what did you research?" rarely repeats "research").
@@ -587,14 +615,17 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     chosen, brief = _within_budget(owner, ranked, k)
-    matcher = _word_matcher(q_words)
+    matcher, feedback_matcher = _word_matcher(q_words), _word_matcher(expansion)
     recalled = []
     for c, memory in chosen:
         reasons = []
-        if c.relevance > 0:
+        if c.via_feedback:
+            shared = ", ".join(f"'{w}'" for w in _matched_words(memory, feedback_matcher))
+            reasons.append(f"shares {shared} with the best matches" if shared else "shares words with the best matches")
+        elif c.relevance > 0:
             matched = _matched_words(memory, matcher)
             reasons.append("matches " + ", ".join(f"'{w}'" for w in matched) if matched else "matches the question")
-        reasons.extend(r for r in c.reasons if r)
+        reasons.extend(r for r in (c.date_reason, *c.reasons) if r)
         if c.keys & q_stems:
             reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
         if memory.importance >= IMPORTANT:
@@ -606,6 +637,40 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     return RecallResult(
         strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
     )
+
+
+def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:
+    """Lexical relevance of the owner's best matches, scaled so the best is 1."""
+    hits = search.lexical_search(owner=owner, query=query, limit=pool)
+    top = max((h.score for h in hits), default=0.0)
+    return {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
+
+
+def _feedback(owner, candidates: dict[int, _Candidate], *, q_stems: set[str], spans, now, pool: int) -> list[str]:
+    """Pseudo-relevance feedback: the key words of the best matches stand for what the
+    question means but does not say ("exercises" finds "yoga" and "kickboxing" once the
+    best match mentions them). They are searched for in a second pass, whose finds join
+    as weaker matches; a memory the question's own words matched keeps its own score.
+    Returns the words searched for."""
+    if not FEEDBACK_DOCS:
+        return []
+    best = sorted((c for c in candidates.values() if c.relevance > 0), key=lambda c: -c.base)[:FEEDBACK_DOCS]
+    weight: dict[str, float] = defaultdict(float)
+    for c in best:
+        for w in c.topic_words:
+            if cached_stem(w) not in q_stems:
+                weight[w] += c.base
+    expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
+    if not expansion:
+        return []
+    more = _relevance(owner, expansion, pool)
+    candidates.update(_fetch(owner, more.keys() - candidates.keys()))
+    for pk, r in more.items():
+        c = candidates.get(pk)
+        if c is not None and c.relevance == 0:
+            c.relevance, c.via_feedback = W_FEEDBACK * r, True
+            _base_score(c, q_stems=q_stems, spans=spans, now=now)
+    return expansion
 
 
 def _date_phrases(question: str) -> list[str]:

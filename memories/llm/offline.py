@@ -43,6 +43,20 @@ NOT_ENTITIES = {w.capitalize() for w in textutil.STOPWORDS} | {
     "I", "OK", "Yes", "No", "Mr", "Mrs", "Ms", "Dr", "Also", "Then", "Today", "Tomorrow", "Yesterday",
     "Summary", "Notes", "Note", "Action", "Items", "Todo", "TODO", "Re", "Fwd",
 } | set(MONTHS.split("|"))
+# When something happened, said the way people say it ("last weekend", "two days ago").
+RELATIVE_TIME_RE = re.compile(
+    r"\b(?:yesterday|tonight|recently|tomorrow|(?:last|this|next|past)\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
+    re.I,
+)
+# Someone reporting what they did or have: "I joined", "we went", "my daughter".
+PERSONAL_EVENT_RE = re.compile(
+    r"\b(?:I|we)\s+(?:just\s+|finally\s+|recently\s+|also\s+|even\s+)?(?:[a-z]+ed|went|got|took|made|did|had|saw|bought|began|gave|held|"
+    r"ran|won|met|found|left|lost|built|wrote|sold|spent|brought|taught|read|drew|sang|flew|drove|rode|swam|caught|"
+    r"became|kept|felt|heard|told|paid|put|set|chose|fell|grew|threw|broke|ate)\b|\bmy\s+[a-z]+",
+    re.I,
+)
+W_HAPPENED = 0.1
 SIGNAL_WORDS = {
     "decid", "decision", "agree", "deadline", "due", "must", "urgent", "important", "critical", "priority",
     "remember", "never", "always", "goal", "launch", "plan", "commit", "promis", "risk", "problem", "fix",
@@ -86,18 +100,27 @@ def extract_entities(text: str, limit: int = 15) -> list[str]:
 
 
 def importance_of(text: str, entities: list[str]) -> float:
-    """0.3 to start; more for decisions and commitments, dates and amounts, named things
-    and substance; less for a fragment. Clamped to 0.05-0.95 so a person's rating can
-    always say "more" or "less" than the engine did."""
+    """0.3 to start; more for decisions and commitments, dates and amounts, named things,
+    something that happened (a first-person report, a time it happened) and substance;
+    less for a fragment or a text that only asks. Clamped to 0.05-0.95 so a person's
+    rating can always say "more" or "less" than the engine did."""
     stems = set(textutil.terms(text))
     score = 0.3
     if any(s.startswith(w) for s in stems for w in SIGNAL_WORDS):
         score += 0.15
     score += min(0.15, 0.05 * (len(DATE_RE.findall(text)) + len(AMOUNT_RE.findall(text))))
     score += min(0.15, 0.03 * len(entities))
+    if RELATIVE_TIME_RE.search(text):
+        score += W_HAPPENED
+    if PERSONAL_EVENT_RE.search(text):
+        score += W_HAPPENED
     if len(text) > 400:
         score += 0.1
+    elif len(text) > 200:
+        score += 0.05
     elif len(text) < 40:
+        score -= 0.1
+    if all(s.rstrip().endswith("?") for s in textutil.sentences(text)):
         score -= 0.1
     return round(min(0.95, max(0.05, score)), 2)
 
