@@ -321,6 +321,7 @@ NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plai
 SEEDS = 25  # hits whose neighbours and links are brought in
 FEEDBACK_DOCS = 10  # best matches whose key words (topics) are searched for again (0: off)
 FEEDBACK_TERMS = 5  # ... that many of them, those of the best-scored matches first
+FEEDBACK_POOL = 50  # feedback finds considered
 W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
 # A month named without a year ("in May") means that month in any of the last few years.
@@ -349,7 +350,7 @@ class _Candidate:
     importance: float
     occurred_at: datetime
     keys: frozenset[str]  # stems of the memory's entities and topics
-    topic_words: tuple[str, ...]  # the topic words as written (what feedback searches for)
+    topics: object  # as the database hands them over (JSON text or a list); feedback reads them
     speaker: str = ""  # stem of the name a "Name: ..." text opens with
     relevance: float = 0.0
     via_feedback: bool = False  # found by feedback words, not by the question's own
@@ -418,8 +419,15 @@ def _speaker(head: str | None) -> str:
 
 def _aware(value) -> datetime:
     if isinstance(value, str):
-        value = datetime.fromisoformat(value)
+        return _aware_text(value)
     return value if timezone.is_aware(value) else value.replace(tzinfo=UTC)
+
+
+@lru_cache(maxsize=100_000)
+def _aware_text(value: str) -> datetime:
+    # SQLite hands datetimes over as text; the same few thousand come back question after question.
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _in(values) -> str:
@@ -438,7 +446,7 @@ def _fetch(owner, ids) -> dict[int, _Candidate]:
         )
         rows = cursor.fetchall()
     return {
-        pk: _Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), _keys(entities, topics), _words_of(_json_words(topics)), _speaker(head))
+        pk: _Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), _keys(entities, topics), topics, _speaker(head))
         for pk, source, importance, occurred_at, entities, topics, head in rows
     }
 
@@ -657,13 +665,13 @@ def _feedback(owner, candidates: dict[int, _Candidate], *, q_stems: set[str], sp
     best = sorted((c for c in candidates.values() if c.relevance > 0), key=lambda c: -c.base)[:FEEDBACK_DOCS]
     weight: dict[str, float] = defaultdict(float)
     for c in best:
-        for w in c.topic_words:
+        for w in _words_of(_json_words(c.topics)):
             if cached_stem(w) not in q_stems:
                 weight[w] += c.base
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:
         return []
-    more = _relevance(owner, expansion, pool)
+    more = _relevance(owner, expansion, FEEDBACK_POOL)
     candidates.update(_fetch(owner, more.keys() - candidates.keys()))
     for pk, r in more.items():
         c = candidates.get(pk)
@@ -732,7 +740,17 @@ def _within_budget(owner, ranked: list[_Candidate], k: int) -> tuple[list[tuple[
 
 
 def _cost(memory: Memory, *, brief: bool) -> int:
-    return estimate_tokens(AnswerContext(memories=[memory_note(memory, brief=brief)]).render())
+    """What showing the memory costs in context tokens; remembered until it is edited."""
+    key = (memory.pk, memory.updated_at, brief)
+    cost = _COSTS.get(key)
+    if cost is None:
+        if len(_COSTS) > 100_000:
+            _COSTS.clear()
+        cost = _COSTS[key] = estimate_tokens(AnswerContext(memories=[memory_note(memory, brief=brief)]).render())
+    return cost
+
+
+_COSTS: dict[tuple, int] = {}
 
 
 def _typical_cost(owner) -> float:
