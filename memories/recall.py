@@ -311,6 +311,7 @@ DATE_SLACK_DAYS = 7
 W_ENTITY = 0.08  # per question word that is one of the memory's entities or topics
 MAX_ENTITY_BONUS = 0.2
 W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")
+OTHER_SPEAKER = 0.6  # ... and a line of someone else's, when it names one, weighs this much
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
 RECENT_HALF_LIFE_DAYS = 365
@@ -341,6 +342,17 @@ _READABLE_BY_DATE_SQL = (
     "owner_id + 0 = %s AND status || '' = 'ready' AND deleted_at IS NULL "
     "AND superseded_by_id + 0 IS NULL AND duplicate_of_id + 0 IS NULL"
 )
+
+
+@dataclass(slots=True)
+class _Question:
+    """What the hybrid ranking knows of the question."""
+
+    stems: set[str]
+    spans: list[DateSpan]
+    now: datetime
+    #: Speakers of transcript lines ("Ann: ...") whom the question names.
+    speakers: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -480,25 +492,25 @@ def _newest(owner, limit: int, order: str) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _base_score(c: _Candidate, *, q_stems: set[str], spans: list[DateSpan], now: datetime) -> None:
+def _base_score(c: _Candidate, q: _Question) -> None:
     score = c.relevance
-    if spans:
+    if q.spans:
         day = timezone.localtime(c.occurred_at).date()
-        inside = next((s for s in spans if s.contains(day)), None)
-        near = inside or next((s for s in spans if s.contains(day, DATE_SLACK_DAYS)), None)
+        inside = next((s for s in q.spans if s.contains(day)), None)
+        near = inside or next((s for s in q.spans if s.contains(day, DATE_SLACK_DAYS)), None)
         if inside:
             score += W_DATE
             c.date_reason = f"occurred in {inside.label}" if inside.start != inside.end else f"occurred on {inside.label}"
         elif near:
             score += W_DATE_NEAR
             c.date_reason = f"occurred near {near.label}"
-    if c.speaker and c.speaker in q_stems:
+    if c.speaker and c.speaker in q.speakers:
         score += W_SPEAKER
-    shared = q_stems & c.keys
+    shared = q.stems & c.keys
     if shared:
         score += min(MAX_ENTITY_BONUS, W_ENTITY * len(shared))
     score *= 1 - IMPORTANCE_SPAN / 2 + IMPORTANCE_SPAN * min(1.0, max(0.0, c.importance))
-    age_days = max(0.0, (now - c.occurred_at).total_seconds() / 86400)
+    age_days = max(0.0, (q.now - c.occurred_at).total_seconds() / 86400)
     score += W_RECENT * 0.5 ** (age_days / RECENT_HALF_LIFE_DAYS)
     c.base = score
 
@@ -580,10 +592,11 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         ids.update(_newest(owner, k, "importance DESC, id DESC"))
 
     candidates = _fetch(owner, ids)
+    q = _Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
-        _base_score(c, q_stems=q_stems, spans=spans, now=now)
-    expansion = _feedback(owner, candidates, q_stems=q_stems, spans=spans, now=now, pool=pool) if relevance else []
+        _base_score(c, q)
+    expansion = _feedback(owner, candidates, q, pool=pool) if relevance else []
     seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
     seeds = [s for s in seeds if s.relevance > 0 or s.date_reason]
 
@@ -594,7 +607,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     new = {pk for near in around.values() for pk, _ in near} | {b for _, b, _ in links}
     new -= candidates.keys()
     for pk, c in _fetch(owner, new).items():
-        _base_score(c, q_stems=q_stems, spans=spans, now=now)
+        _base_score(c, q)
         candidates[pk] = c
     support: dict[int, tuple[float, str]] = {}
 
@@ -621,6 +634,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         candidates[pk].bonus += amount
         candidates[pk].reasons.append(reason)
 
+    if q.speakers:
+        # A question about Ann is answered by what Ann said far more often than by what
+        # others said to her. Only the final order: a line of theirs still brings Ann's
+        # reply to it along.
+        for c in candidates.values():
+            if c.speaker and c.speaker not in q.speakers:
+                c.bonus -= (1 - OTHER_SPEAKER) * c.score
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     chosen, brief = _within_budget(owner, ranked, k)
     matcher, feedback_matcher = _word_matcher(q_words), _word_matcher(expansion)
@@ -654,7 +674,7 @@ def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:
     return {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
 
 
-def _feedback(owner, candidates: dict[int, _Candidate], *, q_stems: set[str], spans, now, pool: int) -> list[str]:
+def _feedback(owner, candidates: dict[int, _Candidate], q: _Question, *, pool: int) -> list[str]:
     """Pseudo-relevance feedback: the key words of the best matches stand for what the
     question means but does not say ("exercises" finds "yoga" and "kickboxing" once the
     best match mentions them). They are searched for in a second pass, whose finds join
@@ -666,7 +686,7 @@ def _feedback(owner, candidates: dict[int, _Candidate], *, q_stems: set[str], sp
     weight: dict[str, float] = defaultdict(float)
     for c in best:
         for w in _words_of(_json_words(c.topics)):
-            if cached_stem(w) not in q_stems:
+            if cached_stem(w) not in q.stems:
                 weight[w] += c.base
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:
@@ -675,9 +695,9 @@ def _feedback(owner, candidates: dict[int, _Candidate], *, q_stems: set[str], sp
     candidates.update(_fetch(owner, more.keys() - candidates.keys()))
     for pk, r in more.items():
         c = candidates.get(pk)
-        if c is not None and c.relevance == 0:
+        if c is not None and W_FEEDBACK * r > c.relevance:
             c.relevance, c.via_feedback = W_FEEDBACK * r, True
-            _base_score(c, q_stems=q_stems, spans=spans, now=now)
+            _base_score(c, q)
     return expansion
 
 

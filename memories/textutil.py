@@ -16,7 +16,7 @@ STOPWORDS = frozenset(
     that's the their theirs them themselves then there there's these they they'd they'll they're they've this
     those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what
     what's when when's where where's which while who who's whom why why's will with won't would wouldn't yes
-    yet you you'd you'll you're you've your yours yourself yourselves one two also still even much many well
+    yet you you'd you'll you're you've your yours yourself yourselves one two also still even much many well done
     thing things lot lots yeah oh hey hi wow okay ok sure thanks thank gonna wanna kind sort maybe way ever
     always never something anything everything nothing someone anyone everyone go going goes went gone make
     made makes making know knew known think thought see saw seen say said says tell told want wanted take took

@@ -136,8 +136,10 @@ def test_the_turns_around_a_hit_come_along(user, memory_factory):
     other = memory_factory("Caroline: Painted a lake at dawn.", source="conv-1:D2:1")
     fillers(memory_factory, 5)
     result = hybrid(user, "What did Caroline research?", k=3)
-    assert result.memory_ids[0] == made[1].pk
-    assert made[2].pk in result.memory_ids
+    # Melanie's line holds the word; Caroline's turns after it come along and, being
+    # Caroline's own words, her reply ranks first.
+    assert result.memory_ids[0] == made[2].pk
+    assert set(result.memory_ids) == {made[1].pk, made[2].pk, made[3].pk}
     assert f"same conversation as #{made[1].pk}" in reasons_of(result, made[2])
     # Another session of the same conversation is not "around" the hit.
     result = hybrid(user, "What did Caroline research?", k=10)
@@ -154,7 +156,7 @@ def test_the_reply_after_a_hit_ranks_above_the_turn_before_it(user, memory_facto
     fillers(memory_factory, 5)
     # Both other turns match "Jon" alike; only the reply follows the hit.
     ids = hybrid(user, "Did Jon get the promotion at the bank?", k=3).memory_ids
-    assert ids[0] == hit.pk
+    assert hit.pk in ids
     assert ids.index(reply.pk) < ids.index(before.pk)
 
 
@@ -203,10 +205,29 @@ def test_a_transcript_line_in_the_named_persons_own_words_ranks_first(user, memo
     about = memory_factory("Bob: Ann, your cat Miso is lovely.")
     fillers(memory_factory, 3)
     question = "What cat does Ann have?"
-    assert hybrid(user, question).memory_ids[:2] == [own.pk, about.pk]
-    # The order is the speaker signal's doing: without it the shorter line wins on words.
+    result = hybrid(user, question)
+    assert result.memory_ids[:2] == [own.pk, about.pk]
+    # The order is the speaker signals' doing: without them the shorter line wins on words.
     monkeypatch.setattr(recall_module, "W_SPEAKER", 0.0)
+    monkeypatch.setattr(recall_module, "OTHER_SPEAKER", 1.0)
     assert hybrid(user, question).memory_ids[:2] == [about.pk, own.pk]
+
+
+def test_the_named_persons_reply_outranks_the_line_that_asked_it(user, memory_factory, monkeypatch):
+    from memories import recall as recall_module
+
+    asked = memory_factory("Bob: Ann, did you ever finish the marathon in Porto?", source="chat:D1:1")
+    reply = memory_factory("Ann: Yes! Crossed the line in four hours, legs were jelly.", source="chat:D1:2")
+    fillers(memory_factory, 5)
+    question = "Did Ann finish the Porto marathon?"
+    result = hybrid(user, question, k=3)
+    # Bob's line holds the words and brings Ann's reply along; the reply is what answers.
+    assert result.memory_ids[:2] == [reply.pk, asked.pk]
+    assert f"same conversation as #{asked.pk}" in reasons_of(result, reply)
+    monkeypatch.setattr(recall_module, "OTHER_SPEAKER", 1.0)
+    assert hybrid(user, question, k=3).memory_ids[:2] == [asked.pk, reply.pk]
+    # A question that names nobody who speaks leaves lines alone.
+    assert hybrid(user, "Who finished the Porto marathon?", k=3).memory_ids[0] == asked.pk
 
 
 def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user, memory_factory, monkeypatch):
