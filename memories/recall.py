@@ -678,8 +678,8 @@ def _feedback(owner, candidates: dict[int, _Candidate], q: _Question, *, pool: i
     """Pseudo-relevance feedback: the key words of the best matches stand for what the
     question means but does not say ("exercises" finds "yoga" and "kickboxing" once the
     best match mentions them). They are searched for in a second pass, whose finds join
-    as weaker matches; a memory the question's own words matched keeps its own score.
-    Returns the words searched for."""
+    as weaker matches (W_FEEDBACK); a memory both passes found keeps the better of its
+    two relevances. Returns the words searched for."""
     if not FEEDBACK_DOCS:
         return []
     best = sorted((c for c in candidates.values() if c.relevance > 0), key=lambda c: -c.base)[:FEEDBACK_DOCS]
@@ -760,7 +760,8 @@ def _within_budget(owner, ranked: list[_Candidate], k: int) -> tuple[list[tuple[
 
 
 def _cost(memory: Memory, *, brief: bool) -> int:
-    """What showing the memory costs in context tokens; remembered until it is edited."""
+    """What showing the memory costs in context tokens; remembered until it is edited (a
+    figure gone stale through a bare queryset update only shifts the pacing a little)."""
     key = (memory.pk, memory.updated_at, brief)
     cost = _COSTS.get(key)
     if cost is None:

@@ -109,7 +109,7 @@ def percentile(values: list[float], p: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
-    parser.add_argument("--queries", type=int, default=50, help="Questions timed per strategy and size.")
+    parser.add_argument("--queries", type=int, default=200, help="Questions timed per strategy and size (p95 of fewer is mostly noise).")
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
     parser.add_argument("--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny).")
