@@ -615,9 +615,12 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         if pk not in candidates:
             return
         # Company never outranks the hit it came with: support lifts a memory at most to
-        # just below the seed, and adds nothing to one that already ranks above it.
+        # just below the seed (the more support it is owed, the closer: the reply right
+        # after a hit stays above the turn after that), and adds nothing to one that
+        # already ranks above it.
         own = candidates[pk].base
-        amount = min(share * seed.base, max(0.0, seed.base - own) * 0.99)
+        ceiling = seed.base * (0.98 + 0.01 * min(1.0, share))
+        amount = min(share * seed.base, max(0.0, ceiling - own))
         if amount > support.get(pk, (0.0, ""))[0]:
             support[pk] = (amount, reason)
 

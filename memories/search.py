@@ -7,7 +7,8 @@ indexes one `scope` token per memory, "u<owner id>", present only while recall m
 the memory (ready, not deleted, superseded or a near-duplicate), so the index alone can
 say which of an owner's memories hold a word (see _fts5_search for when that is used).
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
-on every insert and update.
+on every insert and update. Searches on both are planned alike (the rarest words rank),
+and on PostgreSQL each word's ts_rank is weighted by its IDF, which bm25 has built in.
 
 A question is never passed to MATCH or to_tsquery as typed: it is cut into plain
 alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined with `|`
@@ -16,6 +17,7 @@ alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined wit
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -227,17 +229,7 @@ def lexical_search(*, owner, query: list[str], limit: int, connection=None) -> l
     if connection.vendor == "sqlite":
         return _fts5_search(owner.pk, query, limit, connection)
     if connection.vendor == "postgresql":
-        # ts_rank normalisation 1: divide by 1 + log(length), so long texts do not win by size.
-        sql = (
-            f"SELECT id, ts_rank('{{0.1, 0.3, 0.6, 1.0}}', {PG_COLUMN}, q, 1) AS rank "
-            f"FROM memories_memory, to_tsquery('english', %s) q "
-            f"WHERE {PG_COLUMN} @@ q AND owner_id = %s AND status = 'ready' "
-            "AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL "
-            "ORDER BY rank DESC, id DESC LIMIT %s"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [tsquery(query), owner.pk, limit])
-            return [Hit(memory_id=pk, score=float(rank)) for pk, rank in cursor.fetchall()]
+        return _pg_search(owner.pk, query, limit, connection)
     return _scan_search(owner=owner, query=query, limit=limit)
 
 
@@ -286,12 +278,21 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
 
 def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
     sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
-    cursor.execute(sql, [fts5_match(ordered[:2], owner_id=owner_id, conjunctive=True), limit])
-    ids = [row[0] for row in cursor.fetchall()]
+
+    def newest(words: list[str]) -> list[int]:
+        cursor.execute(sql, [fts5_match(words, owner_id=owner_id, conjunctive=True), limit])
+        return [row[0] for row in cursor.fetchall()]
+
+    return _newest_holding(newest, ordered, limit)
+
+
+def _newest_holding(newest, ordered: list[str], limit: int) -> list[Hit]:
+    """When no word tells memories apart: the newest holding the two rarest words, then
+    the newest holding the rarest, `newest(words)` giving the ids that hold all `words`.
+    Equal relevance, a hair less for each older one: recall's other signals decide."""
+    ids = newest(ordered[:2])
     if len(ids) < limit and len(ordered) > 1:
-        cursor.execute(sql, [fts5_match(ordered[:1], owner_id=owner_id), limit])
-        ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
-    # Equal relevance, a hair less for each older one: recall's other signals decide.
+        ids += [pk for pk in newest(ordered[:1]) if pk not in set(ids)][: limit - len(ids)]
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
 
 
@@ -303,6 +304,68 @@ def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
         [fts5_match([word], owner_id=owner_id), cap],
     )
     return cursor.fetchone()[0]
+
+
+_PG_READABLE = (
+    "owner_id = %s AND status = 'ready' AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
+)
+# ts_rank weights for the D, C, B, A parts of the vector (source, summary, entities and
+# topics, text), and normalisation 1: divide by 1 + log(length), so long texts do not win
+# by size.
+_PG_RANK = f"ts_rank('{{0.1, 0.3, 0.6, 1.0}}', {PG_COLUMN}, to_tsquery('english', %s), 1)"
+# Memories counted at most for IDF (see _pg_search); a count this high already makes any
+# word that can be ranked (at most MAX_MATCHES memories) a rare one.
+PG_IDF_CAP = 20 * MAX_MATCHES
+
+
+def _pg_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
+    """PostgreSQL full-text search, planned like _fts5_search: the rarest words find and
+    rank the candidates. ts_rank knows nothing of how common a word is, so each word's
+    rank is weighted by its IDF among the owner's memories, as bm25 does on SQLite: a
+    friend's name in half the memories must not count as much as the rare word."""
+    with connection.cursor() as cursor:
+        counts = {w: _pg_count(cursor, owner_id, w, MAX_MATCHES + 1) for w in query}
+        ordered = sorted((w for w in query if counts[w]), key=lambda w: counts[w])
+        if not ordered:
+            return []
+        if counts[ordered[0]] > MAX_MATCHES:
+            return _pg_newest_matches(cursor, owner_id, ordered, limit)
+        finding, total = [], 0
+        for w in ordered:
+            if finding and total + counts[w] > MAX_MATCHES:
+                break
+            finding.append(w)
+            total += counts[w]
+        size = _pg_count(cursor, owner_id, None, PG_IDF_CAP)
+        idf = [math.log(1 + (size - counts[w] + 0.5) / (counts[w] + 0.5)) for w in finding]
+        rank = " + ".join(f"{_PG_RANK} * %s" for _ in finding)
+        cursor.execute(
+            f"SELECT id, {rank} AS rank FROM memories_memory WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE} "
+            "ORDER BY rank DESC, id DESC LIMIT %s",
+            [*(x for pair in zip(finding, idf) for x in pair), tsquery(finding), owner_id, limit],
+        )
+        return [Hit(memory_id=pk, score=float(score)) for pk, score in cursor.fetchall()]
+
+
+def _pg_count(cursor, owner_id: int, word: str | None, cap: int) -> int:
+    """How many of the owner's readable memories hold the word (all of them for None),
+    counting no further than `cap`."""
+    match = f"{PG_COLUMN} @@ to_tsquery('english', %s) AND " if word else ""
+    cursor.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {match}{_PG_READABLE} LIMIT %s) AS found",
+        [*([word] if word else []), owner_id, cap],
+    )
+    return cursor.fetchone()[0]
+
+
+def _pg_newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
+    sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE} ORDER BY id DESC LIMIT %s"
+
+    def newest(words: list[str]) -> list[int]:
+        cursor.execute(sql, [" & ".join(words), owner_id, limit])
+        return [row[0] for row in cursor.fetchall()]
+
+    return _newest_holding(newest, ordered, limit)
 
 
 def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
