@@ -7,8 +7,8 @@ indexes one `scope` token per memory, "u<owner id>", present only while recall m
 the memory (ready, not deleted, superseded or a near-duplicate), so the index alone can
 say which of an owner's memories hold a word (see _fts5_search for when that is used).
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
-on every insert and update. Searches on both are planned alike (the rarest words rank),
-and on PostgreSQL each word's ts_rank is weighted by its IDF, which bm25 has built in.
+on every insert and update. On PostgreSQL each word's ts_rank is weighted by its IDF,
+which bm25 has built in.
 
 A question is never passed to MATCH or to_tsquery as typed: it is cut into plain
 alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined with `|`
@@ -17,10 +17,10 @@ alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined wit
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import connection as default_connection
 
 from .textutil import STOPWORDS, words
@@ -309,63 +309,60 @@ def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
 _PG_READABLE = (
     "owner_id = %s AND status = 'ready' AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
 )
-# ts_rank weights for the D, C, B, A parts of the vector (source, summary, entities and
-# topics, text), and normalisation 1: divide by 1 + log(length), so long texts do not win
-# by size.
-_PG_RANK = f"ts_rank('{{0.1, 0.3, 0.6, 1.0}}', {PG_COLUMN}, to_tsquery('english', %s), 1)"
-# Memories counted at most for IDF (see _pg_search); a count this high already makes any
-# word that can be ranked (at most MAX_MATCHES memories) a rare one.
-PG_IDF_CAP = 20 * MAX_MATCHES
+# A store size for IDF is counted up to this many memories, and kept this long.
+PG_IDF_CAP = 50_000
+PG_SIZE_SECONDS = 300
+# Matches ranked with ts_rank at most (the rest, by the coarse score, are not relevant enough).
+PG_RERANK = 500
 
 
 def _pg_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
-    """PostgreSQL full-text search, planned like _fts5_search: the rarest words find and
-    rank the candidates. ts_rank knows nothing of how common a word is, so each word's
-    rank is weighted by its IDF among the owner's memories, as bm25 does on SQLite: a
-    friend's name in half the memories must not count as much as the rare word."""
+    """PostgreSQL full-text search. ts_rank knows nothing of how common a word is, so each
+    word's rank is weighted by its IDF among the owner's memories, as bm25 does on SQLite:
+    a friend's name in half the memories must not count as much as the rare word.
+
+    One statement: every match is scored coarsely (the IDF of the words it holds, counted
+    over the matches as they are found), and only the best PG_RERANK of them are ranked
+    with ts_rank, whose cost per row is what grows with the store."""
+    words = list(dict.fromkeys(query))
+    size = max(1, _pg_owner_size(connection, owner_id))
+    n = range(len(words))
+    holds = ", ".join(f"({PG_COLUMN} @@ to_tsquery('english', %s))::int AS m{i}" for i in n)
+    # float8 throughout: numeric arithmetic (what integer + 0.5 becomes) is many times slower.
+    counts = ", ".join(f"(sum(m{i}) OVER ())::float8 AS n{i}" for i in n)
+    idf = ", ".join(f"ln(1.0 + (%s::float8 - n{i} + 0.5) / (n{i} + 0.5)) AS idf{i}" for i in n)
+    coarse = " + ".join(f"m{i} * idf{i}" for i in n)
+    # ts_rank weights are for the D, C, B, A parts of the vector (source, summary, entities
+    # and topics, text); normalisation 1 divides by 1 + log(length), so long texts do not
+    # win by size.
+    fine = " + ".join(f"ts_rank('{{0.1, 0.3, 0.6, 1.0}}', m.{PG_COLUMN}, to_tsquery('english', %s), 1) * best.idf{i}" for i in n)
+    # The vectors are read twice (to find, then to rank the best) rather than carried
+    # through the counting: they are the wide part of a row.
+    sql = (
+        f"WITH hits AS (SELECT id, {holds} FROM memories_memory "
+        f"WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE}), "
+        f"counted AS (SELECT *, {counts} FROM hits), "
+        f"weighted AS (SELECT *, {idf} FROM counted), "
+        f"best AS (SELECT * FROM weighted ORDER BY {coarse} DESC, id DESC LIMIT %s) "
+        f"SELECT m.id, {fine} AS rank FROM best JOIN memories_memory m ON m.id = best.id ORDER BY rank DESC, m.id DESC LIMIT %s"
+    )
+    params = [*words, tsquery(words), owner_id, *([size] * len(words)), max(PG_RERANK, limit), *words, limit]
     with connection.cursor() as cursor:
-        counts = {w: _pg_count(cursor, owner_id, w, MAX_MATCHES + 1) for w in query}
-        ordered = sorted((w for w in query if counts[w]), key=lambda w: counts[w])
-        if not ordered:
-            return []
-        if counts[ordered[0]] > MAX_MATCHES:
-            return _pg_newest_matches(cursor, owner_id, ordered, limit)
-        finding, total = [], 0
-        for w in ordered:
-            if finding and total + counts[w] > MAX_MATCHES:
-                break
-            finding.append(w)
-            total += counts[w]
-        size = _pg_count(cursor, owner_id, None, PG_IDF_CAP)
-        idf = [math.log(1 + (size - counts[w] + 0.5) / (counts[w] + 0.5)) for w in finding]
-        rank = " + ".join(f"{_PG_RANK} * %s" for _ in finding)
-        cursor.execute(
-            f"SELECT id, {rank} AS rank FROM memories_memory WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE} "
-            "ORDER BY rank DESC, id DESC LIMIT %s",
-            [*(x for pair in zip(finding, idf) for x in pair), tsquery(finding), owner_id, limit],
-        )
+        cursor.execute(sql, params)
         return [Hit(memory_id=pk, score=float(score)) for pk, score in cursor.fetchall()]
 
 
-def _pg_count(cursor, owner_id: int, word: str | None, cap: int) -> int:
-    """How many of the owner's readable memories hold the word (all of them for None),
-    counting no further than `cap`."""
-    match = f"{PG_COLUMN} @@ to_tsquery('english', %s) AND " if word else ""
-    cursor.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {match}{_PG_READABLE} LIMIT %s) AS found",
-        [*([word] if word else []), owner_id, cap],
-    )
-    return cursor.fetchone()[0]
-
-
-def _pg_newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
-    sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE} ORDER BY id DESC LIMIT %s"
-
-    def newest(words: list[str]) -> list[int]:
-        cursor.execute(sql, [" & ".join(words), owner_id, limit])
-        return [row[0] for row in cursor.fetchall()]
-
-    return _newest_holding(newest, ordered, limit)
+def _pg_owner_size(connection, owner_id: int) -> int:
+    """How many readable memories the owner has (for IDF), counted up to PG_IDF_CAP and
+    remembered for a few minutes: a count a little out of date moves IDF by a hair."""
+    key = f"memories:search:size:{owner_id}"
+    size = cache.get(key)
+    if size is None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {_PG_READABLE} LIMIT %s) AS mine", [owner_id, PG_IDF_CAP])
+            size = cursor.fetchone()[0]
+        cache.set(key, size, PG_SIZE_SECONDS)
+    return size
 
 
 def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
