@@ -323,7 +323,11 @@ def _pg_search(owner_id: int, query: list[str], limit: int, connection) -> list[
 
     One statement: every match is scored coarsely (the IDF of the words it holds, counted
     over the matches as they are found), and only the best PG_RERANK of them are ranked
-    with ts_rank, whose cost per row is what grows with the store."""
+    with ts_rank, whose cost per row is what grows with the store. At most MAX_MATCHES
+    matches are read, in no order: when the words are that common any sample ranks about
+    as well, and reading them all would cost more than the rest of recall together
+    (counts over a sample understate how common such words are; their order, which is
+    what IDF weighs by, holds)."""
     words = list(dict.fromkeys(query))
     size = max(1, _pg_owner_size(connection, owner_id))
     n = range(len(words))
@@ -340,13 +344,13 @@ def _pg_search(owner_id: int, query: list[str], limit: int, connection) -> list[
     # through the counting: they are the wide part of a row.
     sql = (
         f"WITH hits AS (SELECT id, {holds} FROM memories_memory "
-        f"WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE}), "
+        f"WHERE {PG_COLUMN} @@ to_tsquery('english', %s) AND {_PG_READABLE} LIMIT %s), "
         f"counted AS (SELECT *, {counts} FROM hits), "
         f"weighted AS (SELECT *, {idf} FROM counted), "
         f"best AS (SELECT * FROM weighted ORDER BY {coarse} DESC, id DESC LIMIT %s) "
         f"SELECT m.id, {fine} AS rank FROM best JOIN memories_memory m ON m.id = best.id ORDER BY rank DESC, m.id DESC LIMIT %s"
     )
-    params = [*words, tsquery(words), owner_id, *([size] * len(words)), max(PG_RERANK, limit), *words, limit]
+    params = [*words, tsquery(words), owner_id, MAX_MATCHES, *([size] * len(words)), max(PG_RERANK, limit), *words, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [Hit(memory_id=pk, score=float(score)) for pk, score in cursor.fetchall()]
