@@ -278,21 +278,12 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
 
 def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
     sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
-
-    def newest(words: list[str]) -> list[int]:
-        cursor.execute(sql, [fts5_match(words, owner_id=owner_id, conjunctive=True), limit])
-        return [row[0] for row in cursor.fetchall()]
-
-    return _newest_holding(newest, ordered, limit)
-
-
-def _newest_holding(newest, ordered: list[str], limit: int) -> list[Hit]:
-    """When no word tells memories apart: the newest holding the two rarest words, then
-    the newest holding the rarest, `newest(words)` giving the ids that hold all `words`.
-    Equal relevance, a hair less for each older one: recall's other signals decide."""
-    ids = newest(ordered[:2])
+    cursor.execute(sql, [fts5_match(ordered[:2], owner_id=owner_id, conjunctive=True), limit])
+    ids = [row[0] for row in cursor.fetchall()]
     if len(ids) < limit and len(ordered) > 1:
-        ids += [pk for pk in newest(ordered[:1]) if pk not in set(ids)][: limit - len(ids)]
+        cursor.execute(sql, [fts5_match(ordered[:1], owner_id=owner_id), limit])
+        ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
+    # Equal relevance, a hair less for each older one: recall's other signals decide.
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
 
 
