@@ -231,9 +231,10 @@ def test_the_named_persons_reply_outranks_the_line_that_asked_it(user, memory_fa
     assert hybrid(user, "Who finished the Porto marathon?", k=3).memory_ids[0] == asked.pk
 
 
-def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user, memory_factory, monkeypatch):
+def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user, other_user, memory_factory, monkeypatch):
     from memories import recall as recall_module
 
+    theirs = memory_factory("Yoga retreat and kickboxing camp, booked.", owner=other_user)
     best = memory_factory("My exercises this month: yoga twice a week and kickboxing on Fridays.")
     fillers(memory_factory, 10)  # apart, so that neither comes along as a neighbour
     yoga = memory_factory("Started a weekend yoga class with a colleague from work.")
@@ -245,6 +246,8 @@ def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user
     assert {yoga.pk, kickboxing.pk} <= set(result.memory_ids[1:])
     assert any(r.startswith("shares 'yoga'") and r.endswith("with the best matches") for r in reasons_of(result, yoga))
     assert any(r.startswith("shares 'kickboxing'") for r in reasons_of(result, kickboxing))
+    # The second pass searches the owner's memories only, like the first.
+    assert theirs.pk not in hybrid(user, question, k=50).memory_ids
     monkeypatch.setattr(recall_module, "FEEDBACK_DOCS", 0)
     assert hybrid(user, question, k=5).memory_ids == [best.pk]
 
