@@ -204,7 +204,7 @@ def test_restore_from_the_deleted_page_brings_the_card_back(signed_in, user, mem
 
 @pytest.mark.django_db
 def test_purge_asks_first_then_erases_the_content_for_good(signed_in, user, memory_factory):
-    memory = ingest_file(owner=user, fileobj=SimpleUploadedFile("secret.txt", b"My bank PIN is 4321."), name="secret.txt").memory
+    memory = ingest_file(owner=user, fileobj=SimpleUploadedFile("secret.txt", b"My bank PIN is quokka-saffron-seven."), name="secret.txt").memory
     stored = memory.original.path
     delete_memory(owner=user, memory_id=memory.pk)
     url = reverse("memories:purge", args=[memory.pk])
@@ -221,10 +221,10 @@ def test_purge_asks_first_then_erases_the_content_for_good(signed_in, user, memo
     assert not Memory.all_objects.filter(pk=memory.pk).exists()
     assert not os.path.exists(stored)
     events = Event.objects.filter(subject_id=memory.pk, subject_type="memory")
-    assert "4321" not in str(list(events.values("before", "after", "note")))
+    assert "quokka-saffron-seven" not in str(list(events.values("before", "after", "note")))
     assert events.filter(action="purged", actor=f"user:{user.username}").exists()
     # Still refused if it comes back, and nothing left to restore.
-    again = hx(signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("again.txt", b"My bank PIN is 4321.")]})
+    again = hx(signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("again.txt", b"My bank PIN is quokka-saffron-seven.")]})
     assert again.status_code == 400 and b"purged" in again.content and b"Restore memory" not in again.content
     assert hx(signed_in, "post", reverse("memories:restore", args=[memory.pk])).status_code == 404
 
