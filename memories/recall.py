@@ -650,12 +650,15 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     recalled = []
     for c, memory in chosen:
         reasons = []
+        # A feedback find may hold question words too (its direct match was just weaker).
+        matched = _matched_words(memory, matcher) if c.relevance > 0 else []
+        if matched:
+            reasons.append("matches " + ", ".join(f"'{w}'" for w in matched))
         if c.via_feedback:
             shared = ", ".join(f"'{w}'" for w in _matched_words(memory, feedback_matcher))
             reasons.append(f"shares {shared} with the best matches" if shared else "shares words with the best matches")
-        elif c.relevance > 0:
-            matched = _matched_words(memory, matcher)
-            reasons.append("matches " + ", ".join(f"'{w}'" for w in matched) if matched else "matches the question")
+        elif c.relevance > 0 and not matched:
+            reasons.append("matches the question")
         reasons.extend(r for r in (c.date_reason, *c.reasons) if r)
         if c.keys & q_stems:
             reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
