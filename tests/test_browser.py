@@ -59,7 +59,19 @@ def page(browser, live_server, user):
     page.wait_for_selector("h1:has-text('Ingest')")
     yield page
     context.close()
+    settle(live_server)
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def settle(live_server):
+    """Wait for the requests a closed page left running on the live server (the sidebar
+    refreshes /status/ 300 ms after any change). The database is flushed right after a
+    test, and a request still reading it then holds a table lock: the flush fails and the
+    next test starts on a dirty database."""
+    httpd = getattr(live_server.thread, "httpd", None)
+    # socketserver keeps the server's request threads in _threads (block_on_close).
+    for thread in list(getattr(httpd, "_threads", None) or []):
+        thread.join(timeout=10)
 
 
 def shot(page, name):
@@ -82,6 +94,7 @@ def test_sign_in_is_required_and_wrong_password_is_refused(browser, live_server,
     page.click("button:has-text('Sign in')")
     page.wait_for_selector("h1:has-text('Memory bank')")
     context.close()
+    settle(live_server)
 
 
 def test_ingest_a_sample_and_watch_it_turn_ready_then_ask_and_follow_a_citation(page, user):
