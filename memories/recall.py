@@ -596,7 +596,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
         _base_score(c, q)
-    expansion = _feedback(owner, candidates, q, pool=pool) if relevance else []
+    expansion = _feedback(owner, candidates, q) if relevance else []
     seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
     seeds = [s for s in seeds if s.relevance > 0 or s.date_reason]
 
@@ -680,7 +680,7 @@ def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:
     return {h.memory_id: (h.score / top if top > 0 else 0.0) for h in hits}
 
 
-def _feedback(owner, candidates: dict[int, _Candidate], q: _Question, *, pool: int) -> list[str]:
+def _feedback(owner, candidates: dict[int, _Candidate], q: _Question) -> list[str]:
     """Pseudo-relevance feedback: the key words of the best matches stand for what the
     question means but does not say ("exercises" finds "yoga" and "kickboxing" once the
     best match mentions them). They are searched for in a second pass, whose finds join
