@@ -131,10 +131,17 @@ def _lower_words(text: str) -> str:
 _plain = _lower_words
 
 
+# Read-your-writes: a memory saved a moment ago and still waiting for extraction is read
+# too, by its raw text, and marked pending (see recall()); an agent that adds and then asks
+# finds it. Failed ones are not: their text is kept for a retry, not vouched for.
+READABLE_STATUSES = (Memory.Status.READY, Memory.Status.PENDING)
+PENDING_REASON = "pending: saved, not extracted yet (found by its text)"
+
+
 def readable_memories(owner):
-    """The memories recall may ever return: the owner's, extracted and ready, live (the
-    default manager leaves out deleted and superseded ones), and not a near-duplicate."""
-    return Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True)
+    """The memories recall may ever return: the owner's, extracted and ready (or pending),
+    live (the default manager leaves out deleted and superseded ones), and not a near-duplicate."""
+    return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True)
 
 
 def usable_consolidations(owner):
@@ -333,13 +340,13 @@ MONTH_YEARS_BACK = 10
 _MEMORY_TABLE = Memory._meta.db_table
 _LINK_TABLE = MemoryLink._meta.db_table
 _READABLE_SQL = (
-    "owner_id = %s AND status = 'ready' AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
+    "owner_id = %s AND status IN ('ready', 'pending') AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
 )
 # The same filter with its columns wrapped in no-op expressions, so SQLite's planner walks
 # the occurred_at index (a few hundred rows of a period) rather than an owner index (all
 # of the owner's memories).
 _READABLE_BY_DATE_SQL = (
-    "owner_id + 0 = %s AND status || '' = 'ready' AND deleted_at IS NULL "
+    "owner_id + 0 = %s AND status || '' IN ('ready', 'pending') AND deleted_at IS NULL "
     "AND superseded_by_id + 0 IS NULL AND duplicate_of_id + 0 IS NULL"
 )
 
@@ -789,7 +796,7 @@ def _typical_cost(owner) -> float:
         )
         key = (owner.pk, *(cursor.fetchone() or (None, None)))
     if key not in _TYPICAL:
-        rows = Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True).order_by("-created_at", "-id")
+        rows = readable_memories(owner).order_by("-created_at", "-id")
         costs = [_cost(m, brief=False) for m in rows[:TYPICAL_SAMPLE]]
         if len(_TYPICAL) > 1000:
             _TYPICAL.clear()
@@ -844,4 +851,11 @@ def recall(*, owner, question: str, strategy: str | None = None, k: int | None =
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown recall strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}.")
     k = max(1, min(int(k or settings.MEMORY_RECALL_K), 500))
-    return STRATEGIES[strategy](owner=owner, question=question or "", k=k, now=now)
+    result = STRATEGIES[strategy](owner=owner, question=question or "", k=k, now=now)
+    if settings.MEMORY_REVIEW_MODE:
+        # New input waits for a person's approval before recall may read it.
+        result.memories = [r for r in result.memories if r.memory.status != Memory.Status.PENDING]
+    for r in result.memories:
+        if r.memory.status == Memory.Status.PENDING:
+            r.reasons.append(PENDING_REASON)
+    return result

@@ -4,7 +4,7 @@ SQLite: a contentless FTS5 table kept in step by triggers on memories_memory, so
 code path that writes a memory (ORM save, bulk_create, queryset update, delete, cascade,
 raw SQL) updates the index without the code having to remember to. Besides the text it
 indexes one `scope` token per memory, "u<owner id>", present only while recall may read
-the memory (ready, not deleted, superseded or a near-duplicate), so the index alone can
+the memory (ready or pending, not deleted, superseded or a near-duplicate), so the index alone can
 say which of an owner's memories hold a word (see _fts5_search for when that is used).
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
 on every insert and update. On PostgreSQL each word's ts_rank is weighted by its IDF,
@@ -53,7 +53,7 @@ def _scope_sql(row: str, columns: set[str]) -> str:
     """SQL for a memory's scope token: its owner while recall may read it, else nothing.
     Built from the columns the table has, so it also works at the migration that made the
     index (before the soft-delete columns existed)."""
-    readable = [f"{row}.status = 'ready'"] + [f"{row}.{c} IS NULL" for c in _HIDDEN_WHEN_SET if c in columns]
+    readable = [f"{row}.status IN ('ready', 'pending')"] + [f"{row}.{c} IS NULL" for c in _HIDDEN_WHEN_SET if c in columns]
     return f"CASE WHEN {' AND '.join(readable)} THEN 'u' || {row}.owner_id ELSE '' END"
 
 
@@ -268,7 +268,7 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
         # otherwise read the owner's whole posting list for its IDF on every search.
         cursor.execute(
             f"SELECT m.id, {_BM25} AS r FROM {FTS_TABLE} JOIN memories_memory m ON m.id = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s AND m.status = 'ready' AND m.deleted_at IS NULL "
+            f"WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s AND m.status IN ('ready', 'pending') AND m.deleted_at IS NULL "
             "AND m.superseded_by_id IS NULL AND m.duplicate_of_id IS NULL ORDER BY r, m.id DESC LIMIT %s",
             [fts5_match(finding), owner_id, limit],
         )
@@ -298,7 +298,7 @@ def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
 
 
 _PG_READABLE = (
-    "owner_id = %s AND status = 'ready' AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
+    "owner_id = %s AND status IN ('ready', 'pending') AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
 )
 # A store size for IDF is counted up to this many memories, and kept this long.
 PG_IDF_CAP = 50_000
@@ -368,7 +368,7 @@ def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
     wanted = set(query)
     hits = []
     rows = (
-        Memory.objects.filter(owner=owner, status=Memory.Status.READY, duplicate_of__isnull=True)
+        Memory.objects.filter(owner=owner, status__in=("ready", "pending"), duplicate_of__isnull=True)
         .order_by("-id")
         .values_list("id", "raw_text", "summary")[:5000]
     )

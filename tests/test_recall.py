@@ -82,13 +82,14 @@ def test_rebuild_repairs_an_emptied_index(user, memory_factory):
     assert index_ids(user, "zeppelin") == {memory.pk}
 
 
-def test_only_ready_memories_of_the_owner_are_recalled(user, other_user, memory_factory):
+def test_only_readable_memories_of_the_owner_are_recalled(user, other_user, memory_factory):
     mine = memory_factory("My Falcon budget is $2.5M.")
     theirs = memory_factory("Bob's falcon budget is secret.", owner=other_user)
-    pending = memory_factory("Falcon draft notes, not yet read.", extract=False)
+    failed = memory_factory("Falcon draft notes, extraction failed.", extract=False)
+    Memory.objects.filter(pk=failed.pk).update(status=Memory.Status.FAILED)
     assert hybrid(user, "falcon budget").memory_ids == [mine.pk]
     assert hybrid(other_user, "falcon budget").memory_ids == [theirs.pk]
-    assert pending.pk not in hybrid(user, "falcon draft notes").memory_ids
+    assert failed.pk not in hybrid(user, "falcon draft notes").memory_ids
     # Neighbours and links never cross owners either.
     MemoryLink.objects.create(from_memory=theirs, to_memory=mine, relationship="both mention falcon")
     assert hybrid(other_user, "falcon budget secret", k=50).memory_ids == [theirs.pk]

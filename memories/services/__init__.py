@@ -1,7 +1,7 @@
 """The flows of the design as plain functions. Views, tasks, commands, the API and admin
 actions call these, never each other."""
 
-from .browse import search_memories
+from .browse import filter_memories, get_memory, search_memories
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
 from .history import INBOX_WATCHER, SCHEDULER, SYSTEM, Actor, consolidation_history, memory_history
 from .ingest import (
@@ -36,7 +36,7 @@ __all__ = [
     "INBOX_WATCHER", "SCHEDULER", "SYSTEM", "Actor", "ConsolidationBusy", "IngestError", "IngestResult",
     "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "consolidate_all",
     "consolidate_owner", "consolidation_history", "default_owner", "delete_memory", "deleted_memories",
-    "extract_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
+    "extract_memory", "filter_memories", "get_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
     "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "supersede_memory",
     "update_memory",
 ]

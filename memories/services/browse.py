@@ -28,3 +28,8 @@ def search_memories(**filters) -> QuerySet[Memory]:
     return filter_memories(**filters).annotate(
         link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
     )
+
+
+def get_memory(*, owner, memory_id: int) -> Memory | None:
+    """One of the owner's live memories, or None (also when it is someone else's)."""
+    return Memory.objects.filter(owner=owner, pk=memory_id).first()

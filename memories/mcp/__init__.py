@@ -1,0 +1,3 @@
+"""The MCP server: the tools and resources an agent uses (server.py), each a thin call into
+the services, served over Streamable HTTP at /mcp by the Django process (http.py) and over
+stdio by `manage.py mcp`."""

@@ -1,0 +1,523 @@
+"""The tools and resources an agent sees, on the official MCP SDK's MCPServer.
+
+Every tool is a thin call into the services, made as the caller: the owner of the API token
+that authenticated the HTTP request, or the user `manage.py mcp` was started for. Service
+calls run through `sync_to_async(thread_sensitive=True)`: under WSGI that is the request's
+own thread (its database connection, closed by Django at the end of the request); under
+stdio one thread for the whole session.
+
+Errors a caller can act on are ToolErrors carrying the API's own messages; anything else
+reaches the client as the SDK's bare "Error executing tool <name>", never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from .. import ratelimit
+from ..llm import ProviderError
+from ..models import Consolidation, Memory
+from ..recall import RecallResult, recall
+from ..services import (
+    Actor,
+    ConsolidationBusy,
+    IngestError,
+    answer_question,
+    consolidate_owner,
+    filter_memories,
+    ingest_text,
+    queue_extraction,
+)
+from ..services import delete_memory as tombstone_memory
+from ..services import get_memory as find_memory
+from ..services import update_memory as correct_memory
+from ..services.browse import SORTS
+from ..services.status import engine_status, space_counts
+
+MAX_ID = 2**63 - 1
+# Text shown per memory in lists and search results; get_memory shows all of it.
+LIST_TEXT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Whose space a tool call acts in, and what the history names as having done it."""
+
+    owner: Any
+    actor: Actor
+    # stdio keeps one thread for hours: reconnect when the database dropped the connection.
+    long_lived: bool = False
+
+
+_caller: contextvars.ContextVar[Caller] = contextvars.ContextVar("memory_mcp_caller")
+
+
+@contextlib.contextmanager
+def acting_as(caller: Caller) -> Iterator[None]:
+    token = _caller.set(caller)
+    try:
+        yield
+    finally:
+        _caller.reset(token)
+
+
+def _current() -> Caller:
+    try:
+        return _caller.get()
+    except LookupError:  # a server built here is only ever served through http.py or the command
+        raise ToolError("Authentication required.") from None
+
+
+async def _run(fn: Callable[..., Any], /, *args, **kwargs):
+    caller = _current()
+
+    def call():
+        if caller.long_lived:
+            close_old_connections()
+        try:
+            return fn(caller, *args, **kwargs)
+        except IngestError as exc:
+            raise ToolError(str(exc)) from None
+        except ProviderError as exc:
+            raise ToolError(f"The model provider failed: {exc}") from None
+
+    return await sync_to_async(call, thread_sensitive=True)()
+
+
+def _limit(caller: Caller, scope: str) -> None:
+    verdict = ratelimit.hit(scope, str(caller.owner.pk))
+    if not verdict.allowed:
+        raise ToolError(f"Too many {scope} requests; try again in {verdict.retry_after} s.")
+
+
+# -- what the tools return -------------------------------------------------------------------
+
+StatusName = Literal[tuple(Memory.Status.values)]  # type: ignore[valid-type]
+SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
+MemoryId = Annotated[int, Field(ge=1, le=MAX_ID, description="A memory id, as search_memories and list_memories give it.")]
+
+
+class Connection(BaseModel):
+    linked_to: int
+    relationship: str
+
+
+class MemoryOut(BaseModel):
+    id: int
+    uri: str
+    status: str = Field(description="pending (saved; extraction queued, already found by its text), ready, failed, review.")
+    source: str
+    summary: str
+    text: str
+    text_truncated: bool
+    entities: list[str]
+    topics: list[str]
+    importance: float
+    occurred_at: datetime
+    created_at: datetime
+    consolidated: bool
+    connections: list[Connection]
+    file_name: str
+    error: str
+
+
+class Found(BaseModel):
+    rank: int
+    id: int
+    uri: str
+    score: float
+    reasons: list[str] = Field(description="Why recall picked this memory.")
+    status: str
+    source: str
+    summary: str
+    text: str
+    occurred_at: datetime
+
+
+class InsightOut(BaseModel):
+    id: int
+    uri: str
+    summary: str
+    insight: str
+    source_ids: list[int]
+    stale: bool
+
+
+class SearchOut(BaseModel):
+    query: str
+    strategy: str
+    memories: list[Found]
+    insights: list[InsightOut]
+
+
+class AskOut(BaseModel):
+    question: str
+    answer: str = Field(description="Cites the memories it used as [Memory N]; N is a memory id listed in `memories`.")
+    cited: list[int]
+    memories: list[Found] = Field(description="The memories the answer was written from, ranked.")
+    insights: list[InsightOut]
+    provider: str
+    provider_is_language_model: bool
+
+
+class AddOut(BaseModel):
+    status: Literal["ingested", "duplicate"]
+    memory_id: int
+    uri: str
+    memory_status: str
+    message: str
+
+
+class ListOut(BaseModel):
+    memories: list[MemoryOut]
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class DeleteOut(BaseModel):
+    status: Literal["deleted"]
+    memory_id: int
+    message: str
+
+
+class ConsolidateOut(BaseModel):
+    consolidations: list[int]
+    memories_consolidated: int
+    message: str
+
+
+class StatusOut(BaseModel):
+    user: str
+    total_memories: int
+    ready: int
+    pending: int
+    failed: int
+    review: int
+    unconsolidated: int
+    consolidations: int
+    provider: str
+    provider_is_language_model: bool
+
+
+def memory_uri(pk: int) -> str:
+    return f"memory://memories/{pk}"
+
+
+def insight_uri(pk: int) -> str:
+    return f"memory://insights/{pk}"
+
+
+def _memory_out(memory: Memory, *, full: bool = False) -> MemoryOut:
+    text = memory.raw_text if full else memory.raw_text[:LIST_TEXT_CHARS]
+    links = [Connection(linked_to=link.to_memory_id, relationship=link.relationship) for link in memory.links_out.all()]
+    links += [Connection(linked_to=link.from_memory_id, relationship=link.relationship) for link in memory.links_in.all()]
+    return MemoryOut(
+        id=memory.pk, uri=memory_uri(memory.pk), status=memory.status, source=memory.source, summary=memory.summary,
+        text=text, text_truncated=len(text) < len(memory.raw_text), entities=[str(e) for e in memory.entities],
+        topics=[str(t) for t in memory.topics], importance=memory.importance, occurred_at=memory.occurred_at,
+        created_at=memory.created_at, consolidated=memory.consolidated_at is not None, connections=links,
+        file_name=memory.file_name, error=memory.error,
+    )
+
+
+def _insight_out(consolidation: Consolidation) -> InsightOut:
+    return InsightOut(
+        id=consolidation.pk, uri=insight_uri(consolidation.pk), summary=consolidation.summary, insight=consolidation.insight,
+        source_ids=sorted(consolidation.sources.values_list("pk", flat=True)), stale=consolidation.stale_at is not None,
+    )
+
+
+def _found(result: RecallResult) -> tuple[list[Found], list[InsightOut]]:
+    memories = [
+        Found(
+            rank=rank, id=r.memory.pk, uri=memory_uri(r.memory.pk), score=round(float(r.score), 4), reasons=list(r.reasons),
+            status=r.memory.status, source=r.memory.source, summary=r.memory.summary,
+            text=r.memory.raw_text[:LIST_TEXT_CHARS], occurred_at=r.memory.occurred_at,
+        )
+        for rank, r in enumerate(result.memories, 1)
+    ]
+    return memories, [_insight_out(c) for c in result.consolidations]
+
+
+def _own_memory(caller: Caller, memory_id: int) -> Memory:
+    memory = find_memory(owner=caller.owner, memory_id=memory_id)
+    if memory is None:
+        raise ToolError(f"No memory {memory_id}.")
+    return memory
+
+
+# -- the server ------------------------------------------------------------------------------
+
+INSTRUCTIONS = """\
+This is the user's long-term memory. Before answering a question about the user, their work,
+people or past events, call `search_memories` (ranked memories with the reasons they were
+picked) or `ask` (an answer citing [Memory N]). When the user tells you something worth keeping,
+call `add_memory`; it is searchable at once. Memories are read as resources at
+memory://memories/{id}, insights at memory://insights/{id}. `delete_memory` is a recorded
+decision: the same content is refused afterwards until the user restores it."""
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def build_server() -> MCPServer:
+    server = MCPServer(name="always-on-memory", title="Always-On Memory", instructions=INSTRUCTIONS)
+
+    @server.tool(
+        title="Remember",
+        description=(
+            "Store a new memory in the user's space: a note, a fact, a decision, what someone said. "
+            "Extraction (summary, entities, topics) runs in the background, but the memory is found by "
+            "search_memories and ask at once. The same text twice is one memory; deleted content is refused."
+        ),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
+    async def add_memory(
+        text: Annotated[str, Field(min_length=1, max_length=1_000_000, description="What to remember, in plain words.")],
+        source: Annotated[str, Field(max_length=500, description="Where it came from: an app, a conversation, a file name.")] = "mcp",
+        occurred_at: Annotated[
+            str | None, Field(max_length=40, description="When it happened, ISO 8601 (2025-03-15 or 2025-03-15T14:30:00+01:00).")
+        ] = None,
+    ) -> AddOut:
+        def do(caller: Caller) -> AddOut:
+            _limit(caller, "ingest")
+            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor)
+            if result.created:
+                queue_extraction(result.memory)
+            return AddOut(
+                status="ingested" if result.created else "duplicate", memory_id=result.memory.pk,
+                uri=memory_uri(result.memory.pk), memory_status=result.memory.status, message=result.message,
+            )
+
+        return await _run(do)
+
+    @server.tool(
+        title="Search memories",
+        description=(
+            "Find the user's memories relevant to a query, best first, each with the reasons recall picked it "
+            "(matched words, dates, entities, links) and the insights built over them. Use it before answering "
+            "anything about the user's past."
+        ),
+        annotations=READ,
+    )
+    async def search_memories(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description="A question or key words.")],
+        k: Annotated[int, Field(ge=1, le=100, description="How many memories to return at most.")] = 10,
+    ) -> SearchOut:
+        def do(caller: Caller) -> SearchOut:
+            question = " ".join(query.split())
+            if not question:
+                raise ToolError("Ask a question.")
+            result = recall(owner=caller.owner, question=question, k=k)
+            memories, insights = _found(result)
+            return SearchOut(query=question, strategy=result.strategy, memories=memories, insights=insights)
+
+        return await _run(do)
+
+    @server.tool(
+        title="Ask",
+        description=(
+            "Answer a question from the user's memories only. The answer cites the memories it used as "
+            "[Memory N]; every cited N is one of the returned `memories`, which are what the answer was written from."
+        ),
+        annotations=READ,
+    )
+    async def ask(
+        question: Annotated[str, Field(min_length=1, max_length=2000, description="The question.")],
+        k: Annotated[int | None, Field(ge=1, le=100, description="How many memories the answer may read (default: the server's).")] = None,
+    ) -> AskOut:
+        def do(caller: Caller) -> AskOut:
+            _limit(caller, "query")
+            try:
+                result = answer_question(owner=caller.owner, question=question, k=k)
+            except ValueError as exc:  # an empty question once whitespace is squeezed out
+                raise ToolError(str(exc)) from None
+            memories, insights = _found(result.recall)
+            return AskOut(
+                question=result.question, answer=result.answer, cited=result.cited, memories=memories, insights=insights,
+                provider=result.provider, provider_is_language_model=result.provider_is_language_model,
+            )
+
+        return await _run(do)
+
+    @server.tool(title="Get a memory", description="One memory with its whole text, summary, entities, topics and connections.", annotations=READ)
+    async def get_memory(memory_id: MemoryId) -> MemoryOut:
+        return await _run(lambda caller: _memory_out(_own_memory(caller, memory_id), full=True))
+
+
+    @server.tool(
+        title="List memories",
+        description=(
+            "Browse the user's memories a page at a time, newest first by default; filter by words in the text, "
+            "a topic, an entity or a status. For relevance ranking use search_memories."
+        ),
+        annotations=READ,
+    )
+    async def list_memories(
+        query: Annotated[str, Field(max_length=500, description="Words the text, summary or source must contain.")] = "",
+        topic: Annotated[str, Field(max_length=200, description="Only memories with this topic.")] = "",
+        entity: Annotated[str, Field(max_length=200, description="Only memories naming this entity.")] = "",
+        status: Annotated[StatusName | None, Field(description="Only memories in this state.")] = None,
+        sort: Annotated[SortName, Field(description="new, old, importance or occurred (when it happened).")] = "new",
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+        offset: Annotated[int, Field(ge=0, le=10**9)] = 0,
+    ) -> ListOut:
+        def do(caller: Caller) -> ListOut:
+            found = filter_memories(
+                owner=caller.owner, q=query.strip(), topic=topic.strip(), entity=entity.strip(), status=status or "", sort=sort
+            ).prefetch_related("links_out", "links_in")
+            total = found.count()
+            page = [_memory_out(m) for m in found[offset : offset + limit]]
+            return ListOut(
+                memories=page, total=total, limit=limit, offset=offset,
+                next_offset=offset + limit if offset + limit < total else None,
+            )
+
+        return await _run(do)
+
+    @server.tool(
+        title="Correct a memory",
+        description="Correct what extraction wrote: summary, entities, topics, importance or when it happened. "
+        "Fields left out stay as they are; every change is recorded in the memory's history.",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
+    async def update_memory(
+        memory_id: MemoryId,
+        summary: Annotated[str | None, Field(min_length=1, max_length=10_000)] = None,
+        entities: Annotated[list[str] | None, Field(max_length=30, description="People, places, projects it names.")] = None,
+        topics: Annotated[list[str] | None, Field(max_length=30)] = None,
+        importance: Annotated[float | None, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = None,
+        occurred_at: Annotated[str | None, Field(max_length=40, description="ISO 8601 date or datetime.")] = None,
+    ) -> MemoryOut:
+        changes = {
+            name: value
+            for name, value in (
+                ("summary", summary), ("entities", entities), ("topics", topics), ("importance", importance), ("occurred_at", occurred_at)
+            )
+            if value is not None
+        }
+
+        def do(caller: Caller) -> MemoryOut:
+            if not changes:
+                raise ToolError("Give at least one of summary, entities, topics, importance, occurred_at.")
+            try:
+                correct_memory(owner=caller.owner, memory_id=memory_id, changes=changes, actor=caller.actor)
+            except Memory.DoesNotExist:
+                raise ToolError(f"No memory {memory_id}.") from None
+            return _memory_out(_own_memory(caller, memory_id), full=True)
+
+        return await _run(do)
+
+
+    @server.tool(
+        title="Delete a memory",
+        description=(
+            "Delete a memory: it leaves search and answers at once, and the same content is refused if it is "
+            "added again, until the user restores it (the bank's deleted page). Insights built on it turn stale."
+        ),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False),
+    )
+    async def delete_memory(memory_id: MemoryId) -> DeleteOut:
+        def do(caller: Caller) -> DeleteOut:
+            if tombstone_memory(owner=caller.owner, memory_id=memory_id, actor=caller.actor) is None:
+                raise ToolError(f"No memory {memory_id}.")
+            return DeleteOut(status="deleted", memory_id=memory_id, message=f"Deleted memory {memory_id}.")
+
+        return await _run(do)
+
+
+    @server.tool(
+        title="Consolidate",
+        description="Connect the user's new memories and write insights over them now (it also runs every 30 minutes).",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
+    )
+    async def consolidate() -> ConsolidateOut:
+        def do(caller: Caller) -> ConsolidateOut:
+            try:
+                outcome = consolidate_owner(owner=caller.owner, actor=caller.actor)
+            except ConsolidationBusy as exc:
+                raise ToolError(str(exc)) from None
+            run = outcome.run
+            if run.error and not outcome.consolidations:
+                raise ToolError(f"The provider failed: {run.error}")
+            made = len(outcome.consolidations)
+            message = (
+                f"Made {made} consolidation{'s' * (made != 1)} over {run.memories_consolidated} memories."
+                if made
+                else "Nothing to consolidate: fewer than two new memories are ready."
+            )
+            return ConsolidateOut(
+                consolidations=[c.pk for c in outcome.consolidations], memories_consolidated=run.memories_consolidated, message=message
+            )
+
+        return await _run(do)
+
+    @server.tool(title="Status", description="Counts of the user's memory space and which engine is working.", annotations=READ)
+    async def status() -> StatusOut:
+        def do(caller: Caller) -> StatusOut:
+            counts = space_counts(owner=caller.owner)
+            engine = engine_status()
+            return StatusOut(
+                user=caller.owner.get_username(), total_memories=counts["memories"], ready=counts["ready"],
+                pending=counts["pending"], failed=counts["failed"], review=counts["review"],
+                unconsolidated=counts["unconsolidated"], consolidations=counts["consolidations"],
+                provider=engine.label or f"unavailable: {engine.error}", provider_is_language_model=engine.is_language_model,
+            )
+
+        return await _run(do)
+
+    @server.resource(
+        "memory://memories/{memory_id}", name="memory", title="A memory",
+        description="One memory of the user's, as JSON (the same fields get_memory returns).", mime_type="application/json",
+    )
+    async def memory_resource(memory_id: str) -> str:
+        def do(caller: Caller) -> str:
+            memory = find_memory(owner=caller.owner, memory_id=_resource_id(memory_id)) if memory_id.isdigit() else None
+            if memory is None:
+                raise ResourceNotFoundError(f"No memory {memory_id}.")
+            return _memory_out(memory, full=True).model_dump_json(indent=2)
+
+        return await _run(do)
+
+    @server.resource(
+        "memory://insights/{insight_id}", name="insight", title="An insight",
+        description="One consolidation (an insight over several memories) of the user's, as JSON, with its source ids.",
+        mime_type="application/json",
+    )
+    async def insight_resource(insight_id: str) -> str:
+        def do(caller: Caller) -> str:
+            consolidation = (
+                Consolidation.all_objects.filter(owner=caller.owner, pk=_resource_id(insight_id)).first() if insight_id.isdigit() else None
+            )
+            if consolidation is None:
+                raise ResourceNotFoundError(f"No insight {insight_id}.")
+            out = _insight_out(consolidation).model_dump(mode="json")
+            out["retired"] = consolidation.retired_at is not None
+            out["created_at"] = consolidation.created_at.isoformat()
+            return json.dumps(out, indent=2)
+
+        return await _run(do)
+
+    return server
+
+
+def _resource_id(value: str) -> int:
+    pk = int(value)
+    return pk if 1 <= pk <= MAX_ID else 0
+
+
+server = build_server()
