@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Q
+from django.http import StreamingHttpResponse
+from django.utils import timezone
 from ninja import Path, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from pydantic import Field
@@ -20,6 +24,7 @@ from ..services import (
     retry_memory,
     update_memory,
 )
+from ..services.portability import export_space
 from . import schemas as s
 from .common import actor, insights, own_consolidations, own_memory, page, recalled
 
@@ -193,3 +198,16 @@ def recall(request, params: Query[RecallParams]):
         "consolidations": insights(result),
     }
 
+
+
+@router.get(
+    "/export",
+    url_name="export",
+    summary="The caller's whole memory space as one JSON Lines stream (format: README, Export and import)",
+    openapi_extra={"responses": {"200": {"description": "JSON Lines", "content": {"application/x-ndjson": {}}}}},
+)
+def export(request):
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.auth.get_username()).strip("-") or "user"
+    response = StreamingHttpResponse(export_space(owner=request.auth), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="memory-{name}-{timezone.localdate():%Y-%m-%d}.jsonl"'
+    return response
