@@ -286,3 +286,47 @@ def test_the_api_the_bank_page_and_the_commands(user, other_user, user_factory, 
     assert holds_nothing(erin)
     with pytest.raises(CommandError, match="Cannot read"):
         call_command("import", str(tmp_path / "missing.jsonl"), "--user", "erin")
+
+
+@pytest.mark.slow
+def test_a_space_moves_between_two_installations(tmp_path):
+    """Two real installations, each its own database and file store: export with the command
+    on one, import with the command on the other, compare what their databases hold."""
+    from .procs import Service
+
+    first, second = Service(tmp_path / "a").migrate(), Service(tmp_path / "b").migrate()
+    first.make_users("alice")
+    second.make_users("alice")
+    note = tmp_path / "q1 notes.txt"
+    note.write_bytes(PDF_TEXT)
+    batch = tmp_path / "notes.jsonl"
+    batch.write_text("".join(json.dumps({"text": text, "source": "notes"}) + "\n" for text in FALCON))
+    first.manage("ingest", str(note), "--jsonl", str(batch), "--user", "alice")
+    first.manage("consolidate", "--user", "alice")
+    first.shell(
+        "from memories.models import Memory\nfrom memories.services import delete_memory\n"
+        f"m = Memory.objects.get(raw_text={FALCON[3]!r})\ndelete_memory(owner=m.owner, memory_id=m.pk)\n"
+    )
+    export = tmp_path / "alice.jsonl"
+    first.manage("export", "--user", "alice", "--output", str(export))
+    moved = second.manage("import", str(export), "--user", "alice")
+    assert "Imported 5 memories, 1 files" in moved.stdout and moved.stderr == ""  # no progress bar off a terminal
+
+    def holdings(service):
+        return {
+            "memories": service.sql("select raw_text, summary, status, importance, occurred_at, created_at, deleted_at is not null, "
+                                    "consolidated_at from memories_memory order by id"),
+            "links": service.sql("select f.raw_text, t.raw_text, l.relationship from memories_memorylink l join memories_memory f "
+                                 "on f.id = l.from_memory_id join memories_memory t on t.id = l.to_memory_id order by 1, 2"),
+            "insights": service.sql("select summary, insight, stale_at is not null from memories_consolidation order by id"),
+            "tombstones": service.sql("select content_hash, reason from memories_rejectedcontent order by id"),
+            "events": service.sql("select subject_type, action, actor, created_at from memories_event order by id"),
+        }
+
+    assert holdings(second) == holdings(first)
+    stored = second.sql("select original from memories_memory where original != ''")[0][0]
+    assert (second.data_dir / "files" / stored).read_bytes() == PDF_TEXT
+    answer = second.manage("query", "Who drafted the Falcon launch checklist?", "--json", "--user", "alice").stdout
+    assert json.loads(answer)["cited"]
+    refused = second.manage("ingest", "--text", FALCON[3], "--user", "alice", check=False)
+    assert "deleted" in refused.stdout + refused.stderr
