@@ -269,9 +269,9 @@ def test_the_api_the_bank_page_and_the_commands(user, other_user, user_factory, 
     assert b"".join(signed_in.get("/api/export").streaming_content).count(b'"type":"memory"') == body.count(b'"type":"memory"')
 
     path = tmp_path / "alice.jsonl"
-    err = io.StringIO()
-    call_command("export", "--user", "alice", "--output", str(path), stderr=err)
-    assert "Exported alice's memory" in err.getvalue() and path.read_bytes().count(b"\n") == body.count(b"\n")
+    said = io.StringIO()
+    call_command("export", "--user", "alice", "--output", str(path), stdout=said)
+    assert "Exported alice's memory" in said.getvalue() and path.read_bytes().count(b"\n") == body.count(b"\n")
     dave = user_factory("dave")
     out = io.StringIO()
     call_command("import", str(path), "--user", "dave", stdout=out)

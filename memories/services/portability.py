@@ -52,6 +52,7 @@ from .ingest import _fingerprint, _link_near_duplicate, queue_extraction
 FORMAT = "always-on-memory-export"
 VERSION = 1
 FILE_CHUNK = 512 * 1024
+QUEUE_AT_ONCE = 100
 TYPES = ("header", "memory", "file_chunk", "consolidation", "link", "tombstone", "event", "end")
 # Keys of an event's before/after that hold memory ids.
 MEMORY_REF_KEYS = ("duplicate_of", "superseded_by", "sources")
@@ -190,7 +191,9 @@ def import_space(
     except BaseException:
         importer.discard_files()
         raise
-    for pk in result.pending:  # extraction still owed: queued once the rows are committed
+    # Extraction still owed: the first few are queued now; the sweeper (resume_stuck) picks up
+    # the rest, which keeps a big import from spending minutes filling the queue.
+    for pk in result.pending[:QUEUE_AT_ONCE]:
         queue_extraction(Memory(pk=pk))
     return result
 

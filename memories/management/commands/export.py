@@ -43,4 +43,4 @@ class Command(MemoryCommand):
             partial.replace(target)
             if show:
                 sys.stderr.write("\r")
-            self.stderr.write(f"Exported {owner.get_username()}'s memory to {target} ({lines:,} lines).")
+            self.stdout.write(f"Exported {owner.get_username()}'s memory to {target} ({lines:,} lines).")
