@@ -344,9 +344,8 @@ class _Importer:
         if not isinstance(memory.metadata, dict) or not isinstance(memory.entities, list) or not isinstance(memory.topics, list):
             raise ValueError("metadata must be an object, entities and topics lists")
         _fingerprint(memory)
-        memory.save()
-        # auto_now_add and auto_now set the clock on save; the exported times are restored after.
-        Memory.all_objects.filter(pk=memory.pk).update(created_at=values["created_at"], updated_at=values["updated_at"])
+        # raw: as loaddata saves, with the exported created_at/updated_at instead of the clock's.
+        memory.save_base(raw=True)
         self.memories[old] = memory.pk
         self.created.add(old)
         self.result.memories += 1
@@ -405,13 +404,12 @@ class _Importer:
             if same is not None:
                 self.consolidations[old] = same.pk
                 return
-        consolidation = Consolidation.all_objects.create(
+        consolidation = Consolidation(
             owner=self.owner, summary=str(record["summary"]), insight=str(record["insight"]), provider=str(record.get("provider", "")),
             stale_at=_when(record.get("stale_at")), retired_at=_when(record.get("retired_at")),
+            created_at=_when(record["created_at"]), updated_at=_when(record["updated_at"]),
         )
-        Consolidation.all_objects.filter(pk=consolidation.pk).update(
-            created_at=_when(record["created_at"]), updated_at=_when(record["updated_at"])
-        )
+        consolidation.save_base(raw=True)
         through = Consolidation.sources.through
         through.objects.bulk_create([through(consolidation_id=consolidation.pk, memory_id=pk) for pk in dict.fromkeys(sources)])
         self.consolidations[old] = consolidation.pk
@@ -426,10 +424,10 @@ class _Importer:
             return
         if MemoryLink.objects.filter(from_memory_id=source, to_memory_id=target, consolidation_id=consolidation).exists():
             return
-        link = MemoryLink.objects.create(
-            from_memory_id=source, to_memory_id=target, relationship=str(record["relationship"])[:500], consolidation_id=consolidation
-        )
-        MemoryLink.objects.filter(pk=link.pk).update(created_at=_when(record["created_at"]))
+        MemoryLink(
+            from_memory_id=source, to_memory_id=target, relationship=str(record["relationship"])[:500], consolidation_id=consolidation,
+            created_at=_when(record["created_at"]),
+        ).save_base(raw=True)
         self.result.links += 1
 
     def _tombstone(self, record: dict) -> None:
