@@ -174,6 +174,24 @@ def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
     assert refused.value.code == 405
 
 
+def test_a_broken_request_is_a_4xx_never_a_crash(live_server, alice_token):
+    def post(body: bytes, content_type="application/json"):
+        request = urllib.request.Request(live_server.url + "/mcp", data=body, method="POST", headers={
+            "Authorization": f"Bearer {alice_token}", "Content-Type": content_type,
+            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    for body, content_type in ((b"{not json", "application/json"), (b"\xff\xfe", "application/json"), (b"[]", "application/json"),
+                               (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', "text/plain")):
+        status, answer = post(body, content_type)
+        assert 400 <= status < 500, (body, status, answer)
+        assert b"Traceback" not in answer
+
+
 def test_one_users_token_never_reaches_another_users_memories(live_server, user, other_user, alice_token, bob_token):
     async def scenario():
         async with http_client(live_server.url, alice_token) as alice:
