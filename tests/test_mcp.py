@@ -26,12 +26,12 @@ FALCON = "Sarah Chen leads Project Falcon; the launch is set for March 15."
 
 
 @contextlib.asynccontextmanager
-async def http_client(url: str, token: str | None, **options):
+async def http_client(url: str, token: str | None, path: str = "/mcp", **options):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # Closed here: the transport leaves a client it was given open (and the server thread
     # serving its keep-alive connection, with its database connection, with it).
     async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with Client(streamable_http_client(url + "/mcp", http_client=http), **options) as client:
+        async with Client(streamable_http_client(url + path, http_client=http), **options) as client:
             yield client
 
 
@@ -139,6 +139,12 @@ def test_a_client_of_the_older_handshake_protocol_works_too(live_server, alice_t
 
     status = run(scenario())
     assert status["user"] == "alice" and status["total_memories"] == 1 and status["pending"] == 1
+
+    async def with_a_slash():
+        async with http_client(live_server.url, alice_token, path="/mcp/") as client:
+            return (await client.call_tool("status", {})).structured_content
+
+    assert run(with_a_slash())["total_memories"] == 1
 
 
 def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
