@@ -310,7 +310,7 @@ def test_a_space_moves_between_two_installations(tmp_path):
     export = tmp_path / "alice.jsonl"
     first.manage("export", "--user", "alice", "--output", str(export))
     moved = second.manage("import", str(export), "--user", "alice")
-    assert "Imported 5 memories, 1 files" in moved.stdout and moved.stderr == ""  # no progress bar off a terminal
+    assert "Imported 5 memories, 1 file," in moved.stdout and moved.stderr == ""  # no progress bar off a terminal
 
     def holdings(service):
         return {

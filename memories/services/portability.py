@@ -172,12 +172,16 @@ class ImportResult:
     pending: list[int] = field(default_factory=list, repr=False)
 
     def summary(self) -> str:
-        parts = [f"{self.memories} memories", f"{self.files} files", f"{self.consolidations} insights", f"{self.links} links",
-                 f"{self.tombstones} tombstones", f"{self.events} history events"]
+        parts = [_count(self.memories, "memory", "memories"), _count(self.files, "file"), _count(self.consolidations, "insight"),
+                 _count(self.links, "link"), _count(self.tombstones, "tombstone"), _count(self.events, "history event")]
         skipped = [f"{self.duplicates} already there"] if self.duplicates else []
         skipped += [f"{self.refused} deleted here before, left out"] if self.refused else []
         skipped += [f"{self.near_duplicates} linked as near-duplicates"] if self.near_duplicates else []
         return "Imported " + ", ".join(parts) + (f" ({'; '.join(skipped)})" if skipped else "") + "."
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def import_space(

@@ -32,18 +32,21 @@ class Command(MemoryCommand):
     help = "Import a JSON Lines export into a user's memory space (all or nothing)."
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="An export made by `manage.py export`, the bank's download button or GET /api/export.")
+        parser.add_argument("file", help="An export made by `manage.py export`, the bank's download button or GET /api/export ('-': stdin).")
         self.add_user_argument(parser)
 
     def handle(self, *args, **options):
         owner = self.owner(options)
-        path = Path(options["file"])
-        try:
-            fh = open(path, "rb")
-        except OSError as exc:
-            raise CommandError(f"Cannot read {path}: {exc.strerror or exc}") from None
+        if options["file"] == "-":
+            fh, size = sys.stdin.buffer, 0  # a pipe: no size, so no progress bar
+        else:
+            path = Path(options["file"])
+            try:
+                fh, size = open(path, "rb"), path.stat().st_size
+            except OSError as exc:
+                raise CommandError(f"Cannot read {path}: {exc.strerror or exc}") from None
         with fh:
-            progress = _Progress(fh, path.stat().st_size)
+            progress = _Progress(fh, size)
             try:
                 result = import_space(owner=owner, lines=fh, actor=Actor.for_command("import"), progress=progress)
             except ImportRefused as exc:
