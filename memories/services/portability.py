@@ -40,7 +40,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.files import File
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -80,7 +80,23 @@ def _line(record: dict) -> bytes:
 
 
 def export_space(*, owner) -> Iterator[bytes]:
-    """The owner's whole space as JSON Lines, one encoded line at a time."""
+    """The owner's whole space as JSON Lines, one encoded line at a time.
+
+    On PostgreSQL the export reads one snapshot (a read-only repeatable-read transaction), so
+    memories, links and history written while it streams cannot disagree. SQLite's write
+    transactions here are IMMEDIATE (they would lock out every writer for the length of the
+    export), so there it reads rows as they are; the importer skips a link or source whose
+    memory is not in the file."""
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield from _export_lines(owner)
+    else:
+        yield from _export_lines(owner)
+
+
+def _export_lines(owner) -> Iterator[bytes]:
     digest = hashlib.sha256()
     counts: Counter[str] = Counter()
 
