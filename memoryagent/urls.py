@@ -1,12 +1,19 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from memories import token_views
 from memories.api import api
+from memories.signin import ThrottledLoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-in (throttled), sign-out and password change. No password-reset pages: the
+    # service sends no mail, so a reset is `manage.py changepassword USER` on the server.
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("api/", api.urls),
     path("settings/tokens/", token_views.tokens, name="api_tokens"),
     path("settings/tokens/<int:token_id>/revoke/", token_views.revoke, name="api_token_revoke"),

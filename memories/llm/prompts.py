@@ -19,6 +19,7 @@ from django.conf import settings
 from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
+from .redact import scrub_secrets  # noqa: F401 (providers import it from here)
 from .base import AnswerContext, Connection, ConsolidationResult, Extraction, MemoryNote, ProviderError
 
 log = logging.getLogger(__name__)
@@ -149,13 +150,6 @@ def parse_json(raw: str | None, schema: type[Model], *, label: str) -> Model:
         ) from None
 
 
-def scrub_secrets(text: str) -> str:
-    """Mask the configured API keys: a proxy page or a reply may echo them back, and what
-    a provider says ends up in logs and in memory.error."""
-    for key in (settings.GEMINI_API_KEY, settings.OPENAI_API_KEY):
-        if key:
-            text = text.replace(key, "***")
-    return text
 
 
 def _snippet(text: str, limit: int = 120) -> str:

@@ -33,6 +33,8 @@ NEAR_DUPLICATE_JACCARD = 0.8
 # saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
 STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
 MAX_ATTEMPTS = 5
+# Metadata flag of a stored file not parsed yet: the extraction task reads it first.
+UNREAD = "unread"
 
 
 class IngestError(ValueError):
@@ -175,32 +177,21 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         _refuse_rejected(owner, sha)
         if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
             return IngestResult(existing, created=False)
-        unreadable = ""
+        # Only the cheap checks here (type, emptiness, first bytes): parsing a file can take
+        # long on a small hostile one (a PDF of many pages, a CSV the sniffer chokes on), so
+        # it runs in the extraction task, never in the request or the watcher's pass.
         try:
-            content = extract.read_file(Path(tmp.name), name)
-        except extract.UnreadableFile as exc:
-            # A damaged or encrypted file of an accepted type: keep it, failed with the
-            # reason, so a provider that can read it (or a fixed extractor) can retry.
-            content, unreadable = extract.FileContent(mime_type=extract.SUPPORTED_TYPES[Path(name).suffix.lower()]), str(exc)
+            mime = extract.check_file(Path(tmp.name), name)
         except extract.UnsupportedFile as exc:
             raise IngestError(str(exc)) from None
-        # A photo's date taken or a recording date says when it happened, unless the user said.
-        if when is None and content.occurred_at is not None:
-            when = content.occurred_at if timezone.is_aware(content.occurred_at) else timezone.make_aware(content.occurred_at)
         memory = Memory(
             owner=owner,
             source=(source or name)[:500],
-            raw_text=content.text,
-            mime_type=content.mime_type,
+            raw_text="",
+            mime_type=mime,
             content_hash=sha,
-            metadata={
-                "file_name": name, **content.metadata,
-                **({"occurred_at_given": True} if when else {}),
-                # A model may read what the offline extractors could not: reextract offers it.
-                **({"needs_model": True} if unreadable else {}),
-            },
+            metadata={"file_name": name, "size": size, UNREAD: True, **({"occurred_at_given": True} if when else {})},
             **({"occurred_at": when} if when else {}),
-            **({"status": Memory.Status.FAILED, "error": unreadable} if unreadable else {}),
         )
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
@@ -212,6 +203,42 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         if not result.created:  # the same file arrived at the same moment by another path
             memory.original.delete(save=False)
         return result
+
+
+def _read_original(memory: Memory, actor: Actor) -> str:
+    """Parse a stored file into the memory's text and metadata (the part of ingest that can
+    be slow). Returns "" when read, else why it could not be (the memory is then failed)."""
+    name = memory.metadata.get("file_name") or memory.file_name
+    try:
+        content = extract.read_file(Path(memory.original.path), name, budget_seconds=settings.MEMORY_EXTRACT_TIME_BUDGET_SECONDS)
+    except extract.UnreadableFile as exc:
+        # A damaged or encrypted file of an accepted type: kept, failed with the reason, so
+        # a provider that can read it (or a fixed extractor) can retry.
+        memory.metadata = {**memory.metadata, "needs_model": True}
+        memory.save(update_fields=["metadata", "updated_at"])
+        return str(exc)
+    except extract.UnsupportedFile as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{name!r} could not be read from storage ({exc.strerror or type(exc).__name__})."
+    memory.raw_text = content.text
+    memory.mime_type = content.mime_type
+    metadata = {**memory.metadata, **content.metadata}
+    metadata.pop(UNREAD, None)
+    if content.needs_model:
+        metadata["needs_model"] = True
+    # A photo's date taken or a recording date says when it happened, unless the user said.
+    if not metadata.get("occurred_at_given") and content.occurred_at is not None:
+        when = content.occurred_at
+        memory.occurred_at = when if timezone.is_aware(when) else timezone.make_aware(when)
+        metadata["occurred_at_given"] = True
+    memory.metadata = metadata
+    _fingerprint(memory)
+    with transaction.atomic():
+        memory.save(update_fields=["raw_text", "mime_type", "metadata", "occurred_at", "sim_band0", "sim_band1", "sim_band2",
+                                   "sim_band3", "updated_at"])
+        _link_near_duplicate(memory, actor)
+    return ""
 
 
 def _note_files(memory: Memory) -> list[FilePart]:
@@ -243,6 +270,9 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     if not claimed:
         return Memory.objects.filter(pk=memory_id).first()
     memory.attempts += 1
+    if memory.metadata.get(UNREAD) and memory.original:
+        if unreadable := _read_original(memory, actor):
+            return _mark_failed(memory, unreadable, actor)
     provider = None
     try:
         provider = get_provider()
@@ -299,6 +329,28 @@ def queue_extraction(memory: Memory) -> None:
     from django_q.tasks import async_task
 
     transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
+
+
+def should_yield(memory_id: int) -> bool:
+    """Fair turns between owners. A worker about to extract one of an owner's memories
+    steps aside (the task goes to the back of the queue) when that owner already has an
+    extraction running and another owner has input waiting. So one person's flood of
+    slow or hostile files holds at most one worker while anyone else waits, and a queue
+    with one owner's work only runs at full speed. A memory is only ever skipped for
+    later, never dropped: its task comes round again."""
+    memory = Memory.objects.filter(pk=memory_id, status=Memory.Status.PENDING).only("owner_id").first()
+    if memory is None:
+        return False
+    fresh = timezone.now() - STUCK_AFTER
+    busy = Memory.objects.filter(owner_id=memory.owner_id, extracting_since__gte=fresh).exclude(pk=memory_id).exists()
+    if not busy:
+        return False
+    # Waiting input whose task is alive (touched within the lease): lost tasks are the sweeper's.
+    return (
+        Memory.objects.filter(status=Memory.Status.PENDING, extracting_since__isnull=True, updated_at__gte=fresh)
+        .exclude(owner_id=memory.owner_id)
+        .exists()
+    )
 
 
 def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:

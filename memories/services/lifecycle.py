@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
+from . import inboxfs
 from .ingest import IngestError, parse_occurred_at
+from .owners import default_owner
 
 
 def _own(owner, memory_id, manager=None) -> Memory | None:
@@ -162,14 +163,23 @@ def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> d
                   actor=actor.label, actor_user=actor.user, created_at=now)
             for pk, _ in memories
         )
-    inbox = Path(settings.MEMORY_INBOX_DIR).resolve()
     removed = 0
     for path in paths:
-        file = Path(path).resolve()
-        if file.is_relative_to(inbox) and file.is_file():
-            file.unlink()
+        if _remove_inbox_file(owner, Path(path)):
             removed += 1
     return {"memories": len(memories), "consolidations": consolidations, "processed_files": processed, "inbox_files": removed}
+
+
+def _remove_inbox_file(owner, path: Path) -> bool:
+    """Remove one of the owner's inbox files: only a regular file in the owner's own part of
+    the inbox, never through a link (resolving one would aim the unlink at its target)."""
+    inbox = inboxfs.inbox_root()
+    if not path.is_relative_to(inbox):
+        return False
+    rel = path.relative_to(inbox)
+    if not inboxfs.owner_may_hold(owner, rel, default_owner_pk=default_owner().pk):
+        return False
+    return inboxfs.remove_regular_file(inbox, rel)
 
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
