@@ -103,10 +103,13 @@ TEMPLATES = [
 if os.getenv("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
 else:
+    from memories.permissions import create_private  # noqa: E402
+
+    create_private(MEMORY_DATA_DIR / "memory.sqlite3")
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": MEMORY_DATA_DIR / "memory.sqlite3",  # created 0600 by memories.permissions
+            "NAME": MEMORY_DATA_DIR / "memory.sqlite3",
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 30,

@@ -8,7 +8,7 @@ from ninja.errors import HttpError
 from pydantic import Field
 
 from ..models import Memory, MemoryLink
-from ..recall import recall as run_recall
+from ..services.query import recall_context as run_recall
 from ..services import (
     IngestError,
     approve_memory,

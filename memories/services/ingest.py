@@ -6,7 +6,7 @@ import hashlib
 import logging
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,6 +33,7 @@ NEAR_DUPLICATE_JACCARD = 0.8
 # saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
 STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
 MAX_ATTEMPTS = 5
+OCCURRED_MIN_YEAR, OCCURRED_MAX_YEAR = 1000, 9000
 # Metadata flag of a stored file not parsed yet: the extraction task reads it first.
 UNREAD = "unread"
 
@@ -81,8 +82,16 @@ def parse_occurred_at(value) -> datetime | None:
             parsed = datetime.combine(day, time())
         if parsed is None:
             raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).")
-    if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed)
+    try:
+        if timezone.is_naive(parsed):
+            parsed = timezone.make_aware(parsed)
+        in_utc = parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        in_utc = None
+    # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
+    # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
+    if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
+        raise IngestError(f"occurred_at must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.")
     return parsed
 
 

@@ -123,6 +123,7 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
             owner=owner, content_hash=memory.content_hash, defaults={"memory_ref": memory.pk, "reason": "purged"}
         )
         Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(before={}, after={}, note="")
+        _forget_in_insights(owner, memory, actor)
         record(memory, Event.Action.PURGED, actor)
         original = memory.original.name if memory.original else ""
         storage = memory.original.storage
@@ -131,6 +132,31 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
     if original:
         storage.delete(original)
     return True
+
+
+PURGED_INSIGHT = "(Withdrawn: a source memory was purged. Re-derived from the remaining sources on the next run.)"
+
+
+def _forget_in_insights(owner, memory: Memory, actor: Actor) -> None:
+    """An insight written from a purged memory repeats its content, and so do the history
+    snapshots of that insight: both are erased too. The insight itself is blanked and left
+    stale, so the next consolidation run writes it again from the sources that remain (or
+    retires it); snapshots that listed the memory among their sources are emptied."""
+    now = timezone.now()
+    for consolidation in Consolidation.all_objects.filter(owner=owner, sources=memory):
+        consolidation.summary = consolidation.insight = PURGED_INSIGHT
+        consolidation.stale_at = consolidation.stale_at or now
+        consolidation.save(update_fields=["summary", "insight", "stale_at", "updated_at"])
+        record(consolidation, Event.Action.STALE, actor, note=f"source memory {memory.pk} was purged")
+    events = Event.objects.filter(owner=owner, subject_type=Event.Subject.CONSOLIDATION)
+    for event in events.only("pk", "before", "after"):
+        wipe = {}
+        for side in ("before", "after"):
+            sources = (getattr(event, side) or {}).get("sources") or []
+            if memory.pk in sources:
+                wipe[side] = {}
+        if wipe:
+            Event.objects.filter(pk=event.pk).update(**wipe, note="")
 
 
 def supersede_memory(*, old: Memory, new: Memory, actor: Actor = SYSTEM) -> None:
