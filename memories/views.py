@@ -16,6 +16,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget, trigger_client_event
 
@@ -560,6 +561,9 @@ def _preview_kind(memory: Memory) -> str:
 @login_required
 @require_GET
 @xframe_options_sameorigin
+# Not the pages' policy: its frame-ancestors 'none' and object-src 'none' would stop the PDF
+# preview (framed by the memory page, shown by the browser's viewer); the view sets its own.
+@csp_override({})
 def memory_file(request, memory_id: int):
     """The original upload, only to its owner; previewable types inline, the rest as a download."""
     memory = _owned_memory(request, memory_id)

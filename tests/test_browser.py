@@ -52,6 +52,8 @@ def page(browser, live_server, user):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Every page runs under the Content-Security-Policy: anything it refuses is a bug.
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     page.goto("/")
     page.fill("#id_username", user.username)
     page.fill("#id_password", PASSWORD)
@@ -295,3 +297,21 @@ def test_review_queue_approve_and_reject(page, user, settings, memory_factory):
     assert page.inner_text("#review-count") == "0"
     assert Memory.objects.get(pk=keep.pk).status == Memory.Status.READY
     assert not Memory.objects.filter(pk=drop.pk).exists()
+
+
+def test_pages_docs_and_previews_work_under_the_content_security_policy(page, user):
+    import io
+
+    from memories.services import ingest_file
+    from tests.test_extract import pdf_bytes
+
+    memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(pdf_bytes(["A page about tulips."])), name="plan.pdf").memory.pk)
+    response = page.goto(f"/memories/{memory.pk}/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    frame = page.wait_for_selector("iframe.preview.pdf")
+    assert frame.content_frame() is not None
+    page.goto("/api/docs")
+    page.wait_for_selector(".swagger-ui .info")
+    shot(page, "api-docs-csp")
+    page.goto("/admin/login/")
+    page.wait_for_selector("#login-form")

@@ -9,8 +9,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
-from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
 from . import inboxfs
+from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
 from .ingest import IngestError, parse_occurred_at
 from .owners import default_owner
 
