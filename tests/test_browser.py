@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect  # locators, not wait_for_function: that evals in the page, which the CSP forbids
 
 from memories.models import Consolidation, Memory
 from memories.services import extract_memory
@@ -109,7 +110,7 @@ def test_ingest_a_sample_and_watch_it_turn_ready_then_ask_and_follow_a_citation(
 
     extract_memory(memory.pk)  # what the django-q2 worker does
     page.wait_for_selector(f"#memory-{memory.pk}[data-status='ready']")
-    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
+    expect(page.locator("#count-memories")).to_have_text("1")
     shot(page, "ingest-ready")
 
     page.click("nav.tabs >> text=Query")
@@ -168,7 +169,7 @@ def test_delete_asks_then_deletes(page, user, memory_factory):
     page.click(f"#memory-{gone.pk} button:has-text('Delete')")
     page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
     page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
-    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
+    expect(page.locator("#count-memories")).to_have_text("1")
 
 
 def test_script_in_a_memory_is_shown_as_text(page, user):
