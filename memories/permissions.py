@@ -68,3 +68,29 @@ def check_data_permissions(app_configs=None, **kwargs):
             id="memories.W001",
         )
     ]
+
+
+@checks.register(checks.Tags.security)
+def check_inbox_permissions(app_configs=None, **kwargs):
+    """The inbox decides whose space a file lands in (README, "Security model"): a folder
+    other accounts can write lets them add memories to that space."""
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    if not inbox.is_dir():
+        return []
+    open_folders = []
+    for folder in [inbox, *(p for p in inbox.iterdir() if p.is_dir() and not p.is_symlink())][:MAX_ENTRIES]:
+        try:
+            if folder.stat().st_mode & 0o022:
+                open_folders.append(str(folder))
+        except OSError:
+            continue
+    if not open_folders:
+        return []
+    shown = ", ".join(open_folders[:5]) + (f" and {len(open_folders) - 5} more" if len(open_folders) > 5 else "")
+    return [
+        checks.Warning(
+            f"Other local accounts can write into the inbox, and so add memories to its users' spaces: {shown}.",
+            hint=f"Run: chmod -R go-w {inbox}  (then give each person write access to their own folder only)",
+            id="memories.W002",
+        )
+    ]

@@ -200,6 +200,19 @@ def test_the_service_makes_owner_only_inbox_folders_per_user(user, other_user, s
     assert stat.S_IMODE(inbox.stat().st_mode) == 0o700
 
 
+def test_an_inbox_others_can_write_is_reported_at_start_up(settings):
+    from memories.permissions import check_inbox_permissions
+
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    (inbox / "bob").mkdir(parents=True)
+    inbox.chmod(0o700)
+    (inbox / "bob").chmod(0o777)
+    warnings = check_inbox_permissions()
+    assert [w.id for w in warnings] == ["memories.W002"] and str(inbox / "bob") in warnings[0].msg
+    (inbox / "bob").chmod(0o700)
+    assert check_inbox_permissions() == []
+
+
 def test_folder_name_routing_can_be_turned_off(user, other_user, settings):
     settings.MEMORY_INBOX_USER = "alice"
     settings.MEMORY_INBOX_USER_FOLDERS = False
