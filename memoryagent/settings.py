@@ -278,5 +278,7 @@ LOGGING = {
     "filters": {"redact": {"()": "memories.logredact.RedactFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"}},
+    "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"},
+                # runserver's request lines, through the redacting handler too.
+                "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }

@@ -15,12 +15,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
-from django.conf import settings
 from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
-from .redact import scrub_secrets  # noqa: F401 (providers import it from here)
 from .base import AnswerContext, Connection, ConsolidationResult, Extraction, MemoryNote, ProviderError
+from .redact import scrub_secrets
 
 log = logging.getLogger(__name__)
 
