@@ -36,6 +36,7 @@ NEAR_DUPLICATE_CHARS = 50_000
 # saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
 STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
 MAX_ATTEMPTS = 5
+# The same range the API schema enforces (api/schemas.py EARLIEST, LATEST).
 OCCURRED_MIN_YEAR, OCCURRED_MAX_YEAR = 1000, 9000
 # Metadata flag of a stored file not parsed yet: the extraction task reads it first.
 UNREAD = "unread"
@@ -94,7 +95,7 @@ def parse_occurred_at(value) -> datetime | None:
     # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
     # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
     if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
-        raise IngestError(f"occurred_at must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.")
+        raise IngestError(f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.")
     return parsed
 
 
