@@ -2,14 +2,14 @@
 
 The database holds every memory and the session keys (a session key copied out of it works
 as a cookie), the originals are people's files, and the secret key signs sign-in links. So
-the data dir is 0700 and its files 0600 (settings.py creates them so; FILE_UPLOAD_PERMISSIONS
-covers the originals). Folders and files made before, or by hand, may be wider: a system
-check lists them at start-up (`serve`, `migrate`, `check`) with the command that fixes them.
+the data dir is 0700 and its files 0600 (settings.py creates the dir and the SQLite file so;
+FILE_UPLOAD_PERMISSIONS covers the originals). Folders and files made before, or by hand,
+may be wider: a system check lists them at start-up (`serve`, `migrate`, `check`) with the
+command that fixes them. The inbox gets the same check for who can write into it.
 """
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
@@ -19,16 +19,6 @@ from django.core import checks
 # Enough to find a wide file without walking a huge originals folder at every start.
 MAX_ENTRIES = 5000
 SKIP = {"staticfiles"}  # public by nature: the site's own CSS and JS
-
-
-def create_private(path: Path) -> None:
-    """Create an empty file readable by this account only, if it does not exist. SQLite
-    makes its -wal and -shm files with the database file's permissions, so creating the
-    database 0600 before SQLite does keeps all three private."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
 
 
 def too_open(data_dir: Path) -> list[str]:

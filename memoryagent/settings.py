@@ -90,7 +90,6 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "django.template.context_processors.csp",
             ],
         },
     },
@@ -103,9 +102,12 @@ TEMPLATES = [
 if os.getenv("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
 else:
-    from memories.permissions import create_private  # noqa: E402
-
-    create_private(MEMORY_DATA_DIR / "memory.sqlite3")
+    # Created 0600 before SQLite makes it (0644 under the usual umask): SQLite gives its
+    # -wal and -shm files the database file's permissions, so all three stay private.
+    try:
+        os.close(os.open(MEMORY_DATA_DIR / "memory.sqlite3", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -194,7 +196,7 @@ MEMORY_TRUSTED_PROXIES = env_list("MEMORY_TRUSTED_PROXIES", "")
 
 # Content-Security-Policy on every page (Django's own middleware). Scripts and styles come
 # from this site only (htmx is served from static files); no inline script runs, and
-# htmx's own indicator style is off (static/js sets htmx.config.includeIndicatorStyles).
+# htmx's inline indicator style and eval are off (the htmx-config meta tag in base.html).
 from django.utils.csp import CSP  # noqa: E402
 
 SECURE_CSP = {
