@@ -16,6 +16,10 @@ from django.utils.text import Truncator
 from . import services
 from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from .services.history import EDITABLE_FIELDS, Actor
+from .signin import ThrottledAdminAuthenticationForm
+
+# The admin's sign-in counts and refuses failed passwords like the sign-in page.
+admin.site.login_form = ThrottledAdminAuthenticationForm
 
 # How many events the memory page shows inline; the rest are one click away.
 HISTORY_ON_PAGE = 20

@@ -1,6 +1,4 @@
 from django import forms
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.utils import timezone
 
 from .models import Memory
@@ -109,26 +107,6 @@ class ClearForm(forms.Form):
         if value != self.PHRASE:
             raise forms.ValidationError(f'Type exactly "{self.PHRASE}" to confirm; nothing was deleted.')
         return value
-
-
-class FirstOwnerForm(forms.Form):
-    username = forms.CharField(max_length=150, initial="owner")
-    password1 = forms.CharField(label="Password", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), strip=False)
-    password2 = forms.CharField(label="Password again", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), strip=False)
-
-    def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        get_user_model().username_validator(username)
-        return username
-
-    def clean(self):
-        data = super().clean()
-        p1, p2 = data.get("password1"), data.get("password2")
-        if p1 and p2:
-            if p1 != p2:
-                raise forms.ValidationError("The two passwords differ.")
-            validate_password(p1, get_user_model()(username=data.get("username", "")))
-        return data
 
 
 class MemoryEditForm(forms.Form):

@@ -15,7 +15,7 @@ from django.core.cache import cache
 
 PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 
-DEFAULT_RATES = {"ingest": "60/m", "query": "30/m"}
+DEFAULT_RATES = {"ingest": "60/m", "query": "30/m", "recall": "60/m", "consolidate": "10/h", "login_account": "10/h", "login_address": "30/h"}
 
 
 @dataclass(frozen=True)
@@ -62,4 +62,19 @@ def hit(scope: str, ident: str, *, rate: str | None = None, now: float | None = 
     reset_in = max(1, math.ceil((window + 1) * period - now))
     if count > limit:
         return Verdict(allowed=False, limit=limit, remaining=0, retry_after=reset_in)
+    return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
+
+
+def exhausted(scope: str, ident: str, *, rate: str | None = None, now: float | None = None) -> Verdict:
+    """Whether `ident` has used up the scope's limit in this window, without counting a
+    request (sign-in counts failures with hit() and asks this before checking a password)."""
+    parsed = parse_rate(rate if rate is not None else rate_for(scope))
+    if parsed is None:
+        return Verdict(allowed=True, limit=0, remaining=0, retry_after=0)
+    limit, period = parsed
+    now = time.time() if now is None else now
+    window = int(now // period)
+    count = cache.get(f"ratelimit:{scope}:{ident}:{period}:{window}", 0)
+    if count >= limit:
+        return Verdict(allowed=False, limit=limit, remaining=0, retry_after=max(1, math.ceil((window + 1) * period - now)))
     return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)

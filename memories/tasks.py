@@ -1,11 +1,18 @@
 """django-q2 entry points: thin, take ids, call services."""
 
 from django.contrib.auth import get_user_model
+from django_q.conf import Conf
+
+from .models import Memory
 
 from . import services
 
 
 def extract_memory(memory_id: int) -> str:
+    # Inline (sync) tasks have no queue to go to the back of.
+    if not Conf.SYNC and services.should_yield(memory_id):
+        services.queue_extraction(Memory(pk=memory_id))
+        return f"memory {memory_id}: its owner already has an extraction running while others wait; queued again"
     memory = services.extract_memory(memory_id)
     return f"memory {memory_id}: {memory.status if memory else 'deleted before extraction'}"
 

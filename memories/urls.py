@@ -28,7 +28,6 @@ urlpatterns = [
     path("consolidations/status/", views.consolidation_status, name="consolidation_status"),
     path("status/", views.status, name="status"),
     path("danger/clear/", views.clear, name="clear"),
-    path("welcome/first-owner/", views.first_owner, name="first_owner"),
     path("welcome/password/", views.set_password, name="set_password"),
     path("welcome/<str:token>/", views.welcome_link, name="welcome_link"),
 ]

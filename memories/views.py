@@ -9,23 +9,23 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
+from django.contrib.auth.forms import SetPasswordForm
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget, trigger_client_event
 
-from . import services
+from . import ratelimit, services, signin
 from .extract import SUPPORTED_TYPES
 from .forms import (
     SAMPLE_INPUTS,
     SAMPLE_QUESTIONS,
     ClearForm,
-    FirstOwnerForm,
     MemoryEditForm,
     MemoryFilterForm,
     PurgeForm,
@@ -38,7 +38,7 @@ from .schedule import next_consolidation_run
 from .services import browse
 from .services.consolidate import unconsolidated
 from .services.history import Actor
-from .services.setup import SetupError, create_first_owner, needs_first_user, user_for_sign_in_token
+from .services.setup import SetupError, user_for_sign_in_token
 from .templatetags.memories_ui import status_context
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,16 @@ def _error(request, message: str, status: int = 400):
         response = render(request, "memories/fragments.html#flash", {"flash": [("error", message)]}, status=status)
         return reswap(retarget(response, "#flash"), "innerHTML")
     return render(request, "memories/error.html", {"message": message}, status=status)
+
+
+def _over_limit(request, scope: str):
+    """The same per-user limits as the API (memories/ratelimit.py), or None when allowed."""
+    verdict = ratelimit.hit(scope, str(request.user.pk))
+    if verdict.allowed:
+        return None
+    response = _error(request, f"Too many {scope} requests; try again in {verdict.retry_after} s.", status=429)
+    response["Retry-After"] = str(verdict.retry_after)
+    return response
 
 
 def _owned_memory(request, memory_id: int) -> Memory:
@@ -83,14 +93,23 @@ def _upload_context() -> dict:
 @require_http_methods(["GET", "POST"])
 def welcome_link(request, token: str):
     """GET shows a button and POST signs in, so a link previewer fetching the URL cannot use it up."""
+    if wait := signin.refused_for(request):
+        return render(request, "memories/error.html", {"message": signin.wait_message(wait), "anonymous": True}, status=429)
     try:
         user = user_for_sign_in_token(token=token)
     except SetupError as exc:
+        signin.record_failure(request)  # guessing links counts like guessing passwords
         return render(request, "memories/error.html", {"message": str(exc), "anonymous": True}, status=400)
     if request.method == "GET":
-        return render(request, "registration/welcome.html", {"welcome_user": user})
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    return redirect("memories:set_password")
+        response = render(request, "registration/welcome.html", {"welcome_user": user})
+        # The link is a password: not in the Referer of the next request, not in any cache.
+        response["Referrer-Policy"] = "no-referrer"
+        response["Cache-Control"] = "no-store"
+        return response
+    login(request, user, backend=signin.BACKEND)
+    response = redirect("memories:set_password")
+    response["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 @login_required
@@ -109,23 +128,6 @@ def set_password(request):
     return render(request, "registration/set_password.html", {"form": form})
 
 
-@require_POST
-def first_owner(request):
-    if not needs_first_user():
-        return render(request, "memories/error.html", {"message": "The owner account already exists; sign in instead.", "anonymous": True}, status=403)
-    owner_form = FirstOwnerForm(request.POST)
-    if owner_form.is_valid():
-        try:
-            user = create_first_owner(username=owner_form.cleaned_data["username"], password=owner_form.cleaned_data["password1"])
-        except SetupError as exc:
-            owner_form.add_error(None, str(exc))
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.get_username()}. Your memory is ready.")
-            return redirect("memories:ingest")
-    return render(request, "registration/login.html", {"form": AuthenticationForm(request), "owner_form": owner_form, "first_run": True}, status=400)
-
-
 # --- ingest ----------------------------------------------------------------------------------
 
 
@@ -141,6 +143,8 @@ def ingest(request):
 @login_required
 @require_POST
 def ingest_text(request):
+    if limited := _over_limit(request, "ingest"):
+        return limited
     form = TextIngestForm(request.POST)
     if not form.is_valid():
         first = next(iter(form.errors.values()))[0] if form.errors else "Check the form."
@@ -160,6 +164,8 @@ def ingest_text(request):
 @login_required
 @require_POST
 def ingest_files(request):
+    if limited := _over_limit(request, "ingest"):
+        return limited
     files = request.FILES.getlist("files")
     if not files:
         return _error(request, "Choose at least one file to upload.")
@@ -357,6 +363,8 @@ def query(request):
     if request.GET:
         if not form.is_valid():
             return _error(request, "Ask a question (up to 2,000 characters).")
+        if limited := _over_limit(request, "query"):
+            return limited
         try:
             context["result"] = services.answer_question(owner=request.user, question=form.cleaned_data["q"])
         except ProviderError as exc:
@@ -553,6 +561,9 @@ def _preview_kind(memory: Memory) -> str:
 @login_required
 @require_GET
 @xframe_options_sameorigin
+# Not the pages' policy: its frame-ancestors 'none' and object-src 'none' would stop the PDF
+# preview (framed by the memory page, shown by the browser's viewer); the view sets its own.
+@csp_override({})
 def memory_file(request, memory_id: int):
     """The original upload, only to its owner; previewable types inline, the rest as a download."""
     memory = _owned_memory(request, memory_id)
@@ -616,6 +627,8 @@ def consolidations(request):
 @login_required
 @require_POST
 def consolidate_now(request):
+    if limited := _over_limit(request, "consolidate"):
+        return limited
     request.session[REQUEST_KEY] = timezone.now().isoformat()
     if not services.queue_consolidation(owner=request.user):
         return _error(request, "A consolidation is already running; its result will appear here.", status=409)

@@ -21,7 +21,9 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 MEMORY_DATA_DIR = Path(os.getenv("MEMORY_DATA_DIR", BASE_DIR / "data")).resolve()
-MEMORY_DATA_DIR.mkdir(parents=True, exist_ok=True)
+# The data dir holds the database, the originals and the secret key: readable by the
+# service's own account only (0700); a check warns at start-up when existing files are wider.
+MEMORY_DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def _secret_key() -> str:
@@ -43,7 +45,8 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG")
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+# Django's test runner adds "testserver" itself; a running service never answers to it.
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
@@ -60,7 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a forwarded scheme or address counts only from a configured proxy.
+    "memories.middleware.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -96,6 +102,12 @@ TEMPLATES = [
 if os.getenv("DATABASE_URL"):
     DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
 else:
+    # Created 0600 before SQLite makes it (0644 under the usual umask): SQLite gives its
+    # -wal and -shm files the database file's permissions, so all three stay private.
+    try:
+        os.close(os.open(MEMORY_DATA_DIR / "memory.sqlite3", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -117,6 +129,10 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": MEMORY_DATA_DIR / "cache"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Sign-in goes through a backend that throttles failed passwords per account and per
+# address (memories/signin.py), for the sign-in page and the admin's alike.
+AUTHENTICATION_BACKENDS = ["memories.signin.ThrottledModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -150,6 +166,9 @@ MEDIA_URL = "/files/"
 
 # Uploads: keep big files on disk while they stream in.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Originals are private to the service's account, like the database.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 if not DEBUG:
@@ -167,7 +186,31 @@ if not DEBUG:
         SECURE_HSTS_INCLUDE_SUBDOMAINS = True
         # Preloading is a one-way submission to the browsers' list; it is the operator's call.
         SILENCED_SYSTEM_CHECKS = ["security.W021"]
+        # Read only from MEMORY_TRUSTED_PROXIES: memories.middleware drops the header from
+        # anyone else, so a client cannot claim a TLS connection it does not have.
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Addresses of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed
+# (comma-separated IPs). Empty: those headers are ignored from everyone.
+MEMORY_TRUSTED_PROXIES = env_list("MEMORY_TRUSTED_PROXIES", "")
+
+# Content-Security-Policy on every page (Django's own middleware). Scripts and styles come
+# from this site only (htmx is served from static files); no inline script runs, and
+# htmx's inline indicator style and eval are off (the htmx-config meta tag in base.html).
+from django.utils.csp import CSP  # noqa: E402
+
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "media-src": [CSP.SELF],
+    "frame-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 # --- Memory engine -------------------------------------------------------------------
 
@@ -184,6 +227,9 @@ MEMORY_LLM_MAX_RETRIES = int(os.getenv("MEMORY_LLM_MAX_RETRIES", "3"))
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
+# inbox/<username>/ belongs to that user (folders made by the service, 0700). Off: every
+# inbox file belongs to MEMORY_INBOX_USER, whatever folder it is in.
+MEMORY_INBOX_USER_FOLDERS = env_bool("MEMORY_INBOX_USER_FOLDERS", True)
 MEMORY_CONSOLIDATE_EVERY_MINUTES = int(os.getenv("MEMORY_CONSOLIDATE_EVERY_MINUTES", "30"))
 MEMORY_CONSOLIDATE_BATCH_SIZE = int(os.getenv("MEMORY_CONSOLIDATE_BATCH_SIZE", "10"))
 MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))
@@ -195,6 +241,13 @@ MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
 # API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
 MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
 MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")
+MEMORY_RATE_LIMIT_RECALL = os.getenv("MEMORY_RATE_LIMIT_RECALL", "60/m")
+MEMORY_RATE_LIMIT_CONSOLIDATE = os.getenv("MEMORY_RATE_LIMIT_CONSOLIDATE", "10/h")
+# Failed sign-ins (sign-in page, admin, welcome links) per account and per client address.
+MEMORY_RATE_LIMIT_LOGIN_ACCOUNT = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ACCOUNT", "10/h")
+MEMORY_RATE_LIMIT_LOGIN_ADDRESS = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ADDRESS", "30/h")
+# Longest one file may take to be read (PDF pages are read until it runs out).
+MEMORY_EXTRACT_TIME_BUDGET_SECONDS = float(os.getenv("MEMORY_EXTRACT_TIME_BUDGET_SECONDS", "60"))
 # How long one extraction may hold a memory before the sweeper assumes its worker died.
 MEMORY_EXTRACTION_LEASE_MINUTES = float(os.getenv("MEMORY_EXTRACTION_LEASE_MINUTES", "10"))
 # Review mode: new memories wait for a person to approve them before recall uses them.
@@ -223,9 +276,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # One-time sign-in links never reach a log line (Django logs the path of a refused request).
+    "filters": {"redact": {"()": "memories.logredact.RedactFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"},
                 # The MCP endpoint runs one short-lived session manager per request (memories/mcp/http.py).
-                "mcp.server.streamable_http_manager": {"level": "WARNING"}},
+                "mcp.server.streamable_http_manager": {"level": "WARNING"},
+                # runserver's request lines, through the redacting handler too.
+                "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }

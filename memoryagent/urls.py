@@ -1,13 +1,20 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from memories import token_views
 from memories.api import api
 from memories.mcp.http import mcp_endpoint
+from memories.signin import ThrottledLoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-in (throttled), sign-out and password change. No password-reset pages: the
+    # service sends no mail, so a reset is `manage.py changepassword USER` on the server.
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("api/", api.urls),
     path("mcp", mcp_endpoint, name="mcp"),
     path("mcp/", mcp_endpoint),  # clients configured with a trailing slash: a POST cannot follow a redirect

@@ -12,7 +12,7 @@ _counter = itertools.count(1)
 def isolated_storage(settings, tmp_path):
     """Each test gets its own data dir, uploaded-file store and inbox, and the offline engine."""
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(mode=0o700)  # as settings.py makes it: private to this account
     settings.MEMORY_DATA_DIR = data
     settings.MEDIA_ROOT = data / "files"
     settings.MEMORY_INBOX_DIR = tmp_path / "inbox"

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect  # locators, not wait_for_function: that evals in the page, which the CSP forbids
 
 from memories.models import Consolidation, Memory
 from memories.services import extract_memory
@@ -52,6 +53,8 @@ def page(browser, live_server, user):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Every page runs under the Content-Security-Policy: anything it refuses is a bug.
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     page.goto("/")
     page.fill("#id_username", user.username)
     page.fill("#id_password", PASSWORD)
@@ -107,7 +110,7 @@ def test_ingest_a_sample_and_watch_it_turn_ready_then_ask_and_follow_a_citation(
 
     extract_memory(memory.pk)  # what the django-q2 worker does
     page.wait_for_selector(f"#memory-{memory.pk}[data-status='ready']")
-    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
+    expect(page.locator("#count-memories")).to_have_text("1")
     shot(page, "ingest-ready")
 
     page.click("nav.tabs >> text=Query")
@@ -166,7 +169,7 @@ def test_delete_asks_then_deletes(page, user, memory_factory):
     page.click(f"#memory-{gone.pk} button:has-text('Delete')")
     page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
     page.wait_for_selector(f"#memory-{gone.pk}:has-text('deleted')")
-    page.wait_for_function("document.querySelector('#count-memories')?.textContent.trim() === '1'")
+    expect(page.locator("#count-memories")).to_have_text("1")
 
 
 def test_script_in_a_memory_is_shown_as_text(page, user):
@@ -295,3 +298,21 @@ def test_review_queue_approve_and_reject(page, user, settings, memory_factory):
     assert page.inner_text("#review-count") == "0"
     assert Memory.objects.get(pk=keep.pk).status == Memory.Status.READY
     assert not Memory.objects.filter(pk=drop.pk).exists()
+
+
+def test_pages_docs_and_previews_work_under_the_content_security_policy(page, user):
+    import io
+
+    from memories.services import ingest_file
+    from tests.test_extract import pdf_bytes
+
+    memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(pdf_bytes(["A page about tulips."])), name="plan.pdf").memory.pk)
+    response = page.goto(f"/memories/{memory.pk}/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    frame = page.wait_for_selector("iframe.preview.pdf")
+    assert frame.content_frame() is not None
+    page.goto("/api/docs")
+    page.wait_for_selector(".swagger-ui .info")
+    shot(page, "api-docs-csp")
+    page.goto("/admin/login/")
+    page.wait_for_selector("#login-form")

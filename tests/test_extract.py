@@ -433,7 +433,8 @@ def test_content_that_is_no_supported_type_is_refused_with_the_reason(user, name
 )
 def test_corrupt_files_are_kept_failed_with_the_reason(user, name, data, reason):
     result = ingest_file(owner=user, fileobj=io.BytesIO(data), name=name)
-    memory = result.memory
+    # The upload only stores the file; the extraction task reads it and fails with why.
+    memory = extract_memory(result.memory.pk)
     assert memory.status == Memory.Status.FAILED and reason in memory.error and name in memory.error
     # The input is kept, so a provider that can read it may retry.
     assert open(memory.original.path, "rb").read() == data

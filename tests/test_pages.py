@@ -40,31 +40,12 @@ def test_memory_urls_need_sign_in(client, memory_factory):
 
 
 @pytest.mark.django_db
-def test_first_visit_offers_to_create_the_owner_and_claims_the_default_owner(client):
+def test_first_visit_points_to_the_one_time_link_and_offers_no_claim_form(client):
     owner = default_owner()  # made by the watcher or a command, without a password
     Memory.objects.create(owner=owner, raw_text="from the inbox", content_hash="x")
     page = client.get(reverse("login"))
-    assert b"Create owner account" in page.content
-
-    response = client.post(reverse("memories:first_owner"), {"username": "me", "password1": "a long pass phrase 42", "password2": "a long pass phrase 42"})
-    assert response.status_code == 302
-    owner.refresh_from_db()
-    assert owner.username == "me" and owner.check_password("a long pass phrase 42")
-    # Signed in, and the inbox memory is theirs.
-    assert b"from the inbox" in client.get(reverse("memories:ingest")).content
-    # From now on the sign-in page is a plain sign-in page and the offer is closed.
-    anonymous = Client()
-    assert b"Create owner account" not in anonymous.get(reverse("login")).content
-    refused = anonymous.post(reverse("memories:first_owner"), {"username": "evil", "password1": "x" * 20, "password2": "x" * 20})
-    assert refused.status_code == 403
-
-
-@pytest.mark.django_db
-def test_first_owner_form_rejects_mismatched_and_weak_passwords(client):
-    mismatch = client.post(reverse("memories:first_owner"), {"username": "me", "password1": "a long pass phrase 42", "password2": "other"})
-    assert mismatch.status_code == 400 and b"differ" in mismatch.content
-    weak = client.post(reverse("memories:first_owner"), {"username": "me", "password1": "123", "password2": "123"})
-    assert weak.status_code == 400 and b"too short" in weak.content
+    assert b"manage.py welcome" in page.content
+    assert b"Create owner account" not in page.content and b'name="password1"' not in page.content
 
 
 @pytest.mark.django_db

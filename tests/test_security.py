@@ -340,6 +340,7 @@ def test_check_deploy_is_clean_for_production_settings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE")}
     env.update({
         "MEMORY_DATA_DIR": str(tmp_path / "data"),
+        "MEMORY_INBOX_DIR": str(tmp_path / "inbox"),
         "MEMORY_HTTPS": "1",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "memory.example.com",

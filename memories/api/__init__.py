@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.template import engines
@@ -130,6 +130,22 @@ def _refused(request, exc):
 def _too_big(request, exc):
     limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
     return _error(request, 413, f"The request body is larger than {limit_mb} MB; upload big inputs as a file (multipart).")
+
+
+@api.exception_handler(TooManyFilesSent)
+def _too_many_files(request, exc):
+    return _error(request, 413, f"The request carries more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files; send one file a request.")
+
+
+@api.exception_handler(TooManyFieldsSent)
+def _too_many_fields(request, exc):
+    return _error(request, 413, f"The request carries more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} form fields.")
+
+
+@api.exception_handler(SuspiciousOperation)
+def _suspicious(request, exc):
+    # Anything else Django refuses while reading a request: a JSON 400, like every API error.
+    return _error(request, 400, "The request could not be read.")
 
 
 @api.exception_handler(MultiPartParserError)

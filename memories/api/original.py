@@ -199,10 +199,11 @@ def query(request, params: Query[QueryParams]):
 
 @router.post(
     "/consolidate",
-    response={200: s.ConsolidateOut, 409: s.Message, 502: s.Message},
+    response={200: s.ConsolidateOut, 409: s.Message, 429: s.Message, 502: s.Message},
     summary="Consolidate the caller's new memories now",
 )
 def consolidate(request):
+    enforce_rate(request, "consolidate")
     try:
         outcome = consolidate_owner(owner=request.auth, actor=actor(request))
     except ConsolidationBusy as exc:

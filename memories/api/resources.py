@@ -12,7 +12,7 @@ from ninja.errors import HttpError
 from pydantic import Field
 
 from ..models import Memory, MemoryLink
-from ..recall import recall as run_recall
+from ..services.query import recall_context as run_recall
 from ..services import (
     IngestError,
     approve_memory,
@@ -26,7 +26,7 @@ from ..services import (
 )
 from ..services.portability import export_space
 from . import schemas as s
-from .common import actor, insights, own_consolidations, own_memory, page, recalled
+from .common import actor, enforce_rate, insights, own_consolidations, own_memory, page, recalled
 
 router = Router(tags=["resources"])
 
@@ -179,10 +179,11 @@ class RecallParams(Schema):
 
 @router.get(
     "/recall",
-    response={200: s.RecallOut, 400: s.Message},
+    response={200: s.RecallOut, 400: s.Message, 429: s.Message},
     summary="The memories the model would read for a question, ranked, with scores",
 )
 def recall(request, params: Query[RecallParams]):
+    enforce_rate(request, "recall")
     question = " ".join(params.q.split())
     if not question:
         raise HttpError(400, "Ask a question.")

@@ -12,6 +12,7 @@ parses untrusted XML, tools.py runs the optional tesseract and ffprobe programs.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from . import images, media, pdf, sniff, text
@@ -20,7 +21,7 @@ from .text import decode_text
 
 __all__ = [
     "BINARY_TYPES", "SUPPORTED_TYPES", "TEXT_TYPES", "FileContent", "UnreadableFile", "UnsupportedFile",
-    "decode_text", "read_file", "supported_extension",
+    "check_file", "decode_text", "read_file", "supported_extension",
 ]
 
 log = logging.getLogger(__name__)
@@ -67,10 +68,23 @@ def supported_extension(name: str) -> str:
     return ext
 
 
-def read_file(path: Path, name: str) -> FileContent:
+def check_file(path: Path, name: str) -> str:
+    """The cheap part of reading, done while a file is accepted: the type is supported, the
+    file is not empty, and its first bytes agree with its name. Returns the mime type the
+    content shows. Parsing the whole file waits for the extraction task (read_file)."""
+    ext = supported_extension(name)
+    label = Path(name).name
+    if path.stat().st_size == 0:
+        raise UnsupportedFile(f"{label!r} is empty.")
+    mime, _ = _content_type(path, label, ext, SUPPORTED_TYPES[ext])
+    return mime
+
+
+def read_file(path: Path, name: str, *, budget_seconds: float | None = None) -> FileContent:
     """What can be read from a file offline: text led by a sentence saying what the file is,
     and metadata. The content decides the type: a file whose content is another supported
-    type is read as that type (and says so); anything else is refused with the reason."""
+    type is read as that type (and says so); anything else is refused with the reason.
+    budget_seconds bounds the readers that can take long on small hostile files (PDF pages)."""
     ext = supported_extension(name)
     label = Path(name).name
     size = path.stat().st_size
@@ -78,8 +92,9 @@ def read_file(path: Path, name: str) -> FileContent:
         raise UnsupportedFile(f"{label!r} is empty.")
     declared = SUPPORTED_TYPES[ext]
     mime, text_ext = _content_type(path, label, ext, declared)
+    deadline = time.monotonic() + budget_seconds if budget_seconds else None
     try:
-        content = _read(path, mime, text_ext)
+        content = _read(path, mime, text_ext, deadline)
     except UnreadableFile as exc:
         raise UnreadableFile(f"{label!r} could not be read: {exc}.") from None
     except UnsupportedFile as exc:
@@ -120,9 +135,9 @@ def _content_type(path: Path, label: str, ext: str, declared: str) -> tuple[str,
     return "text/plain", ".txt"
 
 
-def _read(path: Path, mime: str, text_ext: str) -> FileContent:
+def _read(path: Path, mime: str, text_ext: str, deadline: float | None = None) -> FileContent:
     if mime == "application/pdf":
-        return pdf.read_pdf(path, mime)
+        return pdf.read_pdf(path, mime, deadline=deadline)
     if mime == DOCX:
         return text.read_docx(path, mime)
     if mime.startswith("image/"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import tempfile
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -21,7 +22,13 @@ MAX_OCR_PAGES = 20
 MAX_OCR_PIXELS = 40_000_000
 
 
-def read_pdf(path: Path, mime: str) -> FileContent:
+def _out_of_time(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline
+
+
+def read_pdf(path: Path, mime: str, *, deadline: float | None = None) -> FileContent:
+    """deadline (time.monotonic()): pages are read until it passes. A small PDF can take a
+    second a page (one of 29 KB with 150 pages held a web worker past its 120 s timeout)."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -39,7 +46,11 @@ def read_pdf(path: Path, mime: str) -> FileContent:
     pages: list[str] = []
     chars = 0
     failed_pages = 0
+    timed_out = False
     for index in range(min(page_count, MAX_PAGES)):
+        if _out_of_time(deadline):
+            timed_out = True
+            break
         try:
             text = reader.pages[index].extract_text() or ""
         except Exception as exc:  # one bad page must not lose the rest of the document
@@ -52,6 +63,11 @@ def read_pdf(path: Path, mime: str) -> FileContent:
         if chars >= MAX_TEXT_CHARS:
             break
 
+    if timed_out and not any(p.strip() for p in pages):
+        raise UnreadableFile(
+            f"reading it stopped at the time budget after {len(pages)} of {page_count} pages, with no text found"
+            " (MEMORY_EXTRACT_TIME_BUDGET_SECONDS)"
+        )
     meta: dict = {"kind": "document", "pages": page_count, **info}
     with_text = [i for i, t in enumerate(pages) if t.strip()]
     meta["pages_with_text"] = len(with_text)
@@ -63,14 +79,18 @@ def read_pdf(path: Path, mime: str) -> FileContent:
     notes: list[str] = []
     ocr_pages: list[str] = []
     needs_model = False
-    if not with_text:
+    if timed_out:
+        notes.append(f"Only the first {len(pages)} pages were read: reading stopped at the time budget.")
+        meta["pages_read"] = len(pages)
+        meta["time_budget_reached"] = True
+    elif not with_text:
         meta["scanned"] = True
         notes.append("It has no text layer (probably a scan or images only).")
         if not tools.find("tesseract"):
             meta["ocr"] = "unavailable"
             notes.append(tools.OCR_MISSING + " A multimodal provider (set GEMINI_API_KEY) can read it.")
             needs_model = True
-        elif any(p.strip() for p in _ocr_pages(reader, page_count, into=ocr_pages)):
+        elif any(p.strip() for p in _ocr_pages(reader, page_count, into=ocr_pages, deadline=deadline)):
             meta["ocr"] = "tesseract"
             pages = ocr_pages
             with_text = [i for i, t in enumerate(pages) if t.strip()]
@@ -79,7 +99,7 @@ def read_pdf(path: Path, mime: str) -> FileContent:
             meta["ocr"] = "no text found"
             notes.append("OCR found no text in its images; a multimodal provider (set GEMINI_API_KEY) can look at it.")
             needs_model = True
-    if page_count > MAX_PAGES or chars >= MAX_TEXT_CHARS:
+    if not timed_out and (page_count > MAX_PAGES or chars >= MAX_TEXT_CHARS):
         notes.append(f"Only the first {len(pages)} pages were read.")
         meta["pages_read"] = len(pages)
 
@@ -125,12 +145,14 @@ def _info(reader) -> dict:
     return out
 
 
-def _ocr_pages(reader, page_count: int, *, into: list[str]) -> list[str]:
+def _ocr_pages(reader, page_count: int, *, into: list[str], deadline: float | None = None) -> list[str]:
     """OCR of the images on the first pages of a scan: a scanner puts one image per page."""
     from PIL import Image
 
     out = into
     for index in range(min(page_count, MAX_OCR_PAGES)):
+        if _out_of_time(deadline):
+            break
         texts = []
         try:
             images = list(reader.pages[index].images)

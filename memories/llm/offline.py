@@ -30,11 +30,15 @@ DATE_RE = re.compile(
     rf"|Q[1-4]\s+\d{{4}}|Q[1-4]\b"
     rf"|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))\b"
 )
+# These run over whatever a user sends, so each must take time linear in the text: a
+# pattern may start only where a run of its characters starts (the lookbehinds), and its
+# repeats must not be able to split the same characters two ways (\d+(?:,\d+)* instead of
+# \d[\d,]*). Before, 40 KB of "1," took 150 s.
 AMOUNT_RE = re.compile(
-    r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmMbB]|million|billion|thousand)?\b"
-    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|(?:USD|EUR|GBP|dollars|euros)\b))"
+    r"(?:[$€£¥]\s?\d+(?:,\d+)*(?:\.\d+)?\s?(?:[kKmMbB]|million|billion|thousand)?\b"
+    r"|\b(?<!\d,)\d+(?:,\d+)*(?:\.\d+)?\s?(?:%|percent\b|(?:USD|EUR|GBP|dollars|euros)\b))"
 )
-EMAIL_RE = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.-]+\b")
 # A run of capitalised words (allowing "of", "de", "&" inside): names, organisations, places, products.
 PROPER_RE = re.compile(
     r"\b(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*)(?:\s+(?:(?:of|de|la|van|von|the|&)\s+){0,2}(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*))*"
@@ -57,6 +61,7 @@ PERSONAL_EVENT_RE = re.compile(
     re.I,
 )
 W_HAPPENED = 0.1
+MAX_ANALYSED_CHARS = 200_000
 SIGNAL_WORDS = {
     "decid", "decision", "agree", "deadline", "due", "must", "urgent", "important", "critical", "priority",
     "remember", "never", "always", "goal", "launch", "plan", "commit", "promis", "risk", "problem", "fix",
@@ -163,6 +168,9 @@ class OfflineProvider(Provider):
                 topics=family,
                 importance=0.3,
             )
+        # A bound per stage on top of linear patterns: the first MAX_ANALYSED_CHARS say what
+        # a memory is about; a megabyte of text costs no more than this much of it.
+        text = text[:MAX_ANALYSED_CHARS]
         entities = extract_entities(text)
         return Extraction(
             summary=summarize(text),

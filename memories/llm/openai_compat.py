@@ -103,7 +103,7 @@ class OpenAICompatProvider(Provider):
         if not base:
             raise ProviderError("openai_compat is selected but OPENAI_BASE_URL is not set (e.g. http://localhost:11434/v1).")
         if not base.startswith(("http://", "https://")):
-            raise ProviderError(f"OPENAI_BASE_URL must start with http:// or https:// (got {base[:80]!r}).")
+            raise ProviderError("OPENAI_BASE_URL must start with http:// or https://.")
         if not settings.OPENAI_MODEL:
             raise ProviderError("openai_compat is selected but OPENAI_MODEL is not set (the model name the server knows).")
         return base + "/chat/completions"
@@ -142,7 +142,7 @@ class OpenAICompatProvider(Provider):
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
                 reason = prompts.scrub_secrets(str(exc.reason))
-                raise prompts.Retryable(f"could not connect to {settings.OPENAI_BASE_URL} ({reason})") from None
+                raise prompts.Retryable(f"could not connect to the endpoint ({reason})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
                 raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
             return self._reply_text(raw, structured=schema is not None)

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
-from django.conf import settings
 from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
 from .base import AnswerContext, Connection, ConsolidationResult, Extraction, MemoryNote, ProviderError
+from .redact import scrub_secrets
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +149,6 @@ def parse_json(raw: str | None, schema: type[Model], *, label: str) -> Model:
         ) from None
 
 
-def scrub_secrets(text: str) -> str:
-    """Mask the configured API keys: a proxy page or a reply may echo them back, and what
-    a provider says ends up in logs and in memory.error."""
-    for key in (settings.GEMINI_API_KEY, settings.OPENAI_API_KEY):
-        if key:
-            text = text.replace(key, "***")
-    return text
 
 
 def _snippet(text: str, limit: int = 120) -> str:

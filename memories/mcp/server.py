@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from .. import ratelimit
 from ..llm import ProviderError
 from ..models import Consolidation, Memory
-from ..recall import RecallResult, recall
+from ..recall import RecallResult
 from ..services import (
     Actor,
     ConsolidationBusy,
@@ -45,6 +45,7 @@ from ..services import delete_memory as tombstone_memory
 from ..services import get_memory as find_memory
 from ..services import update_memory as correct_memory
 from ..services.browse import SORTS
+from ..services.query import recall_context
 from ..services.status import engine_status, space_counts
 
 MAX_ID = 2**63 - 1
@@ -322,7 +323,11 @@ def build_server() -> MCPServer:
             question = " ".join(query.split())
             if not question:
                 raise ToolError("Ask a question.")
-            result = recall(owner=caller.owner, question=question, k=k)
+            _limit(caller, "recall")
+            try:
+                result = recall_context(owner=caller.owner, question=question, k=k)
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
             memories, insights = _found(result)
             return SearchOut(query=question, strategy=result.strategy, memories=memories, insights=insights)
 
@@ -447,6 +452,7 @@ def build_server() -> MCPServer:
     )
     async def consolidate() -> ConsolidateOut:
         def do(caller: Caller) -> ConsolidateOut:
+            _limit(caller, "consolidate")
             try:
                 outcome = consolidate_owner(owner=caller.owner, actor=caller.actor)
             except ConsolidationBusy as exc:

@@ -17,6 +17,7 @@ from .ingest import (
     resume_stuck,
     retry_failed,
     retry_memory,
+    should_yield,
 )
 from .lifecycle import (
     approve_memory,
@@ -37,6 +38,6 @@ __all__ = [
     "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "consolidate_all",
     "consolidate_owner", "consolidation_history", "default_owner", "delete_memory", "deleted_memories",
     "extract_memory", "filter_memories", "get_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
-    "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "supersede_memory",
+    "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "should_yield", "supersede_memory",
     "update_memory",
 ]

@@ -17,6 +17,7 @@ from django.utils import timezone
 from ..models import ProcessedFile
 from .history import INBOX_WATCHER
 from .ingest import IngestError, extract_memory, ingest_file, queue_extraction
+from .inboxfs import ensure_folders, open_regular_file, printable, routes_by_folder
 from .lifecycle import supersede_memory
 from .owners import default_owner
 
@@ -50,8 +51,9 @@ def watcher_last_seen():
 
 
 def _owner_for(rel: Path, fallback):
-    """inbox/<username>/... belongs to that user; anything else to the default owner."""
-    if len(rel.parts) > 1:
+    """inbox/<username>/... belongs to that user (unless MEMORY_INBOX_USER_FOLDERS is off);
+    anything else to the default owner."""
+    if len(rel.parts) > 1 and routes_by_folder():
         User = get_user_model()
         user = User.objects.filter(**{User.USERNAME_FIELD: rel.parts[0]}).first()
         if user is None:
@@ -65,7 +67,7 @@ def scan_inbox(*, inbox_dir: Path | None = None, extract: str = "inline", settle
     (a one-off scan finishes its work); "queue" hands it to the task cluster, so a slow
     model never holds up the other files of an always-on watcher."""
     inbox = Path(inbox_dir or settings.MEMORY_INBOX_DIR)
-    inbox.mkdir(parents=True, exist_ok=True)
+    ensure_folders(inbox)
     report = ScanReport()
     heartbeat_path().touch()
     fallback = default_owner()
@@ -81,12 +83,13 @@ def scan_inbox(*, inbox_dir: Path | None = None, extract: str = "inline", settle
         if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime < settle_seconds:
             continue
         report.seen += 1
-        _process(path, rel, info, fallback, report, extract)
+        _process(path, rel, info, fallback, report, extract, inbox)
     return report
 
 
-def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract: str) -> None:
-    key = str(path.resolve())
+def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract: str, inbox: Path) -> None:
+    # Not path.resolve(): that would follow a link swapped in since the scan looked.
+    key = str(inbox.resolve() / rel)
     try:
         owner = _owner_for(rel, fallback)
     except IngestError as exc:
@@ -101,7 +104,9 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
     try:
         if error:
             raise IngestError(error)
-        with open(path, "rb") as fh:
+        # Opened through the inbox tree without following links, and checked to be the
+        # very file the scan saw: a symlink swapped in meanwhile fails instead of being read.
+        with open_regular_file(inbox, rel, expected=info) as fh:
             record.sha256 = hashlib.file_digest(fh, "sha256").hexdigest()
             if seen.filter(sha256=record.sha256).exists():
                 seen.filter(sha256=record.sha256).update(size=info.st_size, mtime=info.st_mtime)
@@ -111,13 +116,13 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
     except (IngestError, OSError) as exc:
         record.status, record.error = ProcessedFile.Status.FAILED, str(exc)
         report.failed += 1
-        log.warning("inbox file %s failed: %s", rel, exc)
+        log.warning("inbox file %s failed: %s", printable(rel), printable(exc))
     else:
         record.memory = result.memory
         if result.created:
             record.status = ProcessedFile.Status.INGESTED
             report.ingested.append(result.memory.pk)
-            log.info("inbox file %s -> memory %s", rel, result.memory.pk)
+            log.info("inbox file %s -> memory %s", printable(rel), result.memory.pk)
             # A changed file at the same path is a new version of what it said before.
             previous = seen.filter(status=ProcessedFile.Status.INGESTED, memory__isnull=False).order_by("-processed_at").first()
             if previous and previous.memory.is_live and previous.memory_id != result.memory.pk:

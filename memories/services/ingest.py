@@ -6,7 +6,7 @@ import hashlib
 import logging
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,10 +29,17 @@ log = logging.getLogger(__name__)
 MAX_TEXT_CHARS = 1_000_000
 # Share of word shingles two texts must have in common to count as near-duplicates.
 NEAR_DUPLICATE_JACCARD = 0.8
+# Texts are compared on their first this many characters: a megabyte of text compared with
+# 50 candidates took 20 s inside the ingest request; this bounds it to about a second.
+NEAR_DUPLICATE_CHARS = 50_000
 # A memory still pending this long after its last attempt lost its task (a crash between
 # saving and queueing, or a worker killed mid-extraction): the sweeper queues it again.
 STUCK_AFTER = timedelta(minutes=settings.MEMORY_EXTRACTION_LEASE_MINUTES)
 MAX_ATTEMPTS = 5
+# The same range the API schema enforces (api/schemas.py EARLIEST, LATEST).
+OCCURRED_MIN_YEAR, OCCURRED_MAX_YEAR = 1000, 9000
+# Metadata flag of a stored file not parsed yet: the extraction task reads it first.
+UNREAD = "unread"
 
 
 class IngestError(ValueError):
@@ -79,8 +86,16 @@ def parse_occurred_at(value) -> datetime | None:
             parsed = datetime.combine(day, time())
         if parsed is None:
             raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).")
-    if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed)
+    try:
+        if timezone.is_naive(parsed):
+            parsed = timezone.make_aware(parsed)
+        in_utc = parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        in_utc = None
+    # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
+    # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
+    if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
+        raise IngestError(f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.")
     return parsed
 
 
@@ -123,7 +138,7 @@ def _create(memory: Memory, actor: Actor) -> IngestResult:
 
 
 def _fingerprint(memory: Memory) -> None:
-    bands = textutil.minhash_bands(memory.raw_text)
+    bands = textutil.minhash_bands(memory.raw_text[:NEAR_DUPLICATE_CHARS])
     if bands is not None:
         memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
 
@@ -136,12 +151,12 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
     same_band = Q()
     for i in range(4):
         same_band |= Q(**{f"sim_band{i}": getattr(memory, f"sim_band{i}")})
-    mine = textutil.shingles(memory.raw_text)
+    mine = textutil.shingles(memory.raw_text[:NEAR_DUPLICATE_CHARS])
     candidates = (
         Memory.objects.filter(owner=memory.owner, duplicate_of__isnull=True).filter(same_band).exclude(pk=memory.pk).order_by("pk")[:50]
     )
     for candidate in candidates:
-        if textutil.jaccard(mine, textutil.shingles(candidate.raw_text)) >= NEAR_DUPLICATE_JACCARD:
+        if textutil.jaccard(mine, textutil.shingles(candidate.raw_text[:NEAR_DUPLICATE_CHARS])) >= NEAR_DUPLICATE_JACCARD:
             memory.duplicate_of = candidate
             memory.save(update_fields=["duplicate_of"])
             MemoryLink.objects.create(from_memory=memory, to_memory=candidate, relationship="near-duplicate")
@@ -175,32 +190,21 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         _refuse_rejected(owner, sha)
         if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
             return IngestResult(existing, created=False)
-        unreadable = ""
+        # Only the cheap checks here (type, emptiness, first bytes): parsing a file can take
+        # long on a small hostile one (a PDF of many pages, a CSV the sniffer chokes on), so
+        # it runs in the extraction task, never in the request or the watcher's pass.
         try:
-            content = extract.read_file(Path(tmp.name), name)
-        except extract.UnreadableFile as exc:
-            # A damaged or encrypted file of an accepted type: keep it, failed with the
-            # reason, so a provider that can read it (or a fixed extractor) can retry.
-            content, unreadable = extract.FileContent(mime_type=extract.SUPPORTED_TYPES[Path(name).suffix.lower()]), str(exc)
+            mime = extract.check_file(Path(tmp.name), name)
         except extract.UnsupportedFile as exc:
             raise IngestError(str(exc)) from None
-        # A photo's date taken or a recording date says when it happened, unless the user said.
-        if when is None and content.occurred_at is not None:
-            when = content.occurred_at if timezone.is_aware(content.occurred_at) else timezone.make_aware(content.occurred_at)
         memory = Memory(
             owner=owner,
             source=(source or name)[:500],
-            raw_text=content.text,
-            mime_type=content.mime_type,
+            raw_text="",
+            mime_type=mime,
             content_hash=sha,
-            metadata={
-                "file_name": name, **content.metadata,
-                **({"occurred_at_given": True} if when else {}),
-                # A model may read what the offline extractors could not: reextract offers it.
-                **({"needs_model": True} if unreadable else {}),
-            },
+            metadata={"file_name": name, "size": size, UNREAD: True, **({"occurred_at_given": True} if when else {})},
             **({"occurred_at": when} if when else {}),
-            **({"status": Memory.Status.FAILED, "error": unreadable} if unreadable else {}),
         )
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
@@ -212,6 +216,42 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         if not result.created:  # the same file arrived at the same moment by another path
             memory.original.delete(save=False)
         return result
+
+
+def _read_original(memory: Memory, actor: Actor) -> str:
+    """Parse a stored file into the memory's text and metadata (the part of ingest that can
+    be slow). Returns "" when read, else why it could not be (the memory is then failed)."""
+    name = memory.metadata.get("file_name") or memory.file_name
+    try:
+        content = extract.read_file(Path(memory.original.path), name, budget_seconds=settings.MEMORY_EXTRACT_TIME_BUDGET_SECONDS)
+    except extract.UnreadableFile as exc:
+        # A damaged or encrypted file of an accepted type: kept, failed with the reason, so
+        # a provider that can read it (or a fixed extractor) can retry.
+        memory.metadata = {**memory.metadata, "needs_model": True}
+        memory.save(update_fields=["metadata", "updated_at"])
+        return str(exc)
+    except extract.UnsupportedFile as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{name!r} could not be read from storage ({exc.strerror or type(exc).__name__})."
+    memory.raw_text = content.text
+    memory.mime_type = content.mime_type
+    metadata = {**memory.metadata, **content.metadata}
+    metadata.pop(UNREAD, None)
+    if content.needs_model:
+        metadata["needs_model"] = True
+    # A photo's date taken or a recording date says when it happened, unless the user said.
+    if not metadata.get("occurred_at_given") and content.occurred_at is not None:
+        when = content.occurred_at
+        memory.occurred_at = when if timezone.is_aware(when) else timezone.make_aware(when)
+        metadata["occurred_at_given"] = True
+    memory.metadata = metadata
+    _fingerprint(memory)
+    with transaction.atomic():
+        memory.save(update_fields=["raw_text", "mime_type", "metadata", "occurred_at", "sim_band0", "sim_band1", "sim_band2",
+                                   "sim_band3", "updated_at"])
+        _link_near_duplicate(memory, actor)
+    return ""
 
 
 def _note_files(memory: Memory) -> list[FilePart]:
@@ -243,6 +283,9 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     if not claimed:
         return Memory.objects.filter(pk=memory_id).first()
     memory.attempts += 1
+    if memory.metadata.get(UNREAD) and memory.original:
+        if unreadable := _read_original(memory, actor):
+            return _mark_failed(memory, unreadable, actor)
     provider = None
     try:
         provider = get_provider()
@@ -299,6 +342,28 @@ def queue_extraction(memory: Memory) -> None:
     from django_q.tasks import async_task
 
     transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
+
+
+def should_yield(memory_id: int) -> bool:
+    """Fair turns between owners. A worker about to extract one of an owner's memories
+    steps aside (the task goes to the back of the queue) when that owner already has an
+    extraction running and another owner has input waiting. So one person's flood of
+    slow or hostile files holds at most one worker while anyone else waits, and a queue
+    with one owner's work only runs at full speed. A memory is only ever skipped for
+    later, never dropped: its task comes round again."""
+    memory = Memory.objects.filter(pk=memory_id, status=Memory.Status.PENDING).only("owner_id").first()
+    if memory is None:
+        return False
+    fresh = timezone.now() - STUCK_AFTER
+    busy = Memory.objects.filter(owner_id=memory.owner_id, extracting_since__gte=fresh).exclude(pk=memory_id).exists()
+    if not busy:
+        return False
+    # Waiting input whose task is alive (touched within the lease): lost tasks are the sweeper's.
+    return (
+        Memory.objects.filter(status=Memory.Status.PENDING, extracting_since__isnull=True, updated_at__gte=fresh)
+        .exclude(owner_id=memory.owner_id)
+        .exists()
+    )
 
 
 def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
+from . import inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
 from .ingest import IngestError, parse_occurred_at
+from .owners import default_owner
 
 
 def _own(owner, memory_id, manager=None) -> Memory | None:
@@ -122,6 +123,7 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
             owner=owner, content_hash=memory.content_hash, defaults={"memory_ref": memory.pk, "reason": "purged"}
         )
         Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(before={}, after={}, note="")
+        _forget_in_insights(owner, memory, actor)
         record(memory, Event.Action.PURGED, actor)
         original = memory.original.name if memory.original else ""
         storage = memory.original.storage
@@ -130,6 +132,31 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
     if original:
         storage.delete(original)
     return True
+
+
+PURGED_INSIGHT = "(Withdrawn: a source memory was purged. Re-derived from the remaining sources on the next run.)"
+
+
+def _forget_in_insights(owner, memory: Memory, actor: Actor) -> None:
+    """An insight written from a purged memory repeats its content, and so do the history
+    snapshots of that insight: both are erased too. The insight itself is blanked and left
+    stale, so the next consolidation run writes it again from the sources that remain (or
+    retires it); snapshots that listed the memory among their sources are emptied."""
+    now = timezone.now()
+    for consolidation in Consolidation.all_objects.filter(owner=owner, sources=memory):
+        consolidation.summary = consolidation.insight = PURGED_INSIGHT
+        consolidation.stale_at = consolidation.stale_at or now
+        consolidation.save(update_fields=["summary", "insight", "stale_at", "updated_at"])
+        record(consolidation, Event.Action.STALE, actor, note=f"source memory {memory.pk} was purged")
+    events = Event.objects.filter(owner=owner, subject_type=Event.Subject.CONSOLIDATION)
+    for event in events.only("pk", "before", "after"):
+        wipe = {}
+        for side in ("before", "after"):
+            sources = (getattr(event, side) or {}).get("sources") or []
+            if memory.pk in sources:
+                wipe[side] = {}
+        if wipe:
+            Event.objects.filter(pk=event.pk).update(**wipe, note="")
 
 
 def supersede_memory(*, old: Memory, new: Memory, actor: Actor = SYSTEM) -> None:
@@ -162,14 +189,23 @@ def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> d
                   actor=actor.label, actor_user=actor.user, created_at=now)
             for pk, _ in memories
         )
-    inbox = Path(settings.MEMORY_INBOX_DIR).resolve()
     removed = 0
     for path in paths:
-        file = Path(path).resolve()
-        if file.is_relative_to(inbox) and file.is_file():
-            file.unlink()
+        if _remove_inbox_file(owner, Path(path)):
             removed += 1
     return {"memories": len(memories), "consolidations": consolidations, "processed_files": processed, "inbox_files": removed}
+
+
+def _remove_inbox_file(owner, path: Path) -> bool:
+    """Remove one of the owner's inbox files: only a regular file in the owner's own part of
+    the inbox, never through a link (resolving one would aim the unlink at its target)."""
+    inbox = inboxfs.inbox_root()
+    if not path.is_relative_to(inbox):
+        return False
+    rel = path.relative_to(inbox)
+    if not inboxfs.owner_may_hold(owner, rel, default_owner_pk=default_owner().pk):
+        return False
+    return inboxfs.remove_regular_file(inbox, rel)
 
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:

@@ -28,7 +28,7 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
     if not question:
         raise ValueError("Ask a question.")
     started = time.monotonic()
-    context = recall(owner=owner, question=question, strategy=strategy, k=k)
+    context = recall_context(owner=owner, question=question, strategy=strategy, k=k)
     provider = get_provider()
     try:
         answer = provider.answer(question=question, context=context.to_context())
@@ -44,6 +44,15 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
         provider_is_language_model=provider.is_language_model,
         elapsed_ms=int((time.monotonic() - started) * 1000),
     )
+
+
+def recall_context(*, owner, question: str, strategy: str | None = None, k: int | None = None) -> RecallResult:
+    """recall(), with a question naming an impossible date ("10000 years ago") refused as
+    a ValueError (a 400 for every caller) instead of an OverflowError (a 500)."""
+    try:
+        return recall(owner=owner, question=question, strategy=strategy, k=k)
+    except OverflowError:
+        raise ValueError("The question names a date outside the calendar this service can count (years 1 to 9999).") from None
 
 
 def strip_foreign_citations(answer: str, *, allowed: set[int]) -> str:

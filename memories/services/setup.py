@@ -1,9 +1,9 @@
 """First run: getting the first person in without a default password.
 
-Two ways in, both one step:
-- `manage.py welcome` (run by `make run`) prints a one-time sign-in link for the default
-  owner while that account has no usable password;
-- while no account has a usable password, the sign-in page offers to create the owner.
+One way in: `manage.py welcome` (run by `make run`) prints a one-time sign-in link for the
+default owner while that account has no usable password (or `manage.py createsuperuser`).
+Nothing reachable over the network can claim the owner without that link: whoever can reach
+the port first is not the owner (see "Security model" in the README).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import hashlib
 
 from django.contrib.auth import get_user_model
 from django.core import signing
-from django.db import transaction
 
 from .owners import default_owner
 
@@ -63,25 +62,3 @@ def welcome_owner():
     """The owner the welcome link is for, and whether a link is needed at all."""
     owner = default_owner()
     return owner, not owner.has_usable_password()
-
-
-def create_first_owner(*, username: str, password: str):
-    """Give the first account a password. The default owner (made without a password by
-    the watcher or a command, and maybe already holding memories) is claimed rather than
-    a second superuser made beside it."""
-    User = get_user_model()
-    with transaction.atomic():
-        # Checked inside the write transaction: two people racing for a fresh install
-        # cannot both become the owner.
-        if not needs_first_user():
-            raise SetupError("The owner account already exists; sign in instead.")
-        owner = User.objects.filter(is_superuser=True).order_by("pk").first()
-        if owner is None:
-            owner = User(is_superuser=True, is_staff=True)
-        if User.objects.filter(**{User.USERNAME_FIELD: username}).exclude(pk=owner.pk).exists():
-            raise SetupError(f"The name {username!r} is taken.")
-        setattr(owner, User.USERNAME_FIELD, username)
-        owner.is_active = True
-        owner.set_password(password)
-        owner.save()
-    return owner

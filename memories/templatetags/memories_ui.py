@@ -26,11 +26,66 @@ CITATION_IN_HTML = re.compile(r"\[Memory\s+(\d+)\]", re.IGNORECASE)
 
 @register.filter
 def markdown_safe(text: str) -> str:
-    """Markdown to HTML, sanitised by nh3, with each [Memory N] a link that reveals the card."""
-    html = markdown_lib.markdown(text or "", extensions=["sane_lists", "fenced_code"], output_format="html")
+    """A model's Markdown as HTML, with each [Memory N] a link that reveals the card.
+
+    Memory text quoted in an answer is text: raw HTML in the answer is not passed through
+    by the Markdown (it is escaped, like any other text) (a note holding <b> shows "<b>", as on its card), the result is still
+    sanitised by nh3, and citation links are put only into text between tags, never
+    inside an attribute (a [Memory N] in a link title must not open a tag of its own)."""
+    html = _markdown_without_raw_html().convert(text or "")
     clean = nh3.clean(html, tags=ALLOWED_TAGS, link_rel="noopener noreferrer nofollow")
-    # After sanitising, so these attributes are ours: N is digits, the URLs are reversed.
-    return mark_safe(CITATION_IN_HTML.sub(_citation_link, clean))
+    return mark_safe(_link_citations(clean))
+
+
+def _markdown_without_raw_html():
+    md = markdown_lib.Markdown(extensions=["sane_lists", "fenced_code"], output_format="html")
+    # Python-Markdown passes raw HTML blocks and inline tags through; without these two
+    # processors they are ordinary text, escaped on output.
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return md
+
+
+@register.filter
+def answer_html(result) -> str:
+    """The answer of a query: a model's Markdown (markdown_safe), or, from the offline
+    engine, which only quotes memories, the quotes as plain text in a list."""
+    if getattr(result, "provider_is_language_model", True):
+        return markdown_safe(result.answer)
+    blocks, items = [], []
+    for line in (result.answer or "").splitlines():
+        if line.startswith("- "):
+            items.append(format_html("<li>{}</li>", line[2:]))
+            continue
+        if items:
+            blocks.append(mark_safe("<ul>" + "".join(items) + "</ul>"))
+            items = []
+        if line.strip():
+            blocks.append(format_html("<p>{}</p>", line))
+    if items:
+        blocks.append(mark_safe("<ul>" + "".join(items) + "</ul>"))
+    return mark_safe(_link_citations("".join(blocks)))
+
+
+# A tag as nh3 and format_html write it: attribute values in double quotes, with any
+# double quote inside escaped, so a ">" can sit inside an attribute but a quote cannot.
+TAG_RE = re.compile(r'(<(?:[^>"]|"[^"]*")*>)')
+TAG_NAME_RE = re.compile(r"</?\s*([a-zA-Z0-9]+)")
+
+
+def _link_citations(html: str) -> str:
+    out, in_link = [], 0
+    for piece in TAG_RE.split(html):
+        if piece.startswith("<"):
+            name = TAG_NAME_RE.match(piece)
+            if name and name.group(1).lower() == "a" and not piece.endswith("/>"):
+                in_link = max(0, in_link + (-1 if piece.startswith("</") else 1))
+            out.append(piece)
+        elif in_link:
+            out.append(piece)  # a link inside a link is not a link
+        else:
+            out.append(CITATION_IN_HTML.sub(_citation_link, piece))
+    return "".join(out)
 
 
 def _citation_link(match) -> str:

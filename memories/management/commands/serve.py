@@ -24,6 +24,8 @@ class Command(BaseCommand):
         python = sys.executable
         commands = {
             "web": [python, "-m", "gunicorn", "memoryagent.wsgi", "--bind", options["bind"], "--workers", str(options["web_workers"]), "--timeout", "120", "--access-logfile", "-",
+                    # One-time sign-in links (/welcome/<token>/) are masked in the access log.
+                    "--logger-class", "memories.gunicorn_logging.RedactingLogger",
                     # gunicorn's control socket lives at one path per machine user: two
                     # installations (or a test run beside a live one) would fight over it.
                     "--no-control-socket"],

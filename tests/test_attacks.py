@@ -1,0 +1,577 @@
+"""Attacks from the live review of the running service (issue 19), each performed here.
+
+Every test does what the attacker did, as an outsider, as a second user of the same
+instance or as a local account writing into the inbox, and asserts it no longer works.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import logging.config
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from memories.llm import ProviderError, circuit
+from memories.models import Consolidation, Event, Memory, ProcessedFile
+from memories.services import clear_owner, consolidate_owner, delete_memory, extract_memory, ingest_file, ingest_text
+from memories.services.inbox import scan_inbox
+from memories.services.owners import default_owner
+from memories.services.tokens import create_token
+from memories.templatetags.memories_ui import markdown_safe
+from tests.htmx import hx
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "ZEPHYR-QUOKKA-SECRET"
+
+
+@contextmanager
+def finishes_within(seconds: int):
+    """A liveness guard, not a speed assertion: the attacks below took 30-150 s on the
+    patterns they target; the fixed code takes well under a second. A hang fails the test
+    instead of holding the whole run."""
+    def expired(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def api_client(user) -> Client:
+    token = create_token(owner=user, name="attack")[1]
+    return Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+# --- 1. the owner account cannot be claimed without the one-time link ---------------------------
+
+
+def test_owner_cannot_be_claimed_by_whoever_reaches_the_port_first():
+    owner = default_owner()  # made by the watcher or a command, no password yet
+    attacker = Client()
+    page = attacker.get(reverse("login"))
+    assert b"password1" not in page.content and b"Create owner account" not in page.content
+    for path in ("/welcome/first-owner/", "/welcome/password/", "/accounts/password_reset/"):
+        reply = attacker.post(path, {"username": "owner", "password1": "hijack pass 12345", "password2": "hijack pass 12345",
+                                     "new_password1": "hijack pass 12345", "new_password2": "hijack pass 12345"})
+        assert reply.status_code in (302, 400, 403, 404, 405), (path, reply.status_code)
+    owner.refresh_from_db()
+    assert not owner.has_usable_password()
+    assert attacker.get(reverse("memories:ingest")).status_code == 302  # not signed in
+    assert not attacker.login(username="owner", password="hijack pass 12345")
+
+
+# --- 2. the inbox watcher never reads through a link ---------------------------------------------
+
+
+@pytest.fixture
+def outside_secret(tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text(f"SECRET_KEY={SECRET}\n")
+    return secret
+
+
+def _nothing_holds_the_secret():
+    for memory in Memory.all_objects.all():
+        assert SECRET not in memory.raw_text
+        if memory.original:
+            assert SECRET.encode() not in Path(memory.original.path).read_bytes()
+
+
+def test_inbox_file_swapped_for_a_symlink_after_the_check_is_not_read(user, other_user, settings, outside_secret, monkeypatch):
+    from memories.services import inbox as inbox_service
+
+    folder = Path(settings.MEMORY_INBOX_DIR) / "bob"
+    folder.mkdir(parents=True)
+    note = folder / "note.txt"
+    note.write_text("An ordinary note from bob.")
+    real_owner_for = inbox_service._owner_for
+
+    def swap_then_continue(rel, fallback):
+        # The attacker's move, between the watcher's lstat() and its open().
+        note.unlink()
+        note.symlink_to(outside_secret)
+        return real_owner_for(rel, fallback)
+
+    monkeypatch.setattr(inbox_service, "_owner_for", swap_then_continue)
+    report = scan_inbox(settle_seconds=0)
+    assert report.ingested == [] and report.failed == 1
+    _nothing_holds_the_secret()
+    assert "plain file" in ProcessedFile.objects.get().error
+
+
+def test_inbox_folder_swapped_for_a_symlink_after_the_check_is_not_read(user, other_user, settings, outside_secret, monkeypatch):
+    from memories.services import inbox as inbox_service
+
+    sub = Path(settings.MEMORY_INBOX_DIR) / "bob" / "sub"
+    sub.mkdir(parents=True)
+    (sub / "secret.txt").write_text("harmless")
+    real_owner_for = inbox_service._owner_for
+
+    def swap_folder(rel, fallback):
+        (sub / "secret.txt").unlink()
+        sub.rmdir()
+        sub.symlink_to(outside_secret.parent, target_is_directory=True)
+        return real_owner_for(rel, fallback)
+
+    monkeypatch.setattr(inbox_service, "_owner_for", swap_folder)
+    scan_inbox(settle_seconds=0)
+    _nothing_holds_the_secret()
+
+
+def test_a_plain_symlink_in_the_inbox_is_never_followed(user, settings, outside_secret):
+    """A guard: the watcher already skipped links it saw; it must go on doing so."""
+    settings.MEMORY_INBOX_USER = "alice"
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True)
+    (inbox / "link.txt").symlink_to(outside_secret)
+    (inbox / "linkdir").symlink_to(outside_secret.parent, target_is_directory=True)
+    scan_inbox(settle_seconds=0)
+    _nothing_holds_the_secret()
+
+
+# --- 3. clearing a space never deletes through a link ---------------------------------------------
+
+
+def test_clearing_a_space_does_not_delete_another_users_file_through_a_symlink(user, other_user, settings):
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    bob_file = inbox / "bob" / "keep.txt"
+    bob_file.parent.mkdir(parents=True)
+    bob_file.write_text("Bob's file, which alice must not be able to delete.")
+    alice_file = inbox / "alice" / "mine.txt"
+    alice_file.parent.mkdir(parents=True)
+    alice_file.write_text("Alice's own note.")
+    scan_inbox(settle_seconds=0)
+    assert ProcessedFile.objects.filter(owner=user).count() == 1
+    # Alice swaps her recorded file for a link to bob's, then clears her space with its files.
+    alice_file.unlink()
+    alice_file.symlink_to(bob_file)
+    reply = api_client(user).post("/api/clear?inbox_files=true")
+    assert reply.status_code == 200, reply.content
+    assert bob_file.read_text().startswith("Bob's file")
+    assert alice_file.is_symlink()  # the link itself is not a regular file of hers either
+
+
+def test_clearing_removes_only_files_in_the_owners_own_folder(user, other_user, settings):
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    bob_file = inbox / "bob" / "keep.txt"
+    bob_file.parent.mkdir(parents=True)
+    bob_file.write_text("Bob's file.")
+    mine = inbox / "alice" / "mine.txt"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("Alice's note to clear.")
+    scan_inbox(settle_seconds=0)
+    # A record of alice's naming a path in bob's folder (however it came to be) is not acted on.
+    ProcessedFile.objects.create(owner=user, path=str(bob_file.resolve()), size=1, mtime=1, sha256="x" * 64)
+    counts = clear_owner(owner=user, inbox_files=True)
+    assert counts["inbox_files"] == 1 and not mine.exists() and bob_file.exists()
+
+
+# --- 4. the inbox trust model: folders made owner-only, routing can be turned off ---------------
+
+
+def test_the_service_makes_owner_only_inbox_folders_per_user(user, other_user, settings):
+    scan_inbox(settle_seconds=0)
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    for name in ("alice", "bob"):
+        assert stat.S_IMODE((inbox / name).stat().st_mode) == 0o700
+    assert stat.S_IMODE(inbox.stat().st_mode) == 0o700
+
+
+def test_an_inbox_others_can_write_is_reported_at_start_up(settings):
+    from memories.permissions import check_inbox_permissions
+
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    (inbox / "bob").mkdir(parents=True)
+    inbox.chmod(0o700)
+    (inbox / "bob").chmod(0o777)
+    warnings = check_inbox_permissions()
+    assert [w.id for w in warnings] == ["memories.W002"] and str(inbox / "bob") in warnings[0].msg
+    (inbox / "bob").chmod(0o700)
+    assert check_inbox_permissions() == []
+
+
+def test_folder_name_routing_can_be_turned_off(user, other_user, settings):
+    settings.MEMORY_INBOX_USER = "alice"
+    settings.MEMORY_INBOX_USER_FOLDERS = False
+    planted = Path(settings.MEMORY_INBOX_DIR) / "bob" / "planted.txt"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("Someone who can write the inbox wants this in bob's space.")
+    scan_inbox(settle_seconds=0)
+    memory = Memory.objects.get()
+    assert memory.owner == user and not Memory.objects.filter(owner=other_user).exists()
+
+
+# --- 5. small hostile files stall neither the web server nor the workers --------------------------
+
+
+def _pdf(pages: int) -> bytes:
+    from tests.test_extract import pdf_bytes
+
+    return pdf_bytes([f"Page {i} of the plan." for i in range(pages)])
+
+
+def test_an_upload_only_stores_the_file_and_parsing_waits_for_the_task(signed_in, user):
+    reply = signed_in.post(reverse("memories:ingest_files"), {"files": SimpleUploadedFile("plan.pdf", _pdf(3))})
+    assert reply.status_code == 302
+    memory = Memory.objects.get()
+    # Nothing was parsed inside the request: the text comes from the extraction task.
+    assert memory.status == Memory.Status.PENDING and memory.raw_text == ""
+    memory = extract_memory(memory.pk)
+    assert memory.status == Memory.Status.READY and "Page 2 of the plan." in memory.raw_text
+
+
+def test_a_pdf_that_outlasts_the_time_budget_fails_with_the_reason(user, settings):
+    settings.MEMORY_EXTRACT_TIME_BUDGET_SECONDS = 1e-9
+    result = ingest_file(owner=user, fileobj=io.BytesIO(_pdf(40)), name="slow.pdf")
+    memory = extract_memory(result.memory.pk)
+    assert memory.status == Memory.Status.FAILED and "time budget" in memory.error
+
+
+@pytest.mark.parametrize("hostile", ["1," * 20_000, "a." * 80_000])
+def test_the_offline_extractor_is_linear_on_hostile_text(user, hostile):
+    memory = ingest_text(owner=user, text=hostile).memory
+    with finishes_within(30):  # 40 KB of "1," took 150 s (AMOUNT_RE), 160 KB of "a." 70 s (EMAIL_RE)
+        memory = extract_memory(memory.pk)
+    assert memory.status == Memory.Status.READY
+
+
+def test_a_csv_the_sniffer_chokes_on_is_read_quickly(user):
+    with finishes_within(20):  # 64 KB took 33 s in csv.Sniffer
+        result = ingest_file(owner=user, fileobj=io.BytesIO(b',"' * 32_000), name="choke.csv")
+        memory = extract_memory(result.memory.pk)
+    assert memory.status == Memory.Status.READY
+
+
+def test_one_owners_flood_yields_the_worker_to_another_owner(user, other_user, memory_factory, django_capture_on_commit_callbacks):
+    from django.utils import timezone
+    from django_q.brokers import get_broker
+
+    from memories import tasks
+
+    running = memory_factory("Alice's hostile file being extracted now.", extract=False)
+    Memory.objects.filter(pk=running.pk).update(extracting_since=timezone.now())
+    alice_next = memory_factory("Alice's next hostile file.", extract=False)
+    bob_note = memory_factory("Bob's note, waiting behind alice's flood.", owner=other_user, extract=False)
+    broker = get_broker()
+    before = broker.queue_size()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = tasks.extract_memory(alice_next.pk)
+    assert "queued again" in outcome
+    assert Memory.objects.get(pk=alice_next.pk).status == Memory.Status.PENDING
+    assert broker.queue_size() == before + 1  # to the back of the queue, not dropped
+    # Bob's note is not held back by alice's running extraction.
+    assert "ready" in tasks.extract_memory(bob_note.pk)
+    # With nobody else waiting, alice's work runs at full speed.
+    assert "ready" in tasks.extract_memory(alice_next.pk)
+
+
+# --- 7. the data is private to the service's account --------------------------------------------
+
+
+def test_data_dir_database_and_originals_are_private(tmp_path):
+    data = tmp_path / "fresh-data"
+    env = {**os.environ, "MEMORY_DATA_DIR": str(data), "MEMORY_INBOX_DIR": str(tmp_path / "inbox"),
+           "MEMORY_LLM_PROVIDER": "offline", "MEMORY_TASKS_SYNC": "1"}
+    env.pop("DATABASE_URL", None)
+    note = tmp_path / "note.txt"
+    note.write_text("A private note.")
+    old = os.umask(0o022)  # the usual umask: the service must not rely on a stricter one
+    try:
+        for args in (["migrate", "-v0"], ["ingest", str(note)]):
+            subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    for path in [data / "memory.sqlite3", data / "secret_key", *(data / "files").rglob("*")]:
+        if path.is_file():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    # A file made wider later is reported at start-up, with the fix.
+    (data / "memory.sqlite3").chmod(0o644)
+    check = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert "memories.W001" in check.stderr + check.stdout and "chmod -R go-rwx" in check.stderr + check.stdout
+
+
+def test_uploaded_originals_are_owner_only(user):
+    result = ingest_file(owner=user, fileobj=io.BytesIO(b"A private upload."), name="private.txt")
+    assert stat.S_IMODE(os.stat(result.memory.original.path).st_mode) == 0o600
+
+
+# --- 8. sign-in is throttled ---------------------------------------------------------------------
+
+
+def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user):
+    attacker = Client()
+    for i in range(10):
+        reply = attacker.post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
+        assert reply.status_code == 200
+    reply = attacker.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"})
+    assert reply.status_code == 429 and b"Too many failed sign-ins" in reply.content
+    assert attacker.get(reverse("memories:ingest")).status_code == 302
+    # The account is throttled from another address too (per account), and the admin's sign-in alike.
+    elsewhere = Client(REMOTE_ADDR="203.0.113.9")
+    assert elsewhere.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"}).status_code == 429
+    admin = Client(REMOTE_ADDR="203.0.113.10")
+    page = admin.post("/admin/login/", {"username": "alice", "password": "correct horse battery staple"})
+    assert b"Too many failed sign-ins" in page.content
+
+
+def test_spraying_many_accounts_from_one_address_is_stopped(user_factory):
+    user_factory("carol")
+    attacker = Client(REMOTE_ADDR="198.51.100.7")
+    for i in range(30):
+        attacker.post(reverse("login"), {"username": f"nobody{i}", "password": "password123"})
+    reply = attacker.post(reverse("login"), {"username": "carol", "password": "correct horse battery staple"})
+    assert reply.status_code == 429
+    # Another address is not affected.
+    assert Client(REMOTE_ADDR="198.51.100.8").post(reverse("login"), {"username": "carol", "password": "correct horse battery staple"}).status_code == 302
+
+
+def test_guessing_welcome_links_is_throttled_and_reset_pages_are_gone(db):
+    attacker = Client(REMOTE_ADDR="198.51.100.20")
+    for i in range(30):
+        assert attacker.get(f"/welcome/forged-token-{i}/").status_code == 400
+    assert attacker.get("/welcome/forged-token-x/").status_code == 429
+    for path in ("/accounts/password_reset/", "/accounts/reset/x/y/", "/accounts/password_reset/done/"):
+        assert Client().get(path).status_code == 404
+
+
+# --- 9. the model endpoint's address never reaches users -----------------------------------------
+
+
+@pytest.fixture
+def no_backoff(monkeypatch):
+    from memories.llm import prompts
+
+    monkeypatch.setattr(prompts, "sleep", lambda s: None)
+
+
+def test_model_base_url_and_its_credentials_are_never_shown(user, other_user, settings, no_backoff, caplog):
+    settings.MEMORY_LLM_PROVIDER = "openai_compat"
+    settings.OPENAI_MODEL = "local-model"
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Nothing listens there now: the connection is refused, as in the attack.
+    settings.OPENAI_BASE_URL = f"http://svc:hunter2pass@127.0.0.1:{port}/v1"
+    caplog.set_level(logging.INFO)
+    memory = extract_memory(ingest_text(owner=user, text="A note the model never sees.").memory.pk)
+    assert memory.status == Memory.Status.FAILED
+    bob = Client()
+    bob.force_login(other_user)
+    sidebar = bob.get(reverse("memories:status")).content.decode()
+    shown = [memory.error, circuit.state("openai_compat")["last_error"], sidebar, caplog.text]
+    for text in shown:
+        assert "hunter2pass" not in text and f"127.0.0.1:{port}" not in text and "svc:" not in text
+
+
+def test_credentials_in_any_url_are_masked_in_provider_errors():
+    error = ProviderError("proxy said: see https://admin:s3cr3t@proxy.example/login")
+    assert "s3cr3t" not in str(error) and "https://***@proxy.example/login" in str(error)
+
+
+# --- also: rate limits on every costly route ----------------------------------------------------
+
+
+def test_every_costly_route_is_rate_limited_per_user(user, other_user, settings, memory_factory):
+    settings.MEMORY_RATE_LIMIT_INGEST = "2/m"
+    settings.MEMORY_RATE_LIMIT_QUERY = "2/m"
+    settings.MEMORY_RATE_LIMIT_RECALL = "2/m"
+    settings.MEMORY_RATE_LIMIT_CONSOLIDATE = "2/m"
+    memory_factory("Tulips bloom in April in the Keukenhof.")
+    web = Client()
+    web.force_login(user)
+    api = api_client(user)
+    calls = {
+        "web ingest": lambda i: web.post(reverse("memories:ingest_text"), {"text": f"Note number {i} about tulips."}),
+        "web query": lambda i: web.get(reverse("memories:query"), {"q": "tulips"}),
+        "api recall": lambda i: api.get("/api/recall", {"q": "tulips"}),
+        "api consolidate": lambda i: api.post("/api/consolidate"),
+        "web consolidate": lambda i: web.post(reverse("memories:consolidate_now")),
+    }
+    for name, call in calls.items():
+        cache.clear()  # web and API share a user's limit per scope: each route from a fresh count
+        replies = [call(i).status_code for i in range(3)]
+        assert replies[-1] == 429 and 429 not in replies[:1], (name, replies)
+    # Another user's own limits are untouched.
+    bob = Client()
+    bob.force_login(other_user)
+    assert bob.get(reverse("memories:query"), {"q": "tulips"}).status_code == 200
+
+
+# --- also: purge forgets the text everywhere -----------------------------------------------------
+
+
+def test_purge_removes_the_text_from_insights_and_their_history(user, memory_factory):
+    secret = memory_factory(f"Quokka project: the vault code is {SECRET}. Quokka launch in May.")
+    memory_factory("Quokka project launch planning with the Quokka team in May.")
+    outcome = consolidate_owner(owner=user)
+    assert outcome.consolidations
+    def everything():
+        rows = list(Consolidation.all_objects.values("summary", "insight"))
+        rows += list(Event.objects.values("before", "after", "note"))
+        return json.dumps(rows, default=str)
+    assert SECRET in everything()  # the insight quoted it (the precondition of the attack)
+    delete_memory(owner=user, memory_id=secret.pk)
+    Client().force_login(user)
+    web = Client()
+    web.force_login(user)
+    reply = web.post(reverse("memories:purge", args=[secret.pk]), {"confirm": "purge"})
+    assert reply.status_code in (200, 302), reply.content[:300]
+    assert not Memory.all_objects.filter(pk=secret.pk).exists()
+    assert SECRET not in everything()
+
+
+# --- also: citations and memory text in answers --------------------------------------------------
+
+
+def test_a_citation_inside_a_link_title_cannot_break_out_of_the_attribute():
+    html = markdown_safe('[docs](http://example.com "see [Memory 5] x" ) and [Memory 7]')
+    assert html.count("<a ") == 2  # the docs link and the real citation, nothing injected
+    assert 'title="see [Memory 5] x"' in html
+    assert 'hx-get="/memories/7/card/?cited=1"' in html and "/memories/5/" not in html
+
+
+def test_memory_html_shows_as_text_in_the_answer(signed_in, memory_factory):
+    memory_factory("Tulip order: <b>forty</b> bulbs <img src=x onerror=alert(1)> for the garden.")
+    page = hx(signed_in, "get", reverse("memories:query"), {"q": "tulip order bulbs"}).content.decode()
+    answer = page.split('id="answer-text"', 1)[1].split("</div>", 1)[0]
+    assert "&lt;b&gt;forty&lt;/b&gt;" in answer and "<b>" not in answer and "<img" not in answer
+
+
+# --- also: impossible dates are refused, not 500s ------------------------------------------------
+
+
+def test_a_question_ten_thousand_years_back_is_a_clear_400(user, memory_factory):
+    memory_factory("We went to Rome three years ago.")
+    web = Client(raise_request_exception=False)
+    web.force_login(user)
+    api = api_client(user)
+    question = "What happened 10000 years ago?"
+    for reply in (web.get(reverse("memories:query"), {"q": question}), api.get("/api/query", {"q": question}),
+                  api.get("/api/recall", {"q": question})):
+        assert reply.status_code == 400, reply.content[:200]
+        assert b"date" in reply.content
+
+
+@pytest.mark.parametrize("when", ["0001-01-01", "0001-01-01T00:00", "9999-12-31T23:59", "9999-12-31"])
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/New_York"])
+def test_occurred_at_at_the_edge_of_the_calendar_is_a_clear_400(user, settings, when, zone):
+    settings.TIME_ZONE = zone
+    web = Client(raise_request_exception=False)
+    web.force_login(user)
+    reply = hx(web, "post", reverse("memories:ingest_text"), {"text": f"A note dated {when}.", "occurred_at": when})
+    assert reply.status_code == 400 and b"between the years" in reply.content
+    reply = api_client(user).post("/api/ingest", {"text": "Another note.", "occurred_at": when}, content_type="application/json")
+    assert reply.status_code in (400, 422) and "between the years" in reply.json()["detail"]
+    assert not Memory.objects.exists()
+
+
+# --- also: headers, hosts, logs, CSP, JSON errors ------------------------------------------------
+
+
+def test_forwarded_proto_is_believed_only_from_a_configured_proxy(user, settings):
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_SSL_REDIRECT = True
+    settings.MEMORY_TRUSTED_PROXIES = ["10.0.0.5"]
+    spoofed = Client(REMOTE_ADDR="198.51.100.1").get(reverse("login"), HTTP_X_FORWARDED_PROTO="https")
+    assert spoofed.status_code == 301 and spoofed["Location"].startswith("https://")
+    proxied = Client(REMOTE_ADDR="10.0.0.5").get(reverse("login"), HTTP_X_FORWARDED_PROTO="https")
+    assert proxied.status_code == 200
+
+
+def test_default_allowed_hosts_do_not_include_testserver():
+    env = {k: v for k, v in os.environ.items() if k != "ALLOWED_HOSTS"}
+    env["DJANGO_SETTINGS_MODULE"] = "memoryagent.settings"
+    out = subprocess.run([sys.executable, "-c", "from django.conf import settings; print(settings.ALLOWED_HOSTS)"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60).stdout
+    assert "testserver" not in out and "localhost" in out
+
+
+def test_welcome_tokens_never_reach_the_logs(capsys):
+    from memories.gunicorn_logging import RedactingLogger
+
+    token = "eyJ1Ijo1fQ:1tSECRETtoken:signature"
+    logging.config.dictConfig(django_settings.LOGGING)  # the console handler, on captured stderr
+    try:
+        Client().get(f"/welcome/{token}/")
+        logged = capsys.readouterr().err
+    finally:
+        logging.config.dictConfig(django_settings.LOGGING)
+    assert "/welcome/" in logged and token not in logged
+
+    class Config:
+        access_log_format = '%(h)s "%(r)s" %(s)s "%(f)s"'
+        errorlog = "-"
+        accesslog = None
+        loglevel = "info"
+        syslog = False
+        disable_redirect_access_to_syslog = True
+        capture_output = False
+        logconfig = logconfig_dict = logconfig_json = None
+        user, group, umask = os.getuid(), os.getgid(), 0
+
+    logger = RedactingLogger.__new__(RedactingLogger)
+    logger.cfg = Config()
+
+    class Response:
+        status, sent, headers = "200 OK", 10, []
+
+    from datetime import timedelta
+
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": f"/welcome/{token}/", "SERVER_PROTOCOL": "HTTP/1.1",
+               "PATH_INFO": f"/welcome/{token}/", "QUERY_STRING": "", "REMOTE_ADDR": "127.0.0.1",
+               "HTTP_REFERER": f"http://localhost/welcome/{token}/"}
+    atoms = logger.atoms(Response(), {}, environ, timedelta(seconds=0))
+    assert all(token not in str(value) for value in atoms.values())
+
+
+def test_inbox_names_with_newlines_cannot_forge_log_lines(user, settings, caplog):
+    settings.MEMORY_INBOX_USER = "alice"
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True)
+    (inbox / "x.exe\n2026-01-01 INFO memories: admin signed in").write_bytes(b"MZ\x90\x00")
+    caplog.set_level(logging.INFO)
+    scan_inbox(settle_seconds=0)
+    lines = [r.getMessage() for r in caplog.records if "inbox file" in r.getMessage()]
+    assert lines and all("\n" not in line for line in lines)
+
+
+def test_pages_carry_a_content_security_policy(signed_in):
+    for name in ("memories:ingest", "memories:query", "memories:list"):
+        policy = signed_in.get(reverse(name))["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+
+
+def test_api_refuses_oversized_multipart_bodies_in_json(user):
+    api = api_client(user)
+    files = {f"file{i}": SimpleUploadedFile(f"a{i}.txt", b"hi") for i in range(120)}
+    reply = api.post("/api/ingest", files)
+    assert reply.status_code == 413 and reply["Content-Type"].startswith("application/json")
+    assert "files" in reply.json()["detail"]
+    reply = api.post("/api/ingest", {f"field{i}": "x" for i in range(1200)})
+    assert reply.status_code == 413 and reply.json()["detail"]
