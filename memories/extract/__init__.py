@@ -95,9 +95,18 @@ def read_file(path: Path, name: str) -> FileContent:
         content.text = f"{note}\n\n{content.text}" if content.text else note
     if content.description:
         content.metadata.setdefault("description", content.description)
+    content.metadata["notes_chars"] = notes_length(content)
     if content.needs_model:
         content.metadata["needs_model"] = True
     return content
+
+
+def notes_length(content: FileContent) -> int:
+    """How many leading characters of the text are the reader's notes, not the file's words."""
+    body = content.body.strip()
+    if body and content.text.endswith(body):
+        return len(content.text) - len(body)
+    return len(content.text)
 
 
 def _content_type(path: Path, label: str, ext: str, declared: str) -> tuple[str, str]:

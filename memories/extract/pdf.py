@@ -85,7 +85,7 @@ def read_pdf(path: Path, mime: str) -> FileContent:
 
     body = _join_pages(pages)
     text = " ".join([description, *notes]) + (f"\n\n{body}" if body else "")
-    return FileContent(mime_type=mime, text=text, metadata=meta, description=description, needs_model=needs_model)
+    return FileContent(mime_type=mime, text=text, metadata=meta, description=description, needs_model=needs_model, body=body)
 
 
 def _join_pages(pages: list[str]) -> str:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ..llm import ProviderError, get_provider
 from ..llm.base import MemoryNote
+from ..llm.extractive import insights
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
 from .history import SYSTEM, Actor, consolidation_snapshot, record
 
@@ -66,22 +67,27 @@ def _start_run(owner) -> ConsolidationRun:
 
 
 def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM) -> ConsolidationOutcome:
-    """Repair insights whose sources changed, then consolidate the owner's backlog oldest
-    first, a batch at a time, until it is drained (fewer than two left) or the per-run cap
-    is reached."""
+    """Repair insights whose sources changed, then consolidate the owner's backlog: memories
+    close to each other (by meaning, or by words without an embedding layer) are grouped,
+    at most `batch_size` a group, closest first; the ones close to nothing are grouped as
+    unrelated. A language model gets at most `max_batches` groups a run (each is a call);
+    the offline engine drains the backlog (up to MEMORY_CONSOLIDATE_MAX_BACKLOG) in one run.
+    A lone memory left over waits for the next run."""
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
-    max_batches = max_batches or settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     run = _start_run(owner)
     made: list[Consolidation] = []
     provider = get_provider()
+    if max_batches is None and provider.is_language_model:
+        max_batches = settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     try:
         for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
             _rederive(stale, provider, actor)
-        for _ in range(max_batches):
-            batch = list(unconsolidated(owner).order_by("created_at", "pk")[:batch_size])
-            if len(batch) < 2:
-                break
-            result = provider.consolidate([note_for(m) for m in batch])
+        backlog = list(unconsolidated(owner).order_by("created_at", "pk")[: settings.MEMORY_CONSOLIDATE_MAX_BACKLOG])
+        by_id = {m.pk: m for m in backlog}
+        groups = insights.group([note_for(m) for m in backlog], max_size=batch_size)
+        for notes in groups[:max_batches] if max_batches else groups:
+            batch = [by_id[n.id] for n in notes]
+            result = provider.consolidate(notes)
             made.append(_store(owner, batch, result, provider.label, actor))
             run.memories_consolidated += len(batch)
     except ProviderError as exc:

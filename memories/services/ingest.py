@@ -218,7 +218,8 @@ def _note_files(memory: Memory) -> list[FilePart]:
     if not memory.original:
         return []
     path = Path(memory.original.path)
-    return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size)]
+    notes = int((memory.metadata or {}).get("notes_chars") or 0)
+    return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size, notes_chars=notes)]
 
 
 def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
