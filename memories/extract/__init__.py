@@ -96,9 +96,18 @@ def read_file(path: Path, name: str) -> FileContent:
     if content.description:
         content.metadata.setdefault("description", content.description)
     content.metadata["notes_chars"] = notes_length(content)
+    if content.body.strip() and mime in READERS:
+        content.metadata.setdefault("reader", READERS[mime])
     if content.needs_model:
         content.metadata["needs_model"] = True
     return content
+
+
+# Which reader produced a file's text, for the card (OCR and transcription set their own).
+READERS = {
+    "application/pdf": "the PDF's text layer", DOCX: "the Word document's text", "text/html": "the web page's text (no navigation)",
+    "text/markdown": "the Markdown text", "text/csv": "the CSV text", "application/json": "the JSON text",
+}
 
 
 def notes_length(content: FileContent) -> int:

@@ -93,6 +93,7 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
     elif not damaged and pixels <= MAX_DECODE_PIXELS:
         lines.append(missing_message())
         meta["ocr"] = "unavailable"
+        meta["needs_reader"] = lines[-1]
     lines.append(NEEDS_MODEL)
     # The words read in the picture come last: they are the file's own content (body).
     if body:

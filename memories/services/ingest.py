@@ -19,7 +19,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from .. import extract, textutil
-from ..llm import ProviderError, circuit, get_provider, provider_name
+from ..extract.media import NEEDS_MODEL_AUDIO, NEEDS_MODEL_VIDEO
+from ..llm import ProviderError, circuit, get_provider, provider_name, transcribe
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from .history import SYSTEM, Actor, record, snapshot
@@ -247,6 +248,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     provider = None
     try:
         provider = get_provider()
+        _transcribe(memory, provider)
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
@@ -272,9 +274,33 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory.extracting_since = None
     with transaction.atomic():
         memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider",
-                                   "extracting_since", "updated_at"])
+                                   "extracting_since", "updated_at", "raw_text", "metadata"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     return memory
+
+
+def _transcribe(memory: Memory, provider) -> None:
+    """A recording the provider cannot hear is transcribed by the configured speech-to-text
+    endpoint first; the transcript becomes the memory's text (saved with the extraction).
+    ProviderError when the endpoint fails: the memory fails with the reason, retryable."""
+    mime = memory.mime_type or ""
+    if (not memory.original or not mime.startswith(("audio/", "video/")) or provider.supports_files(mime)
+            or not transcribe.configured() or memory.metadata.get("transcribed")):
+        return
+    try:
+        transcript = transcribe.transcribe(Path(memory.original.path), name=memory.file_name, mime_type=mime)
+    except ProviderError as exc:
+        # Not the model's failure: the provider's circuit breaker stays as it is.
+        raise ProviderError(f"Transcription failed: {exc}") from None
+    if not transcript:
+        return
+    notes = memory.raw_text.replace(NEEDS_MODEL_AUDIO, "").replace(NEEDS_MODEL_VIDEO, "").strip()
+    reader = transcribe.label()
+    memory.raw_text = f"{notes}\n\nTranscript, by {reader}:\n{transcript}"
+    memory.metadata = {**memory.metadata, "reader": reader, "transcribed": True, "notes_chars": len(memory.raw_text) - len(transcript)}
+    memory.metadata.pop("needs_reader", None)
+    if mime.startswith("audio/"):
+        memory.metadata.pop("needs_model", None)
 
 
 def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:
