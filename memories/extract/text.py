@@ -225,7 +225,9 @@ def describe_csv(text: str, truncated: bool):
     columns = header if has_header else [f"column {i + 1}" for i in range(len(header))]
     more = " at least" if truncated else ""
     description = f"CSV table with{more} {_plural(data_rows, 'row')} and {_plural(len(columns), 'column')}: {_names(columns)}."
-    return description, text, {"rows": data_rows, "columns": columns[:100], "delimiter": dialect.delimiter}
+    # The header row is the table's layout (its column names are in the description), not its content.
+    body = text.lstrip("\r\n").split("\n", 1)[1] if has_header and "\n" in text.lstrip("\r\n") else text
+    return description, body, {"rows": data_rows, "columns": columns[:100], "delimiter": dialect.delimiter}
 
 
 def _is_number(cell: str) -> bool:

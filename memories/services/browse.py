@@ -3,6 +3,7 @@
 from django.db.models import Count, Q, QuerySet
 
 from ..models import Memory
+from .entities import entity_filter
 
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
 
@@ -17,7 +18,8 @@ def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
     if topic:
         memories = memories.filter(topics__icontains=f'"{topic}"')
     if entity:
-        memories = memories.filter(entities__icontains=f'"{entity}"')
+        # "Priya" finds "Priya Raman" (and the other way) when the space knows one of her.
+        memories = memories.filter(entity_filter(owner=owner, entity=entity))
     if status:
         memories = memories.filter(status=status)
     return memories.order_by(*SORTS.get(sort, SORTS["new"]))

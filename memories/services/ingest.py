@@ -23,6 +23,7 @@ from ..extract.media import NEEDS_MODEL_AUDIO, NEEDS_MODEL_VIDEO
 from ..llm import ProviderError, circuit, get_provider, provider_name, transcribe
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
+from . import entities
 from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
@@ -263,7 +264,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
             provider.close()
     circuit.record_success(provider_name())
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
-    memory.entities = _clean_list(result.entities)
+    memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities))
     memory.topics = _clean_list(result.topics)
     memory.importance = min(1.0, max(0.0, float(result.importance)))
     if result.occurred_at and not memory.metadata.get("occurred_at_given"):

@@ -93,15 +93,17 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
     return out
 
 
-def _keys(m: MemoryNote, speakers: set[str]) -> dict[str, str]:
-    """A memory's possible themes: key -> how to say it. Phrases first, then names, then words."""
+def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None) -> dict[str, str]:
+    """A memory's possible themes: key -> how to say it. Phrases first, then names, then words.
+    `full`: a first name -> the one full name the group knows for it ("Priya" -> "Priya Raman")."""
     body = _body(m)
+    full = full or {}
     out: dict[str, str] = {}
     for phrase in _phrases(body):
         out.setdefault("p:" + phrase.lower(), phrase)
     speaker_words = {w.lower() for s in speakers for w in s.split()}
     for entity in m.entities:
-        entity = str(entity)
+        entity = full.get(str(entity), str(entity))
         low = entity.lower()
         if not entity or low in ENGINE_WORDS or low in CURRENCY_CODES or low in speaker_words or entity in speakers:
             continue
@@ -157,7 +159,12 @@ def describe(shared: list[str]) -> str:
 
 def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
     speakers = set().union(*(speakers_of(m.text or m.summary) for m in memories)) if memories else set()
-    keys = {m.id: _keys(m, speakers) for m in memories}
+    multi = {str(e) for m in memories for e in m.entities if " " in str(e)}
+    firsts: dict[str, set[str]] = {}
+    for name in multi:
+        firsts.setdefault(name.split()[0], set()).add(name)
+    full = {first: next(iter(names)) for first, names in firsts.items() if len(names) == 1}
+    keys = {m.id: _keys(m, speakers, full) for m in memories}
     closeness = similarity_matrix([_body(m) for m in memories], [_body(m) for m in memories], queries_are_questions=False)
     threshold = related_min()
     connections = []
