@@ -16,12 +16,13 @@ from ..llm import ProviderError, get_provider
 from ..llm.base import MemoryNote
 from ..llm.extractive import insights
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
-from .history import SYSTEM, Actor, consolidation_snapshot, record
+from .history import SYSTEM, Actor, consolidation_snapshot, record, record_many
 
 log = logging.getLogger(__name__)
 
 # A run that has not finished after this long died with its worker; its lock is released.
 STALE_RUN_AFTER = timedelta(hours=1)
+STORE_CHUNK = 100
 
 
 class ConsolidationBusy(Exception):
@@ -85,11 +86,17 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
         backlog = list(unconsolidated(owner).order_by("created_at", "pk")[: settings.MEMORY_CONSOLIDATE_MAX_BACKLOG])
         by_id = {m.pk: m for m in backlog}
         groups = insights.group([note_for(m) for m in backlog], max_size=batch_size)
-        for notes in groups[:max_batches] if max_batches else groups:
-            batch = [by_id[n.id] for n in notes]
-            result = provider.consolidate(notes)
-            made.append(_store(owner, batch, result, provider.label, actor))
-            run.memories_consolidated += len(batch)
+        groups = groups[:max_batches] if max_batches else groups
+        # The offline engine answers at once: its insights are written STORE_CHUNK to a
+        # transaction (a crash loses at most one chunk, whose memories stay unconsolidated).
+        chunk = 1 if provider.is_language_model else STORE_CHUNK
+        for start in range(0, len(groups), chunk):
+            with transaction.atomic():
+                for notes in groups[start : start + chunk]:
+                    batch = [by_id[n.id] for n in notes]
+                    result = provider.consolidate(notes)
+                    made.append(_store(owner, batch, result, provider.label, actor))
+                    run.memories_consolidated += len(batch)
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
@@ -111,8 +118,7 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
         _link(consolidation, ids, result.connections)
         Memory.objects.filter(pk__in=ids).update(consolidated_at=timezone.now())
         record(consolidation, Event.Action.CREATED, actor, after=consolidation_snapshot(consolidation))
-        for memory in batch:
-            record(memory, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
+        record_many(batch, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
     return consolidation
 
 

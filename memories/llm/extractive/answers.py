@@ -121,9 +121,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
         around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
         s.relevant = covered > 0 or around > 0 or by_date or (by_meaning and float(cosine) >= MEANING_MIN and sim >= 0.5)
-        fits = _fits(s.text, wants)
-        if "decision" in wants:
-            # The question's words find the meeting; the decisions are the sentences to quote.
+        fits = _fits(s.text, wants, question)
+        if {"decision", "who", "where"} & wants:
+            # The question's words find the memory (the meeting, the project); what it asks
+            # for (the decisions, a person, a place) picks the sentence to quote.
             s.score = 0.5 * covered + 0.3 * float(sim) + 0.9 * around + (2 * fits if around > 0 else fits)
         else:
             s.score = covered + 0.6 * float(sim) + 0.4 * around + fits
@@ -200,18 +201,21 @@ def _wants(question: str) -> set[str]:
     return wants
 
 
-def _fits(sentence: str, wants: set[str]) -> float:
+def _fits(sentence: str, wants: set[str], question: str = "") -> float:
     bonus = 0.0
+    asked = question.lower()
     if "decision" in wants and _DECISION_S.search(sentence):
         bonus += 0.35
     if "when" in wants and (DATE_RE.search(sentence) or RELATIVE_RE.search(sentence) or re.search(r"\b(?:19|20)\d\d\b", sentence)):
         bonus += 0.3
     if "count" in wants and (_NUMBER.search(sentence) or AMOUNT_RE.search(sentence)):
         bonus += 0.3
-    if "who" in wants and any(" " in e or e[:1].isupper() for e in extract_entities(sentence) if not DATE_RE.fullmatch(e)):
-        bonus += 0.2
-    if "where" in wants and _PLACE_S.search(sentence) and any(e[:1].isupper() for e in extract_entities(sentence)):
-        bonus += 0.2
+    # The answer to "who" or "where" is a name the question does not already hold.
+    new_names = [e for e in extract_entities(sentence) if e[:1].isupper() and not DATE_RE.fullmatch(e) and e.lower() not in asked]
+    if "who" in wants and new_names:
+        bonus += 0.3
+    if "where" in wants and new_names and _PLACE_S.search(sentence):
+        bonus += 0.3
     return bonus
 
 

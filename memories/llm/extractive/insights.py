@@ -198,19 +198,24 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
             insight=f"These {n} memories are unrelated: they share no topic, so no common thread is claimed ({about}).",
             connections=[],
         )
-    # The thread: what most memories share; a phrase or a name over a single word on a tie.
-    rank = {"p": 0, "e": 1, "t": 2}
-    best = sorted(shared_keys, key=lambda k: (-counts[k], rank[k[0]], k))
-    lead = best[0]
-    theme_parts = [keys[holders[lead][0]][lead]]
-    for k in best[1:]:
-        if len(theme_parts) == 2:
-            break
-        word = keys[holders[k][0]][k]
-        if set(holders[k]) == set(holders[lead]) and word.lower() not in " ".join(theme_parts).lower():
-            theme_parts.append(word)
-    theme = describe(theme_parts)
-    on_thread = [m for m in memories if m.id in holders[lead]]
+    if shared_keys:
+        # The thread: what most memories share; a phrase or a name over a single word on a tie.
+        rank = {"p": 0, "e": 1, "t": 2}
+        best = sorted(shared_keys, key=lambda k: (-counts[k], rank[k[0]], k))
+        lead = best[0]
+        theme_parts = [keys[holders[lead][0]][lead]]
+        for k in best[1:]:
+            if len(theme_parts) == 2:
+                break
+            word = keys[holders[k][0]][k]
+            if set(holders[k]) == set(holders[lead]) and word.lower() not in " ".join(theme_parts).lower():
+                theme_parts.append(word)
+        theme = describe(theme_parts)
+        on_thread = [m for m in memories if m.id in holders[lead]]
+    else:
+        # Close in meaning with no word in common: the thread is said by what each is about.
+        on_thread = [m for m in memories if m.id in linked]
+        theme = _join(list(dict.fromkeys(t for t in (_topic(keys[m.id]) for m in on_thread) if t))[:3]) or "closely related subjects"
     if len(on_thread) < 2:
         on_thread = [m for m in memories if m.id in linked]
     ordered = sorted(on_thread, key=lambda m: (m.occurred_at is None, m.occurred_at or 0, m.id))

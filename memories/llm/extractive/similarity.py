@@ -57,10 +57,15 @@ def _bag(text: str) -> Counter:
     return Counter(textutil.terms(text))
 
 
+# Pseudo-documents added to the count: in a space of three notes every shared word would
+# otherwise look common, and nothing would ever be close.
+IDF_PRIOR = 20
+
+
 def _tfidf(bags: list[Counter], df: dict[str, int], n: int) -> list[dict[str, float]]:
     out = []
     for bag in bags:
-        vec = {t: (1 + math.log(c)) * math.log(1 + n / (1 + df.get(t, 0))) for t, c in bag.items()}
+        vec = {t: (1 + math.log(c)) * math.log(1 + (n + IDF_PRIOR) / (1 + df.get(t, 0))) for t, c in bag.items()}
         norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
         out.append({t: v / norm for t, v in vec.items()})
     return out
