@@ -98,7 +98,7 @@ products customer customers user users client clients market service services sy
 process result results report reports research study studies work works change changes point part place case fact
 number level area power water food health care music art game games story stories news information business education
 privacy security retrieval observability sprint release releases launch feature features bug bugs test tests review
-named called reviews design support growth performance quality strategy policy value values risk idea first second third last final
+named called appreciate bye goodbye cheers congrats reviews design support growth performance quality strategy policy value values risk idea first second third last final
 """.split())
 
 

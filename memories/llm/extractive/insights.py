@@ -33,7 +33,17 @@ CHATTER = set("""
 feel feeling felt glad happy love loved awesome totally definitely share sharing shared talk talking
 hear heard hope hoping proud cool fun nice lovely amazing wonderful super glad sounds sound looks look
 thanks thank appreciate care caring excited exciting hard tough wish wishes keep kept yeah yep wow
+truly plenty starting started means meant mean gives giving give words word loving posted chill spot local
+takes taking guts bye goodbye cheers stay staying positive inspiring inspired incredible rewarding stoked
+image images photo photos photography picture pictures pic pics shares video videos check checking
 """.split())
+# "Thanks, Mel!", "Hey Maria": the person spoken to, in a chat as much a speaker as the one speaking.
+_VOCATIVE = re.compile(
+    r"\b(?:hey|hi|hello|thanks|thank you|bye|congrats|congratulations|wow|yeah|yes|sure|oh|sorry|cool|great|awesome|nice|"
+    r"good|glad|right|haha|hmm|yep|aw+)[,!.]?[ \t]{1,3}([^\W\d_][\w'’\-]{0,30})\b"
+    r"|,[ \t]{0,3}([^\W\d_][\w'’\-]{0,30})[ \t]{0,2}[!?.]",
+    re.I,
+)
 
 _SPEAKER = re.compile(r"^\s{0,3}([^\W\d_][\w'’.\-]{0,40}(?: [^\W\d_][\w'’.\-]{0,40}){0,2}):\s", re.M)
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
@@ -44,7 +54,11 @@ def related_min() -> float:
 
 
 def speakers_of(text: str) -> set[str]:
-    return {m.group(1) for m in _SPEAKER.finditer(text[:20_000])}
+    """Who speaks in a transcript line, and who is spoken to."""
+    text = text[:20_000]
+    names = {m.group(1) for m in _SPEAKER.finditer(text)}
+    names |= {n for m in _VOCATIVE.finditer(text) for n in m.groups() if n and n[:1].isupper()}
+    return names
 
 
 def _body(m: MemoryNote) -> str:

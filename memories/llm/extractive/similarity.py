@@ -131,6 +131,7 @@ def _dense_neighbours(vectors: np.ndarray, k: int, min_similarity: float) -> lis
 # A word in more than this share of texts joins no one: it is how people talk, not a topic.
 MAX_WORD_SHARE = 0.05
 MAX_POSTINGS = 400
+MAX_CANDIDATES = 300
 
 
 def _lexical_neighbours(texts: list[str], k: int, min_similarity: float) -> list[list[tuple[int, float]]]:
@@ -149,7 +150,12 @@ def _lexical_neighbours(texts: list[str], k: int, min_similarity: float) -> list
                 postings[t].append(i)
     out = []
     for i, vec in enumerate(vectors):
-        candidates = {j for t in vec if t not in common for j in postings.get(t, ()) if j != i}
+        # The rarest shared words find the closest texts; a bounded number are compared.
+        candidates: set[int] = set()
+        for t in sorted((t for t in vec if t not in common), key=lambda t: df[t]):
+            candidates.update(j for j in postings.get(t, ()) if j != i)
+            if len(candidates) >= MAX_CANDIDATES:
+                break
         scored = sorted(((j, _cosine(vec, vectors[j])) for j in candidates), key=lambda p: -p[1])
         out.append([(j, s) for j, s in scored[:k] if s >= min_similarity])
     return out
