@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import io
 import logging
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from . import tools
+from . import ocr
 from .base import FileContent, UnreadableFile
 
 log = logging.getLogger(__name__)
@@ -66,12 +65,14 @@ def read_pdf(path: Path, mime: str) -> FileContent:
     if not with_text:
         meta["scanned"] = True
         notes.append("It has no text layer (probably a scan or images only).")
-        if not tools.find("tesseract"):
+        reader_name = ocr.available_reader()
+        if not reader_name:
             meta["ocr"] = "unavailable"
-            notes.append(tools.OCR_MISSING + " A multimodal provider (set GEMINI_API_KEY) can read it.")
+            notes.append(ocr.missing_message() + " A multimodal provider (set GEMINI_API_KEY) can read it.")
             needs_model = True
         elif any(p.strip() for p in _ocr_pages(reader, page_count, into=ocr_pages)):
-            meta["ocr"] = "tesseract"
+            meta["ocr"] = reader_name
+            meta["reader"] = f"{ocr.reader_label(reader_name)}, from the scanned pages"
             pages = ocr_pages
             with_text = [i for i, t in enumerate(pages) if t.strip()]
             notes.append(f"Its text was read by OCR from {len(with_text)} page{'s' if len(with_text) != 1 else ''}.")
@@ -141,10 +142,9 @@ def _ocr_pages(reader, page_count: int, *, into: list[str]) -> list[str]:
                 with Image.open(io.BytesIO(image_file.data)) as im:
                     if im.width * im.height > MAX_OCR_PIXELS:
                         continue
-                    with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
-                        im.convert("RGB").save(tmp.name, "PNG")
-                        if text := tools.ocr(Path(tmp.name)):
-                            texts.append(text)
+                    result = ocr.read_text(im.convert("RGB"))
+                    if result and result.text:
+                        texts.append(result.text)
             except Exception as exc:  # an unreadable image is skipped, not fatal
                 log.info("pdf page %s image not OCR'd: %s", index + 1, exc)
         out.append("\n".join(texts))
