@@ -34,6 +34,8 @@ MAX_QUOTES = 3
 # Further quotes must score at least this share of the best one.
 KEEP_SHARE = 0.8
 MAX_SENTENCES = 4000
+# A quoted sentence shorter than this brings the next one of its memory along.
+SHORT_SENTENCE_WORDS = 8
 NOTHING = "I couldn't find anything about that in your memories."
 # Similarity from which a sentence counts as about the question with no word in common
 # (meaningful only with the embedding layer; the lexical similarity needs a shared word).
@@ -83,6 +85,7 @@ class _Sentence:
     stems: frozenset
     score: float = 0.0
     relevant: bool = False
+    following: str = ""  # the next sentence of the same memory
 
 
 def answer(*, question: str, context: AnswerContext) -> str:
@@ -173,12 +176,11 @@ def _memory_text(m: MemoryNote) -> str:
 def _sentences(context: AnswerContext) -> list[_Sentence]:
     out = []
     for rank, m in enumerate(context.memories):
-        parts = textutil.sentences(plain_text(m.text or m.summary)) or [m.summary]
-        for part in parts:
-            part = part.strip()
-            if len(part) < 3:
-                continue
-            out.append(_Sentence(m, rank, part[:1000], frozenset(textutil.terms(part))))
+        parts = [p.strip() for p in textutil.sentences(plain_text(m.text or m.summary)) or [m.summary]]
+        parts = [p for p in parts if len(p) >= 3]
+        for index, part in enumerate(parts):
+            following = parts[index + 1][:1000] if index + 1 < len(parts) else ""
+            out.append(_Sentence(m, rank, part[:1000], frozenset(textutil.terms(part)), following=following))
             if len(out) >= MAX_SENTENCES:
                 return out
     return out
@@ -233,7 +235,11 @@ def _quote(s: _Sentence, *, when: bool) -> str:
     prefix = ""
     if when and s.memory.occurred_at:
         prefix = f"{when_said(s.text, s.memory.occurred_at)}: "
-    return f"- {prefix}{quote_text(s.text)} [Memory {s.memory.id}]"
+    text = s.text
+    if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
+        # "That race sounds great, Mel!" says little; what follows it says what it was about.
+        text = f"{text} {s.following}"
+    return f"- {prefix}{quote_text(text)} [Memory {s.memory.id}]"
 
 
 def _day(d: date) -> str:
