@@ -225,6 +225,8 @@ def test_accented_and_non_latin_names_survive_each_format(user, kind):
         assert {"Łódź", "Анна Каренина", "Γιώργος Παπαδόπουλος"} <= set(memory.entities), memory.entities
     # The bank's filter finds it by the accented name (SQLite stores JSON escaped).
     assert list(filter_memories(owner=user, entity="José Müller")) == [memory]
+    if kind == "txt":
+        assert list(filter_memories(owner=user, topic="trip")) == [memory]
 
 
 def test_priya_and_priya_raman_are_one_entity_in_the_bank(user, memory_factory):
@@ -347,3 +349,9 @@ def test_the_offline_engine_is_deterministic_and_needs_no_network():
     first = engine.extract(text=SAMPLE_INPUTS[1]["text"], files=[], source="")
     again = engine.extract(text=SAMPLE_INPUTS[1]["text"], files=[], source="")
     assert first == again
+
+
+def test_an_accented_topic_is_found_by_the_bank_filter(user, memory_factory):
+    memory = memory_factory("The café renovation starts soon; the café stays open meanwhile.")
+    assert "café" in memory.topics
+    assert list(filter_memories(owner=user, topic="café")) == [memory]

@@ -14,12 +14,16 @@ from ..models import Memory
 SCAN = 500
 
 
-def _quoted(value: str) -> Q:
-    # Entities are a JSON list. PostgreSQL compares the text itself; SQLite stores non-ASCII
-    # characters escaped (\u00e9), so both spellings are looked for.
-    exact = Q(entities__icontains=f'"{value}"')
+def json_item(field: str, value: str) -> Q:
+    """Rows whose JSON list `field` holds `value`. PostgreSQL compares the text itself;
+    SQLite stores non-ASCII characters escaped (\u00e9), so both spellings are looked for."""
+    exact = Q(**{f"{field}__icontains": f'"{value}"'})
     escaped = json.dumps(value)
-    return exact | Q(entities__icontains=escaped) if escaped != f'"{value}"' else exact
+    return exact | Q(**{f"{field}__icontains": escaped}) if escaped != f'"{value}"' else exact
+
+
+def _quoted(value: str) -> Q:
+    return json_item("entities", value)
 
 
 def _prefixed(value: str) -> Q:
