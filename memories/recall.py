@@ -78,6 +78,9 @@ class RecallResult:
                 InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(c.sources.values_list("pk", flat=True)))
                 for c in self.consolidations
             ],
+            date_matches=tuple(
+                r.memory.pk for r in self.memories if any(x.startswith(("occurred in ", "occurred on ")) for x in r.reasons)
+            ),
         )
 
     @property

@@ -224,6 +224,13 @@ OPENAI_MODEL = os.getenv("OPENAI_MODEL", "")
 OPENAI_API_KEY = os.getenv("OPENAI_API_KEY", "")
 MEMORY_LLM_TIMEOUT_SECONDS = float(os.getenv("MEMORY_LLM_TIMEOUT_SECONDS", "60"))
 MEMORY_LLM_MAX_RETRIES = int(os.getenv("MEMORY_LLM_MAX_RETRIES", "3"))
+# Text in pictures: auto (RapidOCR, else tesseract) | rapidocr | tesseract | off.
+MEMORY_OCR = os.getenv("MEMORY_OCR", "auto")
+# Speech: an OpenAI-compatible server with /audio/transcriptions (whisper.cpp, faster-whisper,
+# OpenAI), e.g. http://127.0.0.1:8080/v1. Empty: recordings keep their metadata only.
+MEMORY_TRANSCRIBE_BASE_URL = os.getenv("MEMORY_TRANSCRIBE_BASE_URL", "")
+MEMORY_TRANSCRIBE_MODEL = os.getenv("MEMORY_TRANSCRIBE_MODEL", "whisper-1")
+MEMORY_TRANSCRIBE_API_KEY = os.getenv("MEMORY_TRANSCRIBE_API_KEY", "")
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
@@ -232,7 +239,9 @@ MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
 MEMORY_INBOX_USER_FOLDERS = env_bool("MEMORY_INBOX_USER_FOLDERS", True)
 MEMORY_CONSOLIDATE_EVERY_MINUTES = int(os.getenv("MEMORY_CONSOLIDATE_EVERY_MINUTES", "30"))
 MEMORY_CONSOLIDATE_BATCH_SIZE = int(os.getenv("MEMORY_CONSOLIDATE_BATCH_SIZE", "10"))
-MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))
+MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))  # per run, for a language model
+# The offline engine groups and consolidates up to this many memories in one run.
+MEMORY_CONSOLIDATE_MAX_BACKLOG = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BACKLOG", "20000"))
 # hybrid: relevance-ranked recall (memories/recall.py); recent: the original's 50 newest.
 MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "hybrid")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))

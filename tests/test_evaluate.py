@@ -127,3 +127,24 @@ def test_locomo_quirks_are_normalised():
     assert (when.year, when.month, when.day, when.hour, when.minute) == (2023, 5, 8, 13, 56)
     assert parse_session_date("12:05 am on 1 Jan, 2024").hour == 0
     assert parse_session_date("sometime") is None
+
+
+def test_evaluate_answers_scores_both_engines_against_the_gold(dataset):
+    report = json.loads(run(dataset, "--answers", "--json"))
+    assert set(report) == {"baseline", "engine"}
+    for row in report.values():
+        assert row["questions"] == 4
+        assert 0 <= row["f1"] <= 1 and 0 <= row["gold_words_present"] <= 1
+    # "What is the name of Ann's greyhound?" -> the turn naming Biscuit is quoted.
+    assert report["engine"]["by_category"]["4"]["gold_words_present"] == 1.0
+    assert "token F1" in run(dataset, "--answers")
+
+
+def test_answer_scores_normalise_like_squad():
+    from memories.management.commands.evaluate import answer_scores, normalise_answer
+
+    assert normalise_answer("From your memories:\n\n- The race, [Memory 3]!") == ["race"]
+    assert normalise_answer("I couldn't find anything about that in your memories.") == []
+    f1, whole = answer_scores("- 7 May 2023: I went yesterday. [Memory 1]", "7 May 2023")
+    assert f1 == pytest.approx(2 / 3) and whole == 1.0  # precision 3/6, recall 3/3
+    assert answer_scores("nothing in common", "Sweden") == (0.0, 0.0)

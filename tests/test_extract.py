@@ -28,11 +28,13 @@ from tests.samples import wav_bytes
 
 
 @pytest.fixture(autouse=True)
-def no_optional_tools(tmp_path, monkeypatch):
+def no_optional_tools(tmp_path, monkeypatch, settings):
     """A PATH with no tesseract and no ffprobe; tests add stand-ins to this folder."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", str(bin_dir))
+    # These tests are about the optional programs: OCR is tesseract's (RapidOCR: test_engine_reads.py).
+    settings.MEMORY_OCR = "tesseract"
     return bin_dir
 
 
@@ -360,7 +362,7 @@ def test_media_says_its_speech_needs_a_model_and_is_marked_for_re_extraction(use
     for name, data in (("memo.wav", wav_bytes(1.0)), ("clip.mp4", iso_bytes(b"isom", video=True)), ("red.png", image_bytes("PNG"))):
         memory = ingest(user, name, data)
         assert memory.metadata["needs_model"] is True
-        assert "needs a multimodal provider" in memory.raw_text
+        assert "multimodal provider" in memory.raw_text
     text_memory = ingest(user, "note.txt", b"Plain words need no model.")
     assert "needs_model" not in text_memory.metadata
 
@@ -519,7 +521,8 @@ def test_scanned_pdf_is_ocrd_when_tesseract_is_installed(user, no_optional_tools
 def test_image_text_is_read_by_ocr_when_tesseract_is_installed(user, no_optional_tools):
     fake_tool(no_optional_tools, "tesseract", 'test -f "$1" && echo "Platform 9 departs 10:45"\n')
     memory = ingest(user, "sign.png", image_bytes("PNG", size=(90, 30)))
-    assert "Text in the image (OCR):\nPlatform 9 departs 10:45" in memory.raw_text
+    assert "Text in the image, read by Tesseract OCR:\nPlatform 9 departs 10:45" in memory.raw_text
+    assert memory.metadata["reader"] == "Tesseract OCR"
     assert memory.metadata["ocr"] == "tesseract"
 
 

@@ -268,12 +268,13 @@ def test_consolidation_writes_insight_and_links(user, settings, fake_gemini, mem
     (consolidation,) = outcome.consolidations
     assert consolidation.insight == "The Q3 launch depends on Priya and is already late."
     assert consolidation.provider == "gemini (gemini-test)"
-    assert set(consolidation.sources.values_list("pk", flat=True)) == {a.pk, b.pk, c.pk}
+    # The two launch notes are grouped by closeness; the grocery note, close to neither, waits.
+    assert set(consolidation.sources.values_list("pk", flat=True)) == {a.pk, b.pk}
     assert list(MemoryLink.objects.values_list("from_memory_id", "to_memory_id", "relationship")) == [(a.pk, b.pk, "same launch")]
-    assert not Memory.objects.filter(pk__in=[a.pk, b.pk, c.pk], consolidated_at__isnull=True).exists()
+    assert list(Memory.objects.filter(pk__in=[a.pk, b.pk, c.pk], consolidated_at__isnull=True)) == [c]
     (call,) = fake_gemini.generate_calls()
     sent = text_of_request(call)
-    assert f"[Memory {a.pk}]" in sent and f"[Memory {c.pk}]" in sent
+    assert f"[Memory {a.pk}]" in sent and f"[Memory {b.pk}]" in sent and f"[Memory {c.pk}]" not in sent
     assert "connections" in call.json()["generationConfig"]["responseSchema"]["properties"]
 
 

@@ -110,9 +110,27 @@ def read_file(path: Path, name: str, *, budget_seconds: float | None = None) -> 
         content.text = f"{note}\n\n{content.text}" if content.text else note
     if content.description:
         content.metadata.setdefault("description", content.description)
+    content.metadata["notes_chars"] = notes_length(content)
+    if content.body.strip() and mime in READERS:
+        content.metadata.setdefault("reader", READERS[mime])
     if content.needs_model:
         content.metadata["needs_model"] = True
     return content
+
+
+# Which reader produced a file's text, for the card (OCR and transcription set their own).
+READERS = {
+    "application/pdf": "the PDF's text layer", DOCX: "the Word document's text", "text/html": "the web page's text (no navigation)",
+    "text/markdown": "the Markdown text", "text/csv": "the CSV text", "application/json": "the JSON text",
+}
+
+
+def notes_length(content: FileContent) -> int:
+    """How many leading characters of the text are the reader's notes, not the file's words."""
+    body = content.body.strip()
+    if body and content.text.endswith(body):
+        return len(content.text) - len(body)
+    return len(content.text)
 
 
 def _content_type(path: Path, label: str, ext: str, declared: str) -> tuple[str, str]:

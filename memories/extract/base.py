@@ -29,6 +29,10 @@ class FileContent:
     #: True when a multimodal model would learn materially more than this text
     #: (pictures, speech, a scan with no OCR): such a memory is worth re-extracting later.
     needs_model: bool = False
+    #: The file's own words within `text` (its body, OCR text, transcript), which `text`
+    #: ends with; what comes before is the reader's notes about the file. Engines read
+    #: names and themes from the body only, never from those notes.
+    body: str = ""
 
     @property
     def is_text(self) -> bool:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import struct
-import tempfile
 import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
-from . import safexml, tools
+from . import safexml
+from .ocr import missing_message, reader_label
+from .ocr import read_text as read_ocr
 from .base import FileContent, UnreadableFile, UnsupportedFile
 from .text import clean, detect_decode, read_limited
 
@@ -50,7 +51,7 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
     meta.update(exif_meta)
 
     damaged = False
-    ocr_text = None
+    ocr = None
     pixels = width * height
     if pixels <= MAX_DECODE_PIXELS:
         try:
@@ -58,8 +59,8 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
         except (OSError, SyntaxError, ValueError) as exc:
             damaged = True
             meta["damaged"] = str(exc)[:200]
-        if not damaged and tools.find("tesseract"):
-            ocr_text = _ocr(im)
+        if not damaged:
+            ocr = read_ocr(im)
     else:
         meta["too_large_to_decode"] = True
 
@@ -79,29 +80,27 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
         lines.append(f"Caption: {exif_meta['image_description']}.")
     if damaged:
         lines.append("The image data is damaged or truncated; only its header could be read.")
-    if ocr_text:
-        lines.append(f"Text in the image (OCR):\n{ocr_text}")
-        meta["ocr"] = "tesseract"
-    elif ocr_text == "":
-        lines.append("OCR found no text in it.")
-        meta["ocr"] = "tesseract"
-    elif not damaged and pixels <= MAX_DECODE_PIXELS:
-        if not tools.find("tesseract"):
-            lines.append(tools.OCR_MISSING)
-            meta["ocr"] = "unavailable"
+    body = ""
+    if ocr is not None:
+        meta["ocr"] = ocr.reader
+        if ocr.text:
+            meta["reader"] = reader_label(ocr.reader)
+            body = ocr.text
         else:
-            lines.append("OCR could not read it.")
-            meta["ocr"] = "failed"
+            lines.append("OCR found no text in it." if ocr.text == "" else "OCR could not read it.")
+            if ocr.text is None:
+                meta["ocr"] = "failed"
+    elif not damaged and pixels <= MAX_DECODE_PIXELS:
+        lines.append(missing_message())
+        meta["ocr"] = "unavailable"
+        meta["needs_reader"] = lines[-1]
     lines.append(NEEDS_MODEL)
+    # The words read in the picture come last: they are the file's own content (body).
+    if body:
+        lines.append(f"Text in the image, read by {reader_label(ocr.reader)}:\n{body}")
     meta["kind"] = "image"
-    return FileContent(mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=taken, needs_model=True)
-
-
-def _ocr(im: Image.Image) -> str | None:
-    frame = im.convert("RGB") if im.mode not in ("RGB", "L") else im
-    with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
-        frame.save(tmp.name, "PNG")
-        return tools.ocr(Path(tmp.name))
+    return FileContent(mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=taken,
+                       needs_model=True, body=body)
 
 
 def _exif(im: Image.Image) -> tuple[dict, datetime | None]:
@@ -215,15 +214,19 @@ def read_svg(path: Path, mime: str) -> FileContent:
     lines = [description]
     if desc:
         lines.append(desc)
-    if texts:
-        lines.append("Text in the drawing:\n" + "\n".join(texts))
-        meta["texts"] = texts[:200]
-    else:
+    if not texts:
         lines.append("The drawing has no text elements.")
     if title:
         meta["title"] = title
     lines.append(NEEDS_MODEL)
-    return FileContent(mime_type=mime, text=clean("\n\n".join(lines)), metadata=meta, description=description, needs_model=not texts)
+    body = ""
+    if texts:
+        body = clean("\n".join(texts))
+        lines.append("Text in the drawing:\n" + body)
+        meta["texts"] = texts[:200]
+        meta["reader"] = "the SVG's text elements"
+    return FileContent(mime_type=mime, text=clean("\n\n".join(lines)), metadata=meta, description=description, needs_model=not texts,
+                       body=body)
 
 
 def _joined(el) -> str:

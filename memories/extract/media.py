@@ -22,8 +22,14 @@ log = logging.getLogger(__name__)
 # Container headers we parse ourselves are read at most this far; media data is never read.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 
-NEEDS_MODEL_AUDIO = "Its spoken content needs a multimodal provider (set GEMINI_API_KEY) to be transcribed."
-NEEDS_MODEL_VIDEO = "What it shows and says needs a multimodal provider (set GEMINI_API_KEY) to be described."
+NEEDS_MODEL_AUDIO = (
+    "Its spoken content is not read yet: a speech-to-text server (MEMORY_TRANSCRIBE_BASE_URL, e.g. whisper.cpp) "
+    "or a multimodal provider (GEMINI_API_KEY) would transcribe it."
+)
+NEEDS_MODEL_VIDEO = (
+    "What it shows is not read yet: a multimodal provider (GEMINI_API_KEY) would describe it; "
+    "a speech-to-text server (MEMORY_TRANSCRIBE_BASE_URL) would transcribe its sound."
+)
 
 FORMAT_NAMES = {
     "audio/mpeg": "MP3 audio", "audio/wav": "WAV audio", "audio/ogg": "Ogg audio", "audio/flac": "FLAC audio",
@@ -89,6 +95,7 @@ def read_media(path: Path, mime: str) -> FileContent:
     if tag_line:
         lines.append(tag_line + ".")
     lines.append(NEEDS_MODEL_VIDEO if meta["kind"] == "video" else NEEDS_MODEL_AUDIO)
+    meta["needs_reader"] = lines[-1]
     return FileContent(mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=occurred_at, needs_model=True)
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import io
 import logging
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
-from . import tools
+from . import ocr
 from .base import FileContent, UnreadableFile
 
 log = logging.getLogger(__name__)
@@ -86,12 +85,14 @@ def read_pdf(path: Path, mime: str, *, deadline: float | None = None) -> FileCon
     elif not with_text:
         meta["scanned"] = True
         notes.append("It has no text layer (probably a scan or images only).")
-        if not tools.find("tesseract"):
+        reader_name = ocr.available_reader()
+        if not reader_name:
             meta["ocr"] = "unavailable"
-            notes.append(tools.OCR_MISSING + " A multimodal provider (set GEMINI_API_KEY) can read it.")
+            notes.append(ocr.missing_message() + " A multimodal provider (set GEMINI_API_KEY) can read it.")
             needs_model = True
         elif any(p.strip() for p in _ocr_pages(reader, page_count, into=ocr_pages, deadline=deadline)):
-            meta["ocr"] = "tesseract"
+            meta["ocr"] = reader_name
+            meta["reader"] = f"{ocr.reader_label(reader_name)}, from the scanned pages"
             pages = ocr_pages
             with_text = [i for i, t in enumerate(pages) if t.strip()]
             notes.append(f"Its text was read by OCR from {len(with_text)} page{'s' if len(with_text) != 1 else ''}.")
@@ -105,7 +106,7 @@ def read_pdf(path: Path, mime: str, *, deadline: float | None = None) -> FileCon
 
     body = _join_pages(pages)
     text = " ".join([description, *notes]) + (f"\n\n{body}" if body else "")
-    return FileContent(mime_type=mime, text=text, metadata=meta, description=description, needs_model=needs_model)
+    return FileContent(mime_type=mime, text=text, metadata=meta, description=description, needs_model=needs_model, body=body)
 
 
 def _join_pages(pages: list[str]) -> str:
@@ -163,10 +164,9 @@ def _ocr_pages(reader, page_count: int, *, into: list[str], deadline: float | No
                 with Image.open(io.BytesIO(image_file.data)) as im:
                     if im.width * im.height > MAX_OCR_PIXELS:
                         continue
-                    with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
-                        im.convert("RGB").save(tmp.name, "PNG")
-                        if text := tools.ocr(Path(tmp.name)):
-                            texts.append(text)
+                    result = ocr.read_text(im.convert("RGB"))
+                    if result and result.text:
+                        texts.append(result.text)
             except Exception as exc:  # an unreadable image is skipped, not fatal
                 log.info("pdf page %s image not OCR'd: %s", index + 1, exc)
         out.append("\n".join(texts))

@@ -150,7 +150,7 @@ def read_text(path: Path, ext: str, mime: str) -> FileContent:
     if truncated:
         description = (description + " " if description else "") + f"Only the first {MAX_TEXT_BYTES // (1024 * 1024)} MB were read."
     full = f"{description}\n\n{body}" if description and body.strip() else (description or body)
-    return FileContent(mime_type=mime, text=full.strip(), metadata=meta, description=description or _plain_description(ext, meta))
+    return FileContent(mime_type=mime, text=full.strip(), metadata=meta, description=description or _plain_description(ext, meta), body=body.strip())
 
 
 def _plain_description(ext: str, meta: dict) -> str:
@@ -231,7 +231,9 @@ def describe_csv(text: str, truncated: bool):
     columns = header if has_header else [f"column {i + 1}" for i in range(len(header))]
     more = " at least" if truncated else ""
     description = f"CSV table with{more} {_plural(data_rows, 'row')} and {_plural(len(columns), 'column')}: {_names(columns)}."
-    return description, text, {"rows": data_rows, "columns": columns[:100], "delimiter": dialect.delimiter}
+    # The header row is the table's layout (its column names are in the description), not its content.
+    body = text.lstrip("\r\n").split("\n", 1)[1] if has_header and "\n" in text.lstrip("\r\n") else text
+    return description, body, {"rows": data_rows, "columns": columns[:100], "delimiter": dialect.delimiter}
 
 
 def _is_number(cell: str) -> bool:
@@ -305,7 +307,8 @@ def describe_markdown(text: str, truncated: bool):
 
 
 class _HTMLText(HTMLParser):
-    SKIP = {"script", "style", "noscript", "template", "svg", "head"}
+    # Navigation, forms and page furniture are not what a page says.
+    SKIP = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "aside", "form", "button", "menu", "select"}
     BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "blockquote", "pre", "table", "ul", "ol", "hr", "title"}
 
     def __init__(self):
@@ -423,7 +426,7 @@ def read_docx(path: Path, mime: str) -> FileContent:
     description += f", {_plural(len(paragraphs), 'paragraph')}, {_plural(words, 'word')}."
     text = description + ("\n\n" + "\n\n".join(paragraphs) if paragraphs else " It has no text.")
     meta["words"] = words
-    return FileContent(mime_type=mime, text=text, metadata=meta, description=description)
+    return FileContent(mime_type=mime, text=text, metadata=meta, description=description, body="\n\n".join(paragraphs))
 
 
 def _zip_member(zf: zipfile.ZipFile, name: str, *, required: bool = True) -> bytes:

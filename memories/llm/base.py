@@ -33,6 +33,9 @@ class FilePart:
     mime_type: str
     path: Path
     size: int
+    #: How many leading characters of the memory's text are the reader's notes about the
+    #: file (its type, size, what would read it), not the file's own words.
+    notes_chars: int = 0
 
     def read_bytes(self) -> bytes:
         return self.path.read_bytes()
@@ -89,6 +92,9 @@ class AnswerContext:
 
     memories: list[MemoryNote] = field(default_factory=list)
     consolidations: list[InsightNote] = field(default_factory=list)
+    #: Memories recall chose because they happened in the period the question names
+    #: ("last week"): they answer it even when they share no word with it.
+    date_matches: tuple[int, ...] = ()
 
     def render(self) -> str:
         """The context as the prompt text every language-model provider sends."""

@@ -6,14 +6,15 @@ sentences, answers quote the sentences of the context that best match the questi
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter, defaultdict
 
 from .. import textutil
+from .extractive import answers as answers_mod
+from .extractive import entities as entities_mod
+from .extractive import insights as insights_mod
+from .extractive import summary as summary_mod
 from .base import (
     AnswerContext,
-    Connection,
     ConsolidationResult,
     Extraction,
     FilePart,
@@ -21,28 +22,10 @@ from .base import (
     Provider,
 )
 
-MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-DATE_RE = re.compile(
-    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}"
-    rf"|(?:{MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{MONTHS})(?:,?\s+\d{{4}})?"
-    rf"|(?:{MONTHS})\s+\d{{4}}"
-    rf"|Q[1-4]\s+\d{{4}}|Q[1-4]\b"
-    rf"|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))\b"
-)
-# These run over whatever a user sends, so each must take time linear in the text: a
-# pattern may start only where a run of its characters starts (the lookbehinds), and its
-# repeats must not be able to split the same characters two ways (\d+(?:,\d+)* instead of
-# \d[\d,]*). Before, 40 KB of "1," took 150 s.
-AMOUNT_RE = re.compile(
-    r"(?:[$€£¥]\s?\d+(?:,\d+)*(?:\.\d+)?\s?(?:[kKmMbB]|million|billion|thousand)?\b"
-    r"|\b(?<!\d,)\d+(?:,\d+)*(?:\.\d+)?\s?(?:%|percent\b|(?:USD|EUR|GBP|dollars|euros)\b))"
-)
-EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.-]+\b")
-# A run of capitalised words (allowing "of", "de", "&" inside): names, organisations, places, products.
-PROPER_RE = re.compile(
-    r"\b(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*)(?:\s+(?:(?:of|de|la|van|von|the|&)\s+){0,2}(?:[A-Z][a-zA-Z0-9'’&.\-]*[a-zA-Z0-9]|[A-Z]{2,}[0-9]*))*"
-)
+# Kept for callers that read them from here; the linear versions live in extractive.entities.
+DATE_RE = entities_mod.DATE_RE
+AMOUNT_RE = entities_mod.AMOUNT_RE
+MONTHS = "|".join(entities_mod.MONTH_NAMES)
 NOT_ENTITIES = {w.capitalize() for w in textutil.STOPWORDS} | {
     "I", "OK", "Yes", "No", "Mr", "Mrs", "Ms", "Dr", "Also", "Then", "Today", "Tomorrow", "Yesterday",
     "Summary", "Notes", "Note", "Action", "Items", "Todo", "TODO", "Re", "Fwd",
@@ -61,7 +44,11 @@ PERSONAL_EVENT_RE = re.compile(
     re.I,
 )
 W_HAPPENED = 0.1
+# A bound on top of linear patterns: the first MAX_ANALYSED_CHARS say what a memory is
+# about; a megabyte of text costs no more than this much of it.
 MAX_ANALYSED_CHARS = 200_000
+# Files whose summary is their content alone (a note, a page), not what kind of file they are.
+PROSE_TYPES = {"text/plain", "text/markdown", "text/html"}
 SIGNAL_WORDS = {
     "decid", "decision", "agree", "deadline", "due", "must", "urgent", "important", "critical", "priority",
     "remember", "never", "always", "goal", "launch", "plan", "commit", "promis", "risk", "problem", "fix",
@@ -71,37 +58,8 @@ SIGNAL_WORDS = {
 META_TERMS = {textutil.stem(w) for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()}
 
 
-def extract_entities(text: str, limit: int = 15) -> list[str]:
-    found: dict[str, None] = {}
-    for regex in (EMAIL_RE, DATE_RE, AMOUNT_RE):
-        for match in regex.finditer(text):
-            found.setdefault(match.group(0).strip(" ,."), None)
-    sentence_starts = {m.end() for m in re.finditer(r"(?:^|[.!?:]\s+|\n\s*[-*•]?\s*)", text)}
-    mid_sentence = set()
-    candidates = []
-    for match in PROPER_RE.finditer(text):
-        phrase = match.group(0).strip(" .'’-")
-        words = phrase.split()
-        while words and words[0] in NOT_ENTITIES:
-            words = words[1:]
-        while words and words[-1].lower() in {"of", "de", "la", "van", "von", "the", "&"}:
-            words = words[:-1]
-        if not words:
-            continue
-        phrase = " ".join(words)
-        at_start = match.start() in sentence_starts and phrase.split()[0] == match.group(0).split()[0]
-        if not at_start:
-            mid_sentence.add(phrase)
-        candidates.append((phrase, at_start))
-    for phrase, at_start in candidates:
-        # A single capitalised word opening a sentence is usually just a word ("Meeting"),
-        # unless the text also capitalises it mid-sentence.
-        if at_start and " " not in phrase and phrase not in mid_sentence and not phrase.isupper():
-            continue
-        if any(phrase in d for d in DATE_RE.findall(phrase)):
-            continue
-        found.setdefault(phrase, None)
-    return list(found)[:limit]
+extract_entities = entities_mod.extract_entities
+summarize = summary_mod.summarize
 
 
 def importance_of(text: str, entities: list[str]) -> float:
@@ -130,26 +88,6 @@ def importance_of(text: str, entities: list[str]) -> float:
     return round(min(0.95, max(0.05, score)), 2)
 
 
-def summarize(text: str, max_sentences: int = 2, max_chars: int = 320) -> str:
-    sents = textutil.sentences(text)
-    if not sents:
-        return text.strip()[:max_chars]
-    if len(sents) <= max_sentences and len(" ".join(sents)) <= max_chars:
-        return " ".join(sents)
-    freq = Counter(textutil.terms(text))
-    def centrality(item):
-        index, sentence = item
-        terms = textutil.terms(sentence)
-        if not terms:
-            return 0.0
-        # Early sentences carry the topic more often (a small lead bonus).
-        return sum(freq[t] for t in set(terms)) / math.sqrt(len(terms)) + (1.0 if index == 0 else 0.0)
-    best = sorted(enumerate(sents), key=centrality, reverse=True)[:max_sentences]
-    chosen = [s for _, s in sorted(best)]
-    out = " ".join(chosen)
-    return out if len(out) <= max_chars else out[: max_chars - 1].rsplit(" ", 1)[0] + "…"
-
-
 class OfflineProvider(Provider):
     name = "offline"
     is_language_model = False
@@ -159,103 +97,35 @@ class OfflineProvider(Provider):
         return "extractive engine"
 
     def extract(self, *, text: str, files: list[FilePart], source: str) -> Extraction:
+        # A file's text starts with the reader's notes about it (type, size, what would
+        # read it): names and topics come from the file's own words only.
+        notes_chars = max((f.notes_chars for f in files), default=0)
+        notes, body = (text[:notes_chars], text[notes_chars:]) if 0 < notes_chars <= len(text) else ("", text)
+        body = body.strip()
         if not text.strip():
             described = ", ".join(f"{f.name} ({f.mime_type or 'unknown type'}, {f.size:,} bytes)" for f in files) or source
-            family = sorted({(f.mime_type or "file").split("/")[0] for f in files}) or ["file"]
             return Extraction(
                 summary=f"File {described}. Its content needs a multimodal provider (set GEMINI_API_KEY) to be read.",
-                entities=[f.name for f in files],
-                topics=family,
                 importance=0.3,
             )
-        # A bound per stage on top of linear patterns: the first MAX_ANALYSED_CHARS say what
-        # a memory is about; a megabyte of text costs no more than this much of it.
-        text = text[:MAX_ANALYSED_CHARS]
-        entities = extract_entities(text)
+        body = body[:MAX_ANALYSED_CHARS]
+        if not body:
+            return Extraction(summary=summarize(notes), importance=0.3)
+        entities = extract_entities(body)
+        summary = summarize(body)
+        if notes and not any(f.mime_type in PROSE_TYPES for f in files):
+            # A picture, a recording, a table: say what it is, then what it says.
+            lead = textutil.sentences(notes)[:1]
+            summary = " ".join([*lead, summarize(body, max_sentences=1)])
         return Extraction(
-            summary=summarize(text),
+            summary=summary,
             entities=entities,
-            topics=textutil.keywords(text, limit=6),
-            importance=importance_of(text, entities),
+            topics=entities_mod.topics_of(body, entities),
+            importance=importance_of(body, entities),
         )
 
     def consolidate(self, memories: list[MemoryNote]) -> ConsolidationResult:
-        keys_of = {m.id: self._keys(m) for m in memories}
-        connections = []
-        for i, a in enumerate(memories):
-            for b in memories[i + 1 :]:
-                shared = [k for k in keys_of[a.id] if k in keys_of[b.id]]
-                if shared:
-                    connections.append(Connection(a.id, b.id, "both mention " + _join(shared[:3])))
-        spread: dict[str, list[int]] = defaultdict(list)
-        for m in memories:
-            for key in keys_of[m.id]:
-                spread[key].append(m.id)
-        topics = Counter(t for m in memories for t in m.topics)
-        top_topics = [t for t, _ in topics.most_common(4)]
-        summary = f"{len(memories)} memories" + (f" about {_join(top_topics)}." if top_topics else ".")
-        # Most widely shared first; on a tie a named thing (entity) says more than a keyword.
-        entity_keys = {e.lower() for m in memories for e in m.entities}
-        shared_keys = sorted(
-            (k for k, ids in spread.items() if len(ids) > 1), key=lambda k: (-len(spread[k]), k not in entity_keys, k)
-        )
-        if shared_keys:
-            theme = shared_keys[0]
-            ids = spread[theme]
-            example = next(m for m in memories if m.id == ids[0])
-            insight = (
-                f"The strongest shared theme is {theme!r}: it runs through {len(ids)} of {len(memories)} memories "
-                f"({', '.join(f'Memory {i}' for i in ids)}). For example: {example.summary}"
-            )
-        else:
-            insight = f"These {len(memories)} memories share no entity or topic yet; they stand on their own."
-        return ConsolidationResult(summary=summary, insight=insight, connections=connections)
+        return insights_mod.consolidate(memories)
 
     def answer(self, *, question: str, context: AnswerContext) -> str:
-        if not context.memories:
-            return "I have no memories to answer from yet."
-        q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS]
-        if not q_terms:
-            return self._overview(context)
-        # Weight question terms by how rare they are in the context (an inverse document frequency).
-        docs = {m.id: set(textutil.terms(f"{m.text or m.summary} {' '.join(m.entities)}")) for m in context.memories}
-        n = len(docs)
-        weight = {t: math.log(1 + n / (1 + sum(t in d for d in docs.values()))) for t in q_terms}
-        scored = []
-        for m in context.memories:
-            for sentence in textutil.sentences(m.text or m.summary) or [m.summary]:
-                s_terms = set(textutil.terms(sentence))
-                hit = [t for t in q_terms if t in s_terms]
-                if hit:
-                    score = sum(weight[t] for t in hit) * (1 + 0.2 * m.importance)
-                    scored.append((score, len(hit), m.id, sentence))
-        if not scored:
-            return "I couldn't find anything about that in your memories."
-        scored.sort(key=lambda s: (-s[0], -s[1]))
-        best = scored[0][0]
-        picked, seen = [], set()
-        for score, _, memory_id, sentence in scored:
-            if score < best * 0.5 or len(picked) == 3:
-                break
-            if (memory_id, sentence) not in seen:
-                seen.add((memory_id, sentence))
-                picked.append(f"- {sentence} [Memory {memory_id}]")
-        return "From your memories:\n\n" + "\n".join(picked)
-
-    @staticmethod
-    def _overview(context: AnswerContext) -> str:
-        top = sorted(context.memories, key=lambda m: -m.importance)[:5]
-        lines = [f"- {m.summary} [Memory {m.id}]" for m in top]
-        insights = [f"- Insight: {c.insight}" for c in context.consolidations[:2]]
-        return "Here is what stands out in your memories:\n\n" + "\n".join(lines + insights)
-
-    @staticmethod
-    def _keys(m: MemoryNote) -> list[str]:
-        keys = dict.fromkeys(e.lower() for e in m.entities)
-        keys.update(dict.fromkeys(t.lower() for t in m.topics))
-        return list(keys)
-
-
-def _join(items: list[str]) -> str:
-    items = [str(i) for i in items]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        return answers_mod.answer(question=question, context=context)

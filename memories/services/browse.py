@@ -3,6 +3,7 @@
 from django.db.models import Count, Q, QuerySet
 
 from ..models import Memory
+from .entities import entity_filter, json_item
 
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
 
@@ -15,9 +16,10 @@ def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
         memories = memories.filter(Q(summary__icontains=q) | Q(raw_text__icontains=q) | Q(source__icontains=q))
     # Entities and topics are JSON lists; matching the quoted value works on SQLite and PostgreSQL alike.
     if topic:
-        memories = memories.filter(topics__icontains=f'"{topic}"')
+        memories = memories.filter(json_item("topics", topic))
     if entity:
-        memories = memories.filter(entities__icontains=f'"{entity}"')
+        # "Priya" finds "Priya Raman" (and the other way) when the space knows one of her.
+        memories = memories.filter(entity_filter(owner=owner, entity=entity))
     if status:
         memories = memories.filter(status=status)
     return memories.order_by(*SORTS.get(sort, SORTS["new"]))

@@ -14,13 +14,15 @@ from django.utils import timezone
 
 from ..llm import ProviderError, get_provider
 from ..llm.base import MemoryNote
+from ..llm.extractive import insights
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
-from .history import SYSTEM, Actor, consolidation_snapshot, record
+from .history import SYSTEM, Actor, consolidation_snapshot, record, record_many
 
 log = logging.getLogger(__name__)
 
 # A run that has not finished after this long died with its worker; its lock is released.
 STALE_RUN_AFTER = timedelta(hours=1)
+STORE_CHUNK = 100
 
 
 class ConsolidationBusy(Exception):
@@ -66,24 +68,35 @@ def _start_run(owner) -> ConsolidationRun:
 
 
 def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM) -> ConsolidationOutcome:
-    """Repair insights whose sources changed, then consolidate the owner's backlog oldest
-    first, a batch at a time, until it is drained (fewer than two left) or the per-run cap
-    is reached."""
+    """Repair insights whose sources changed, then consolidate the owner's backlog: memories
+    close to each other (by meaning, or by words without an embedding layer) are grouped,
+    at most `batch_size` a group, closest first; the ones close to nothing are grouped as
+    unrelated. A language model gets at most `max_batches` groups a run (each is a call);
+    the offline engine drains the backlog (up to MEMORY_CONSOLIDATE_MAX_BACKLOG) in one run.
+    A lone memory left over waits for the next run."""
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
-    max_batches = max_batches or settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     run = _start_run(owner)
     made: list[Consolidation] = []
     provider = get_provider()
+    if max_batches is None and provider.is_language_model:
+        max_batches = settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     try:
         for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
             _rederive(stale, provider, actor)
-        for _ in range(max_batches):
-            batch = list(unconsolidated(owner).order_by("created_at", "pk")[:batch_size])
-            if len(batch) < 2:
-                break
-            result = provider.consolidate([note_for(m) for m in batch])
-            made.append(_store(owner, batch, result, provider.label, actor))
-            run.memories_consolidated += len(batch)
+        backlog = list(unconsolidated(owner).order_by("created_at", "pk")[: settings.MEMORY_CONSOLIDATE_MAX_BACKLOG])
+        by_id = {m.pk: m for m in backlog}
+        groups = insights.group([note_for(m) for m in backlog], max_size=batch_size)
+        groups = groups[:max_batches] if max_batches else groups
+        # The offline engine answers at once: its insights are written STORE_CHUNK to a
+        # transaction (a crash loses at most one chunk, whose memories stay unconsolidated).
+        chunk = 1 if provider.is_language_model else STORE_CHUNK
+        for start in range(0, len(groups), chunk):
+            with transaction.atomic():
+                for notes in groups[start : start + chunk]:
+                    batch = [by_id[n.id] for n in notes]
+                    result = provider.consolidate(notes)
+                    made.append(_store(owner, batch, result, provider.label, actor))
+                    run.memories_consolidated += len(batch)
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
@@ -105,8 +118,7 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
         _link(consolidation, ids, result.connections)
         Memory.objects.filter(pk__in=ids).update(consolidated_at=timezone.now())
         record(consolidation, Event.Action.CREATED, actor, after=consolidation_snapshot(consolidation))
-        for memory in batch:
-            record(memory, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
+        record_many(batch, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
     return consolidation
 
 

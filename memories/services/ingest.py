@@ -19,9 +19,11 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from .. import extract, textutil
-from ..llm import ProviderError, circuit, get_provider, provider_name
+from ..extract.media import NEEDS_MODEL_AUDIO, NEEDS_MODEL_VIDEO
+from ..llm import ProviderError, circuit, get_provider, provider_name, transcribe
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
+from . import entities
 from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
@@ -258,7 +260,8 @@ def _note_files(memory: Memory) -> list[FilePart]:
     if not memory.original:
         return []
     path = Path(memory.original.path)
-    return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size)]
+    notes = int((memory.metadata or {}).get("notes_chars") or 0)
+    return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size, notes_chars=notes)]
 
 
 def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
@@ -289,6 +292,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     provider = None
     try:
         provider = get_provider()
+        _transcribe(memory, provider)
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
@@ -303,7 +307,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
             provider.close()
     circuit.record_success(provider_name())
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
-    memory.entities = _clean_list(result.entities)
+    memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities))
     memory.topics = _clean_list(result.topics)
     memory.importance = min(1.0, max(0.0, float(result.importance)))
     if result.occurred_at and not memory.metadata.get("occurred_at_given"):
@@ -314,9 +318,33 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     memory.extracting_since = None
     with transaction.atomic():
         memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider",
-                                   "extracting_since", "updated_at"])
+                                   "extracting_since", "updated_at", "raw_text", "metadata"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     return memory
+
+
+def _transcribe(memory: Memory, provider) -> None:
+    """A recording the provider cannot hear is transcribed by the configured speech-to-text
+    endpoint first; the transcript becomes the memory's text (saved with the extraction).
+    ProviderError when the endpoint fails: the memory fails with the reason, retryable."""
+    mime = memory.mime_type or ""
+    if (not memory.original or not mime.startswith(("audio/", "video/")) or provider.supports_files(mime)
+            or not transcribe.configured() or memory.metadata.get("transcribed")):
+        return
+    try:
+        transcript = transcribe.transcribe(Path(memory.original.path), name=memory.file_name, mime_type=mime)
+    except ProviderError as exc:
+        # Not the model's failure: the provider's circuit breaker stays as it is.
+        raise ProviderError(f"Transcription failed: {exc}") from None
+    if not transcript:
+        return
+    notes = memory.raw_text.replace(NEEDS_MODEL_AUDIO, "").replace(NEEDS_MODEL_VIDEO, "").strip()
+    reader = transcribe.label()
+    memory.raw_text = f"{notes}\n\nTranscript, by {reader}:\n{transcript}"
+    memory.metadata = {**memory.metadata, "reader": reader, "transcribed": True, "notes_chars": len(memory.raw_text) - len(transcript)}
+    memory.metadata.pop("needs_reader", None)
+    if mime.startswith("audio/"):
+        memory.metadata.pop("needs_model", None)
 
 
 def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:

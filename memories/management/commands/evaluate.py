@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
+from ... import textutil
 from ...llm.offline import OfflineProvider
 from ...models import Memory, content_hash
 from ...recall import STRATEGIES, recall
@@ -101,7 +103,8 @@ def _conversation(sample: dict, index: int) -> Conversation:
         category = int(qa.get("category", 0))
         evidence = [e for e in normalise_evidence(qa.get("evidence")) if e in known]
         if category in CATEGORIES and evidence and qa.get("question"):
-            questions.append({"question": str(qa["question"]), "category": category, "evidence": evidence})
+            questions.append({"question": str(qa["question"]), "category": category, "evidence": evidence,
+                              "answer": str(qa.get("answer", ""))})
     return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions)
 
 
@@ -169,6 +172,110 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
     return report
 
 
+def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
+    """The offline engine's answers against the gold answers: token F1 and the share of
+    questions whose gold words all appear, for the engine before issue 13 ("baseline":
+    the sentences sharing most rare question words) and the current one, on the same
+    recalled context (hybrid, k memories)."""
+    engine = OfflineProvider()
+    scores = {"baseline": defaultdict(list), "engine": defaultdict(list)}
+    complete = {"baseline": defaultdict(list), "engine": defaultdict(list)}
+    User = get_user_model()
+    for conv in conversations:
+        with transaction.atomic():
+            owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
+            bulk_remember(owner=owner, items=[
+                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
+                for t in conv.turns
+            ])
+            for qa in conv.questions:
+                if not qa.get("answer"):
+                    continue
+                context = recall(owner=owner, question=qa["question"], strategy="hybrid", k=k).to_context()
+                answers = {"baseline": baseline_answer(qa["question"], context), "engine": engine.answer(question=qa["question"], context=context)}
+                for name, text in answers.items():
+                    f1, whole = answer_scores(text, qa["answer"])
+                    scores[name][qa["category"]].append(f1)
+                    complete[name][qa["category"]].append(whole)
+            transaction.set_rollback(True)
+    report = {}
+    for name in scores:
+        report[name] = {
+            "questions": sum(len(v) for v in scores[name].values()),
+            "f1": _mean([x for v in scores[name].values() for x in v]),
+            "gold_words_present": _mean([x for v in complete[name].values() for x in v]),
+            "by_category": {str(c): {"f1": _mean(scores[name][c]), "gold_words_present": _mean(complete[name][c])}
+                            for c in CATEGORIES if scores[name][c]},
+        }
+    return report
+
+
+_CITATION = re.compile(r"\[Memory\s+\d+\]", re.I)
+_LEAD_INS = ("from your memories:", "here is what stands out in your memories:")
+_NOTHING = ("i couldn't find anything", "i have no memories")
+_ARTICLES = {"a", "an", "the"}
+
+
+def normalise_answer(text: str) -> list[str]:
+    """Lower case, no citations or lead-in line, no punctuation or articles (SQuAD-style)."""
+    text = _CITATION.sub(" ", str(text)).lower()
+    for lead in _LEAD_INS:
+        text = text.replace(lead, " ")
+    if text.strip().startswith(_NOTHING):
+        return []
+    text = re.sub(r"[^\w\s]", " ", text)
+    return [w for w in text.split() if w not in _ARTICLES]
+
+
+def answer_scores(answer: str, gold: str) -> tuple[float, float]:
+    """(token F1, 1.0 when every gold word is in the answer)."""
+    got, want = normalise_answer(answer), normalise_answer(gold)
+    if not want:
+        return 0.0, 0.0
+    common = sum((Counter(got) & Counter(want)).values())
+    whole = float(all(w in set(got) for w in want))
+    if not common:
+        return 0.0, whole
+    precision, recall_ = common / len(got), common / len(want)
+    return 2 * precision * recall_ / (precision + recall_), whole
+
+
+def baseline_answer(question: str, context) -> str:
+    """The offline answerer as it was before issue 13, kept here to compare against: the up
+    to three sentences sharing the most rare question words."""
+    if not context.memories:
+        return "I have no memories to answer from yet."
+    q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in _BASELINE_META]
+    if not q_terms:
+        top = sorted(context.memories, key=lambda m: -m.importance)[:5]
+        return "Here is what stands out in your memories:\n\n" + "\n".join(f"- {m.summary} [Memory {m.id}]" for m in top)
+    docs = {m.id: set(textutil.terms(f"{m.text or m.summary} {' '.join(m.entities)}")) for m in context.memories}
+    n = len(docs)
+    weight = {t: math.log(1 + n / (1 + sum(t in d for d in docs.values()))) for t in q_terms}
+    scored = []
+    for m in context.memories:
+        for sentence in textutil.sentences(m.text or m.summary) or [m.summary]:
+            s_terms = set(textutil.terms(sentence))
+            hit = [t for t in q_terms if t in s_terms]
+            if hit:
+                scored.append((sum(weight[t] for t in hit) * (1 + 0.2 * m.importance), len(hit), m.id, sentence))
+    if not scored:
+        return "I couldn't find anything about that in your memories."
+    scored.sort(key=lambda s: (-s[0], -s[1]))
+    best = scored[0][0]
+    picked, seen = [], set()
+    for score, _, memory_id, sentence in scored:
+        if score < best * 0.5 or len(picked) == 3:
+            break
+        if (memory_id, sentence) not in seen:
+            seen.add((memory_id, sentence))
+            picked.append(f"- {sentence} [Memory {memory_id}]")
+    return "From your memories:\n\n" + "\n".join(picked)
+
+
+_BASELINE_META = {textutil.stem(w) for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()}
+
+
 def _mean(values) -> float:
     return round(sum(values) / len(values), 4) if values else 0.0
 
@@ -182,6 +289,9 @@ class Command(BaseCommand):
         parser.add_argument("--k", nargs="+", action="extend", type=int, help="Context sizes (default: 5 10 25 50).")
         parser.add_argument("--limit-conversations", type=int, help="Only the first N conversations.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object.")
+        parser.add_argument("--answers", action="store_true",
+                            help="Score the offline engine's answers against the gold answers (token F1), before and after issue 13.")
+        parser.add_argument("--answer-k", type=int, default=None, help="Memories recalled for each answer (default: MEMORY_RECALL_K).")
 
     def handle(self, *args, **options):
         ks = sorted(set(options["k"] or DEFAULT_KS))
@@ -193,6 +303,15 @@ class Command(BaseCommand):
             conversations = conversations[: max(0, options["limit_conversations"])]
         if not any(c.questions for c in conversations):
             raise CommandError("No questions of categories 1-4 with evidence found in the dataset.")
+        if options["answers"]:
+            from django.conf import settings
+
+            report = evaluate_answers(conversations, k=options["answer_k"] or settings.MEMORY_RECALL_K)
+            if options["json"]:
+                self.stdout.write(json.dumps(report, indent=2))
+                return
+            self._answer_table(report, len(conversations))
+            return
         report = evaluate(conversations, strategies=strategies, ks=ks)
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
@@ -208,3 +327,11 @@ class Command(BaseCommand):
             for cat, values in row["by_category"].items():
                 self.stdout.write(f"{'':<10} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
             self.stdout.write(f"{'':<10} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
+
+    def _answer_table(self, report: dict, n_conversations: int):
+        self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, offline answers against the gold answers")
+        self.stdout.write(f"{'engine':<10} {'category':<10} {'token F1':>9} {'all gold words':>15}")
+        for name, row in report.items():
+            self.stdout.write(f"{name:<10} {'all':<10} {row['f1']:>9.1%} {row['gold_words_present']:>15.1%}   ({row['questions']} questions)")
+            for cat, values in row["by_category"].items():
+                self.stdout.write(f"{'':<10} {cat:<10} {values['f1']:>9.1%} {values['gold_words_present']:>15.1%}")

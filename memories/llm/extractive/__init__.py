@@ -1,0 +1,10 @@
+"""The offline engine's reading skills, one small module each (offline.py wires them up).
+
+- entities.py: names, places, organisations, money, dates, emails; topics.
+- similarity.py: how close two texts are -- THE seam where the embedding layer plugs in.
+- answers.py: the extractive answerer (picks and quotes sentences, cites [Memory N]).
+- insights.py: grouping memories by closeness, links that say what two share, insights.
+
+Every regex here is linear in its input (bounded repetitions, no nested quantifiers over
+the same characters): texts are user input and can be large.
+"""

@@ -1,0 +1,285 @@
+"""The extractive answerer: picks the sentences of the recalled memories that answer the
+question and quotes them, each with its [Memory N]. It is not a language model and does
+not write; it chooses.
+
+A sentence is scored by how much of the question it covers (words weighted by how rare
+they are in the context), how close it is to the question (similarity.py: meaning when an
+embedding layer is there, words otherwise), where recall ranked its memory, and by what
+the question asks for:
+
+- a question naming a period ("What happened last week?") quotes what recall matched by
+  that date, even when it shares no word with the question;
+- "what was decided / agreed / planned" prefers decision sentences;
+- who -> sentences naming people; when -> dates (and a relative "yesterday" is resolved
+  against the memory's date); where -> places; how many / how much -> numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from ... import textutil
+from ..base import AnswerContext, MemoryNote
+from .entities import AMOUNT_RE, DATE_RE, extract_entities
+from . import similarity
+from .similarity import similarity_matrix
+from .summary import plain_text
+
+MAX_QUOTES = 3
+# Further quotes must score at least this share of the best one.
+KEEP_SHARE = 0.8
+MAX_SENTENCES = 4000
+# A quoted sentence shorter than this brings the next one of its memory along.
+SHORT_SENTENCE_WORDS = 8
+NOTHING = "I couldn't find anything about that in your memories."
+# Similarity from which a sentence counts as about the question with no word in common
+# (meaningful only with the embedding layer; the lexical similarity needs a shared word).
+# Calibrated on multilingual-e5-small, whose question-passage cosines sit at 0.68-0.74 for
+# unrelated pairs ("capital of Peru" / a garden note) and 0.77-0.88 for related ones.
+MEANING_MIN = 0.76
+
+META_TERMS = {textutil.stem(w) for w in (
+    "memory memories know key theme themes summarize summary overview main important recent latest everything stored "
+    "store remember tell about note notes connect connects connected link links relate related common thread threads "
+    "pattern patterns far lately"
+).split()}
+QUESTION_WORDS = {textutil.stem(w) for w in "what when where who whom whose which why how many much long did does do is are was were happen happened".split()}
+
+_DECISION_Q = re.compile(r"\b(?:decid\w*|decision\w*|agree\w*|plan\w*|conclu\w*|resolv\w*|settled|chose|choose|commit\w*|outcome)\b", re.I)
+_DECISION_S = re.compile(
+    r"\b(?:decid\w*|decision\w*|agree\w*|will|shall|ships?|launch\w*|owns?|leads?|starts?|deadline|due|by\s+(?:the\s+)?(?:end|[A-Z]\w+\s+\d)|"
+    r"capped|approved?|plan(?:s|ned)?\s+to|going\s+to|committed|assigned|next\s+step\w*|action\s+items?)\b", re.I)
+_WHO_Q = re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich\s+(?:person|people|colleague|friend|one)\b", re.I)
+_WHEN_Q = re.compile(r"^\s*when\b|\bwhat\s+(?:date|day|time|year|month|week)\b|\bhow\s+long\s+ago\b|\bwhich\s+(?:year|month|day)\b", re.I)
+_WHERE_Q = re.compile(r"^\s*where\b|\bwhich\s+(?:city|country|place|town)\b", re.I)
+_BROAD_Q = re.compile(r"\b(?:know|say|says|said|tell|learn\w*|think|read)\b.{0,80}\babout\b|^\s*(?:summari[sz]e|what\s+about)\b", re.I)
+_COUNT_Q = re.compile(r"\bhow\s+(?:many|much|long|often|old|far)\b", re.I)
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|dozen|once|twice)\b", re.I)
+_PLACE_S = re.compile(r"\b(?:in|at|from|to|near|moved|live[sd]?|living|visit\w*)\s+(?:the\s+)?\w", re.I)
+
+TIME_TERMS = {textutil.stem(w) for w in (
+    "day days week weeks weekend month months year years yesterday today tonight ago last past next this recently "
+    "morning evening night spring summer autumn fall winter january february march april may june july august "
+    "september october november december monday tuesday wednesday thursday friday saturday sunday happen happened"
+).split()}
+WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple of": 2}
+RELATIVE_RE = re.compile(
+    r"\b(?:(yesterday|today|tonight|this\s+morning|this\s+evening|last\s+night)"
+    r"|(last|this|next|past)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn|" + "|".join(WEEKDAY_NAMES) + r")"
+    r"|(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple\s+of)\s+(day|week|month|year)s?\s+ago)\b",
+    re.I,
+)
+
+
+@dataclass
+class _Sentence:
+    memory: MemoryNote
+    rank: int
+    text: str
+    stems: frozenset
+    score: float = 0.0
+    relevant: bool = False
+    following: str = ""  # the next sentence of the same memory
+
+
+def answer(*, question: str, context: AnswerContext) -> str:
+    if not context.memories:
+        return "I have no memories to answer from yet."
+    q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
+    dated = set(context.date_matches)
+    if dated:
+        # Recall already read the period ("last week") as a date: its words are not a topic.
+        q_terms = [t for t in q_terms if t not in TIME_TERMS and not t.isdigit()]
+    if not q_terms and not dated:
+        return overview(context)
+
+    sentences = _sentences(context)
+    if not sentences:
+        return NOTHING
+    n = len(sentences)
+    df: dict[str, int] = {}
+    for s in sentences:
+        for t in s.stems:
+            df[t] = df.get(t, 0) + 1
+    idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
+    total = sum(idf.values()) or 1.0
+    memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
+    raw = similarity_matrix([question], [s.text for s in sentences])[0] if q_terms else np.zeros(n, dtype=np.float32)
+    # Sentence vectors put everything at some distance: what counts is standing out from the
+    # typical sentence of this context (0 at the median, 1 for the closest).
+    middle, top = float(np.median(raw)), float(raw.max()) if n else 0.0
+    closeness = np.clip((raw - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
+
+    wants = _wants(question)
+    asked = set(q_terms)
+    by_meaning = similarity.by_meaning()
+    for s, sim, cosine in zip(sentences, closeness, raw, strict=True):
+        covered = sum(idf[t] for t in q_terms if t in s.stems) / total
+        around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
+        by_date = s.memory.id in dated
+        s.relevant = covered > 0 or around > 0 or by_date or (by_meaning and float(cosine) >= MEANING_MIN and sim >= 0.5)
+        fits = _fits(s.text, wants, question)
+        if {"decision", "who", "where"} & wants:
+            # The question's words find the memory (the meeting, the project); what it asks
+            # for (the decisions, a person, a place) picks the sentence to quote.
+            s.score = 0.5 * covered + 0.3 * float(sim) + 0.9 * around + (2 * fits if around > 0 else fits)
+        else:
+            s.score = covered + 0.6 * float(sim) + 0.4 * around + fits
+        s.score += 0.3 / (1 + s.rank / 3) + (0.6 if by_date else 0.0)
+        if "broad" in wants and s.stems:
+            # "What do I know about X": a sentence that only restates X tells little.
+            s.score *= 0.6 + 0.4 * len(s.stems - asked) / len(s.stems)
+        # A question quoted back is not an answer to it.
+        if s.text.rstrip().endswith("?"):
+            s.score *= 0.6
+    relevant = [s for s in sentences if s.relevant]
+    if not relevant:
+        return NOTHING
+    relevant.sort(key=lambda s: -s.score)
+    picked: list[_Sentence] = []
+    seen: set[str] = set()
+    best = relevant[0].score
+    wide = bool({"decision", "broad"} & wants) or bool(dated)
+    limit = MAX_QUOTES if wide else 2
+    keep = 0.5 if wide else KEEP_SHARE
+    for s in relevant:
+        if len(picked) == limit or s.score < best * keep:
+            break
+        key = " ".join(s.text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        picked.append(s)
+    lines = [_quote(s, when="when" in wants or bool(dated)) for s in picked]
+    return "From your memories:\n\n" + "\n".join(lines)
+
+
+def overview(context: AnswerContext) -> str:
+    """For questions about the memories as a whole: the insights first, then the memories
+    that matter most."""
+    insights = [f"- Insight: {quote_text(c.insight)}" for c in context.consolidations[:2]]
+    top = sorted(context.memories, key=lambda m: -m.importance)[: 5 - len(insights)]
+    lines = [f"- {quote_text(m.summary)} [Memory {m.id}]" for m in top]
+    return "Here is what stands out in your memories:\n\n" + "\n".join(insights + lines)
+
+
+def _memory_text(m: MemoryNote) -> str:
+    return f"{m.text or m.summary} {' '.join(m.entities)}"
+
+
+def _sentences(context: AnswerContext) -> list[_Sentence]:
+    out = []
+    for rank, m in enumerate(context.memories):
+        parts = [p.strip() for p in textutil.sentences(plain_text(m.text or m.summary)) or [m.summary]]
+        parts = [p for p in parts if len(p) >= 3]
+        for index, part in enumerate(parts):
+            following = parts[index + 1][:1000] if index + 1 < len(parts) else ""
+            out.append(_Sentence(m, rank, part[:1000], frozenset(textutil.terms(part)), following=following))
+            if len(out) >= MAX_SENTENCES:
+                return out
+    return out
+
+
+def _wants(question: str) -> set[str]:
+    wants = set()
+    if _DECISION_Q.search(question):
+        wants.add("decision")
+    if _WHO_Q.search(question):
+        wants.add("who")
+    if _WHEN_Q.search(question):
+        wants.add("when")
+    if _WHERE_Q.search(question):
+        wants.add("where")
+    if _COUNT_Q.search(question):
+        wants.add("count")
+    if _BROAD_Q.search(question):
+        wants.add("broad")
+    return wants
+
+
+def _fits(sentence: str, wants: set[str], question: str = "") -> float:
+    bonus = 0.0
+    asked = question.lower()
+    if "decision" in wants and _DECISION_S.search(sentence):
+        bonus += 0.35
+    if "when" in wants and (DATE_RE.search(sentence) or RELATIVE_RE.search(sentence) or re.search(r"\b(?:19|20)\d\d\b", sentence)):
+        bonus += 0.3
+    if "count" in wants and (_NUMBER.search(sentence) or AMOUNT_RE.search(sentence)):
+        bonus += 0.3
+    # The answer to "who" or "where" is a name the question does not already hold.
+    new_names = [e for e in extract_entities(sentence) if e[:1].isupper() and not DATE_RE.fullmatch(e) and e.lower() not in asked]
+    if "who" in wants and new_names:
+        bonus += 0.3
+    if "where" in wants and new_names and _PLACE_S.search(sentence):
+        bonus += 0.3
+    return bonus
+
+
+# A citation written inside a memory's own text must not read as the engine's citation.
+_CITATION_IN_QUOTE = re.compile(r"\[(Memory\s+\d+)\]", re.I)
+
+
+def quote_text(text: str) -> str:
+    """A memory's words as they are, on one line: the answer is plain text (the pages show
+    it escaped, a note holding "<b>" shows "<b>", as on its card), and a "[Memory N]" the
+    memory itself holds becomes "(Memory N)" so a quote can never cite."""
+    return _CITATION_IN_QUOTE.sub(r"(\1)", " ".join(text.split()))
+
+
+def _quote(s: _Sentence, *, when: bool) -> str:
+    prefix = ""
+    if when and s.memory.occurred_at:
+        prefix = f"{when_said(s.text, s.memory.occurred_at)}: "
+    text = s.text
+    if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
+        # "That race sounds great, Mel!" says little; what follows it says what it was about.
+        text = f"{text} {s.following}"
+    return f"- {prefix}{quote_text(text)} [Memory {s.memory.id}]"
+
+
+def _day(d: date) -> str:
+    return f"{d.day} {d.strftime('%B')} {d.year}"
+
+
+def when_said(sentence: str, said_at: datetime) -> str:
+    """When the sentence says it happened, as a date, counted from when it was said
+    ("yesterday", said on 8 May 2023 -> "7 May 2023"); the day it was said otherwise."""
+    day = said_at.date()
+    m = RELATIVE_RE.search(sentence)
+    if not m:
+        return _day(day)
+    single, which, unit, count, count_unit = m.groups()
+    if single:
+        single = " ".join(single.lower().split())
+        return _day(day - timedelta(days=1)) if single in ("yesterday", "last night") else _day(day)
+    if which:
+        which, unit = which.lower(), unit.lower()
+        step = {"last": -1, "past": -1, "this": 0, "next": 1}[which]
+        if unit == "year":
+            return str(day.year + step)
+        if unit == "month":
+            month_index = day.year * 12 + day.month - 1 + step
+            return f"{date(month_index // 12, month_index % 12 + 1, 1).strftime('%B')} {month_index // 12}"
+        if unit in ("week", "weekend"):
+            return {-1: f"the {unit} before {_day(day)}", 0: f"the {unit} of {_day(day)}", 1: f"the {unit} after {_day(day)}"}[step]
+        if unit in WEEKDAY_NAMES:
+            return {-1: f"the {unit.capitalize()} before {_day(day)}", 0: f"{unit.capitalize()}, the week of {_day(day)}",
+                    1: f"the {unit.capitalize()} after {_day(day)}"}[step]
+        return f"{unit} {day.year + step}"  # a season
+    amount = _NUM_WORDS.get(" ".join(count.lower().split()), None) if not count.isdigit() else int(count)
+    amount = amount or 1
+    unit = count_unit.lower()
+    if unit == "day":
+        return _day(day - timedelta(days=amount))
+    if unit == "week":
+        return f"{amount} week{'s' if amount != 1 else ''} before {_day(day)}"
+    if unit == "month":
+        month_index = day.year * 12 + day.month - 1 - amount
+        return f"{date(month_index // 12, month_index % 12 + 1, 1).strftime('%B')} {month_index // 12}"
+    return str(day.year - amount)

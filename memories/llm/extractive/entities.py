@@ -1,0 +1,304 @@
+"""Entities (people, places, organisations, money, dates, emails) and topics, offline.
+
+Names are found by their spelling, in any cased script: a run of capitalised words
+("José Müller", "Zoë Ångström", "Łódź", "ÖBB", "Анна Каренина"), allowing small connectors
+inside ("Bank of America", "Ludwig van Beethoven"). A word that only opens a sentence is a
+name only when nothing says it is an ordinary word. In scripts without capitals (Chinese,
+Arabic, Hebrew, ...) a short word inside Latin text is taken as a name.
+
+Linear by construction: the text is cut into tokens by one simple regex, and everything
+else is a loop over tokens; the money, date and email patterns use bounded repetitions.
+Input past MAX_CHARS is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ...textutil import STOPWORDS, stem
+
+MAX_CHARS = 100_000
+MAX_ENTITIES = 15
+
+MONTH_NAMES = (
+    "January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
+).split()
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+_MONTHS = "|".join(MONTH_NAMES)
+_DAYS = "|".join(WEEKDAYS)
+
+DATE_RE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}"
+    rf"|(?:{_MONTHS})\.?[ \t]{{1,3}}\d{{1,2}}(?:st|nd|rd|th)?(?:,?[ \t]{{1,3}}\d{{4}})?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}(?:{_MONTHS})(?:,?[ \t]{{1,3}}\d{{4}})?"
+    rf"|(?:{_MONTHS})[ \t]{{1,3}}\d{{4}}"
+    rf"|Q[1-4][ \t]{{1,3}}\d{{4}}|Q[1-4]"
+    rf"|(?:{_DAYS}))\b"
+)
+_NUMBER = r"\d{1,3}(?:[,.\u00a0\u202f ]\d{3}){1,6}(?:[.,]\d{1,2})?|\d{1,15}(?:[.,]\d{1,3})?"
+_SCALE = r"(?:[ \t]?(?:[kKmM]|bn|million|billion|thousand|Mio\.?|Mrd\.?)(?![\w]))?"
+_CODES = r"USD|EUR|GBP|CHF|PLN|JPY|CNY|SEK|NOK|DKK|CAD|AUD|INR|RUB|CZK|HUF|BRL|MXN|zł|Kč|dollars?|euros?|pounds?|francs?|yen|złoty"
+# Money and percentages, whole: "$18k", "€1.2 million", "48,000 EUR", "1.500,00 €", "12%".
+AMOUNT_RE = re.compile(
+    rf"(?<![\w.,])(?:(?:US|A|C)?[$€£¥₹₽₩₪][ \t]?(?:{_NUMBER}){_SCALE}"
+    rf"|(?:{_NUMBER}){_SCALE}[ \t]?(?:(?:{_CODES})(?!\w)|[$€£¥₹₽₩₪]|%|percent(?!\w)))"
+)
+EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}")
+
+# One token: a letter or digit, then word characters and the punctuation names hold
+# ("O'Brien", "Jean-Luc", "U.S.", "AT&T"). Greedy and unambiguous, so linear.
+_TOKEN_RE = re.compile(r"[^\W_][\w'’&.\-]*")
+_MAX_TOKEN = 60
+JOINERS = {"of", "&", "y"}
+CONNECTORS = {"of", "de", "del", "della", "la", "le", "van", "von", "der", "den", "du", "da", "di", "dos", "das", "y", "&", "al", "bin", "ibn", "zu", "ten", "ter"}
+# Abbreviations whose dot does not end a sentence.
+ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "hon", "no", "nr", "ca", "e.g", "i.e", "etc", "approx"}
+TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Sir", "Dame", "Herr", "Frau", "Pan", "Pani", "Señor", "Señora", "Sr", "Sra", "Mme", "Mlle", "M"}
+SENTENCE_GAP = re.compile(r"[.!?:;\n•*#|>\"“”()\[\]]")
+
+# The engine's own notes and file metadata: never a name or a theme.
+ENGINE_WORDS = {
+    "gemini", "gemini_api_key", "google_api_key", "openai", "api", "ocr", "tesseract", "tesseract-ocr", "debian", "ubuntu",
+    "multimodal", "provider", "pdf", "png", "jpeg", "jpg", "gif", "webp", "bmp", "svg", "mp3", "mp4", "wav", "ogg",
+    "flac", "m4a", "aac", "webm", "mov", "avi", "mkv", "docx", "doc", "csv", "json", "xml", "yaml", "yml", "html", "htm",
+    "txt", "md", "hz", "khz", "kbps", "mbps", "kb", "mb", "gb", "exif", "gps", "utf-8", "python-docx", "pypdf", "ffprobe",
+    "pcm", "h.264", "h.265", "vp8", "vp9", "av1", "opus", "vorbis", "rgb", "rgba", "dpi", "rapidocr", "onnx", "whisper",
+    "word document", "web page", "stereo", "mono", "codec", "bitrate", "pixels", "matroska", "quicktime", "riff", "ebml",
+}
+CURRENCY_CODES = {c.lower() for c in _CODES.split("|")} | {"usd", "eur", "gbp", "dollar", "euro", "pound", "franc"}
+# Capitalised only because they open a sentence or a line: ordinary words, not names.
+COMMON_WORDS = set("""
+about above across after afterwards again agenda ago ahead all almost also although always am among an and another any
+anyway apparently april are as ask asked at attended august back bad be because been before being besides best better
+big both bought brought budget but by call called can cannot caught check checked checking chose come coming could
+daily dear decided decision decisions definitely did do does done draft during each early either else email emailed
+especially even eventually ever every everyone everything except excited fact feel felt few final finally first followed
+following for found friday from fun further gave get getting give glad go going good got great guess had happy has have
+having he hello her here hey hi him his honestly hope hopefully how however i idea ideas if important in indeed instead
+is it its just kind last later lately learned let like likely looking lunch made maybe me meanwhile meeting meetings met
+might more moreover most mostly much must my need needs never new next nice no nobody none nor not note notes nothing now
+of off often oh ok okay on once one only or other others otherwise our out over overall perhaps planning plans please
+plus possibly probably quick quite rather read really recently remember reminder risk risks said saw see seems sent she
+should since so some someone something sometimes soon sorry spoke started still such summary sure talked tell thank
+thanks that the their them then there therefore these they this those though thus to today todo together told tomorrow
+tonight too took totally two under unfortunately until up update updates us usually very visited was we well went were
+what whatever when where whether which while who why will with within without wow would yeah yes yesterday yet you your
+action actions item items next steps step status goal goals question questions answer issue issues problem problems
+plan week weekend month year morning evening afternoon night meet talk lots love loved wish wonderful awesome cool amazing
+add ask book buy call cancel change check choose contact create email find finish fix follow invite keep leave let look
+move order pay pick ping print put read remind renew review run schedule send set share sign start stop take try turn use
+visit wait watch write spent paid sent kept left lost won wrote ran bought sold made held
+long short high low old young small large little full open close free hard easy real true false main whole own sure
+team teams people person family friend friends work job home house office school class course book books money price
+cost costs revenue sales profit budget cloud data time times day days life world group company project projects product
+products customer customers user users client clients market service services system systems model models tool tools
+process result results report reports research study studies work works change changes point part place case fact
+number level area power water food health care music art game games story stories news information business education
+privacy security retrieval observability sprint release releases launch feature features bug bugs test tests review
+named called appreciate bye goodbye cheers congrats reviews design support growth performance quality strategy policy value values risk idea first second third last final
+""".split())
+
+
+def extract_entities(text: str, limit: int = MAX_ENTITIES) -> list[str]:
+    """Named things in the order they first appear, most specific form: when a text says
+    "Priya Raman" and later "Priya", it is one entity."""
+    text = (text or "")[:MAX_CHARS]
+    found: dict[str, int] = {}
+    taken: list[tuple[int, int]] = []
+    for regex in (EMAIL_RE, AMOUNT_RE, DATE_RE):
+        for match in regex.finditer(text):
+            if any(s < match.end() and match.start() < e for s, e in taken):
+                continue
+            value = match.group(0).strip(" ,.")
+            if value:
+                found.setdefault(value, match.start())
+                taken.append((match.start(), match.end()))
+    taken.sort()
+    for position, name in _names(text, taken):
+        found.setdefault(name, position)
+    ordered = sorted(found, key=found.get)
+    return _merge_parts(ordered)[:limit]
+
+
+def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    tokens = []
+    span_index = 0
+    for match in _TOKEN_RE.finditer(text):
+        start, end = match.span()
+        while span_index < len(taken) and taken[span_index][1] <= start:
+            span_index += 1
+        inside = span_index < len(taken) and taken[span_index][0] < end
+        tokens.append((start, end, match.group(0), inside))
+    lowered = {raw.lower() for _, _, raw, _ in tokens if raw[:1].islower()}
+    capitalised_mid: set[str] = set()
+    cased_letters = uncased_letters = 0
+    for _, _, raw, _ in tokens:
+        if raw[0].isalpha():
+            if raw[0].isupper() or raw[0].islower():
+                cased_letters += 1
+            else:
+                uncased_letters += 1
+    mostly_cased = cased_letters > 2 * uncased_letters
+
+    runs: list[tuple[int, list[str], bool]] = []  # (start, words, opens a sentence)
+    current: list[str] = []
+    current_start, current_opens = 0, False
+    pending_connectors: list[str] = []
+    previous_end, previous_raw = 0, ""
+
+    def close():
+        nonlocal current, pending_connectors
+        if current:
+            runs.append((current_start, current, current_opens))
+        current, pending_connectors = [], []
+
+    for start, end, raw, inside in tokens:
+        gap = text[previous_end:start]
+        opens = previous_end == 0 or bool(SENTENCE_GAP.search(gap)) or _ends_sentence(previous_raw)
+        breaks = opens or "," in gap or "\n" in gap or len(gap) > 3
+        previous_end, previous_raw = end, raw
+        word = raw.rstrip(".'’-&") if not _is_initials(raw) else raw
+        if inside or not word or len(word) > _MAX_TOKEN:
+            close()
+            continue
+        if breaks:
+            close()
+        if _is_name_word(word, mostly_cased):
+            if not current:
+                current_start, current_opens = start, opens
+            elif pending_connectors:
+                current.extend(pending_connectors)
+            pending_connectors = []
+            current.append(word)
+            if not opens:
+                capitalised_mid.add(word)
+        elif current and word.lower() in CONNECTORS and len(pending_connectors) < 2:
+            if word.lower() in JOINERS and len(current) > 1:
+                # "Anna Kowalska of Bank of America" is two names; "Bank of America" is one.
+                close()
+                continue
+            pending_connectors.append(word)
+        else:
+            close()
+    close()
+
+    out = []
+    for start, words, opens in runs:
+        words = _trim(words, opens, lowered, capitalised_mid)
+        if not words:
+            continue
+        name = " ".join(words)
+        if name.lower() in ENGINE_WORDS or all(w.lower() in ENGINE_WORDS for w in words):
+            continue
+        out.append((start, name))
+    return out
+
+
+def _trim(words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str]) -> list[str]:
+    words = list(words)
+    while words and words[0] in TITLES and len(words) > 1:
+        words = words[1:]
+    # Ordinary words capitalised at the front: "Met José", "The Q1 meeting", "Decisions".
+    while words and _ordinary(words[0], opens, lowered, capitalised_mid):
+        words = words[1:]
+        opens = False
+    while words and words[-1] in CONNECTORS:
+        words = words[:-1]
+    if words and words[-1].endswith(("'s", "’s")):
+        words[-1] = words[-1][:-2]
+    words = [w for w in words if w.lower() not in ENGINE_WORDS] if len(words) > 1 else words
+    if len(words) == 1:
+        only = words[0]
+        if only.lower() in STOPWORDS or only.lower() in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS:
+            return []
+        if only.isdigit() or len(only) < 2:
+            return []
+    return words
+
+
+def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[str]) -> bool:
+    low = word.lower()
+    if not opens:
+        # Mid-sentence, a capital is deliberate ("New York", "The Hague"), except "I".
+        return low in STOPWORDS and (len(word) == 1 or "'" in word or "’" in word)
+    if low in STOPWORDS or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS:
+        return True
+    if word.isupper() or word in capitalised_mid:
+        return False
+    # A sentence opener that the text also writes in lower case, or that looks like a
+    # verb or adverb, is a word.
+    if low in lowered:
+        return True
+    # Short "-ly" words are as often names (Emily, Molly, Lily) as adverbs.
+    return word.isascii() and len(word) > 4 and low.endswith(SUFFIXES_OF_WORDS) and not (low.endswith("ly") and len(low) < 7)
+
+
+# English endings of verbs, adverbs and abstract nouns: at a sentence start, a word.
+SUFFIXES_OF_WORDS = ("ed", "ing", "ly", "tion", "sion", "ment", "ness", "ity", "acy", "ance", "ence", "ism", "ous", "ive", "ful", "less", "able", "ible", "ize", "ise")
+
+
+def _is_name_word(word: str, mostly_cased: bool) -> bool:
+    first = word[0]
+    if first.isupper():
+        return True
+    if first.isalpha() and not first.islower():
+        # A script without capitals: a short word inside Latin-script text is likely a name.
+        return mostly_cased and len(word) <= 8
+    return False
+
+
+def _is_initials(raw: str) -> bool:
+    # "J.", "U.S.", "J.R.R."
+    return bool(raw) and raw.endswith(".") and all(part.isalpha() and len(part) == 1 and part.isupper() for part in raw[:-1].split("."))
+
+
+def _ends_sentence(raw: str) -> bool:
+    if not raw.endswith("."):
+        return False
+    if _is_initials(raw):
+        return False
+    return raw.rstrip(".").lower() not in ABBREVIATIONS
+
+
+def _merge_parts(names: list[str]) -> list[str]:
+    """Drop a name that is a whole-word part of a longer one in the same text ("Priya"
+    beside "Priya Raman")."""
+    multi = [n for n in names if " " in n]
+    out = []
+    for name in names:
+        if " " not in name and any(name in m.split() for m in multi):
+            continue
+        out.append(name)
+    return out
+
+
+_URL_RE = re.compile(r"\b(?:https?://|www\.)\S{1,2000}")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
+
+
+def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
+    """The most frequent content words, never a name already among the entities, a
+    currency, a month, a file-type or engine word, or a number."""
+    text = EMAIL_RE.sub(" ", _URL_RE.sub(" ", (text or "")[:MAX_CHARS]))
+    excluded = {w.lower() for e in entities for w in e.split()}
+    counts: Counter[str] = Counter()
+    display: dict[str, str] = {}
+    order: dict[str, int] = {}
+    for i, match in enumerate(_WORD_RE.finditer(text)):
+        raw = match.group(0).strip("-'’")
+        word = raw.lower()
+        if word.endswith(("'s", "’s")):
+            word = word[:-2]
+        if len(word) < 3 or len(word) > 40 or word in STOPWORDS or word in COMMON_WORDS or word in ENGINE_WORDS:
+            continue
+        if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded:
+            continue
+        key = stem(word)
+        counts[key] += 1
+        display.setdefault(key, word)
+        order.setdefault(key, i)
+    ranked = sorted(counts, key=lambda k: (-counts[k], order[k]))
+    return [display[k] for k in ranked[:limit]]

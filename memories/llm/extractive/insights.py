@@ -1,0 +1,265 @@
+"""Consolidation offline: which memories belong together, what two of them share, and the
+thread a group has in common.
+
+Grouping (`group`) joins memories that are close (similarity.py: by meaning when the
+embedding layer is there, by words otherwise), closest pairs first, into groups of at most
+`max_size`; memories close to nothing are grouped as unrelated, and their insight says so.
+
+A theme is a phrase two memories share ("billing migration"), a named thing (not a
+transcript's speaker), or a topic word. Never a theme: speaker names alone, currency codes,
+dates, amounts, file-type and engine words, stopword-like words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ... import textutil
+from ..base import Connection, ConsolidationResult, MemoryNote
+from .entities import AMOUNT_RE, COMMON_WORDS, CURRENCY_CODES, DATE_RE, EMAIL_RE, ENGINE_WORDS, MONTH_NAMES, WEEKDAYS, topics_of
+from .similarity import by_meaning, neighbours, similarity_matrix
+
+# How close two memories must be to count as related, by the kind of similarity in use:
+# TF-IDF cosine over words, or the cosine of e5-style sentence vectors (which sit near 0.75
+# even for unrelated sentences). The coordinator may tune the second once embeddings land.
+RELATED_LEXICAL = 0.2
+RELATED_MEANING = 0.86
+NEIGHBOURS = 8
+MAX_THEME_WORDS = 3
+
+# Words of conversation, not of a subject.
+CHATTER = set("""
+feel feeling felt glad happy love loved awesome totally definitely share sharing shared talk talking
+hear heard hope hoping proud cool fun nice lovely amazing wonderful super glad sounds sound looks look
+thanks thank appreciate care caring excited exciting hard tough wish wishes keep kept yeah yep wow
+truly plenty starting started means meant mean gives giving give words word loving posted chill spot local
+takes taking guts bye goodbye cheers stay staying positive inspiring inspired incredible rewarding stoked
+image images photo photos photography picture pictures pic pics shares video videos check checking
+""".split())
+# "Thanks, Mel!", "Hey Maria": the person spoken to, in a chat as much a speaker as the one speaking.
+_VOCATIVE = re.compile(
+    r"\b(?:hey|hi|hello|thanks|thank you|bye|congrats|congratulations|wow|yeah|yes|sure|oh|sorry|cool|great|awesome|nice|"
+    r"good|glad|right|haha|hmm|yep|aw+)[,!.]?[ \t]{1,3}([^\W\d_][\w'’\-]{0,30})\b"
+    r"|,[ \t]{0,3}([^\W\d_][\w'’\-]{0,30})[ \t]{0,2}[!?.]",
+    re.I,
+)
+
+_SPEAKER = re.compile(r"^\s{0,3}([^\W\d_][\w'’.\-]{0,40}(?: [^\W\d_][\w'’.\-]{0,40}){0,2}):\s", re.M)
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+
+
+def related_min() -> float:
+    return RELATED_MEANING if by_meaning() else RELATED_LEXICAL
+
+
+def speakers_of(text: str) -> set[str]:
+    """Who speaks in a transcript line, and who is spoken to."""
+    text = text[:20_000]
+    names = {m.group(1) for m in _SPEAKER.finditer(text)}
+    names |= {n for m in _VOCATIVE.finditer(text) for n in m.groups() if n and n[:1].isupper()}
+    return names
+
+
+def _body(m: MemoryNote) -> str:
+    """What a memory says, without transcript speaker labels (two lines by one speaker are
+    not related because of who said them)."""
+    return _SPEAKER.sub("", m.text or m.summary)
+
+
+def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNote]]:
+    """Groups to consolidate: related memories together (largest similarity first), then
+    the rest in order, `max_size` at a time, as unrelated groups. A lone memory left over
+    waits for the next run."""
+    max_size = max(2, max_size)
+    if len(notes) < 2:
+        return []
+    threshold = related_min()
+    near = neighbours([_body(m) for m in notes], k=NEIGHBOURS, min_similarity=threshold)
+    edges = sorted({(-s, min(i, j), max(i, j)) for i, row in enumerate(near) for j, s in row})
+    parent = list(range(len(notes)))
+    size = [1] * len(notes)
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for _, i, j in edges:
+        a, b = root(i), root(j)
+        if a != b and size[a] + size[b] <= max_size:
+            if size[a] < size[b]:
+                a, b = b, a
+            parent[b] = a
+            size[a] += size[b]
+    clusters: dict[int, list[int]] = {}
+    for i in range(len(notes)):
+        clusters.setdefault(root(i), []).append(i)
+    related = [sorted(c) for c in clusters.values() if len(c) > 1]
+    alone = sorted(c[0] for c in clusters.values() if len(c) == 1)
+    related.sort(key=lambda c: c[0])
+    out = [[notes[i] for i in c] for c in related]
+    chunks = [alone[i : i + max_size] for i in range(0, len(alone), max_size)]
+    if len(chunks) > 1 and len(chunks[-1]) == 1:
+        chunks.pop()  # waits for company
+    out.extend([notes[i] for i in c] for c in chunks if len(c) > 1)
+    return out
+
+
+def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None) -> dict[str, str]:
+    """A memory's possible themes: key -> how to say it. Phrases first, then names, then words.
+    `full`: a first name -> the one full name the group knows for it ("Priya" -> "Priya Raman")."""
+    body = _body(m)
+    full = full or {}
+    out: dict[str, str] = {}
+    for phrase in _phrases(body):
+        out.setdefault("p:" + phrase.lower(), phrase)
+    speaker_words = {w.lower() for s in speakers for w in s.split()}
+    for entity in m.entities:
+        entity = full.get(str(entity), str(entity))
+        low = entity.lower()
+        if not entity or low in ENGINE_WORDS or low in CURRENCY_CODES or low in speaker_words or entity in speakers:
+            continue
+        if DATE_RE.fullmatch(entity) or AMOUNT_RE.fullmatch(entity) or EMAIL_RE.fullmatch(entity) or entity in MONTH_NAMES or entity in WEEKDAYS:
+            continue
+        if any(ch.isdigit() for ch in entity) and not any(ch.isalpha() for ch in entity):
+            continue
+        out.setdefault("e:" + low, entity)
+    for topic in topics_of(body, [*m.entities, *speakers], limit=8):
+        if topic not in CHATTER:
+            out.setdefault("t:" + textutil.stem(topic), topic)
+    return out
+
+
+def _phrases(text: str) -> list[str]:
+    """Runs of two or three content words ("billing migration", "support group")."""
+    words = [w.group(0) for w in _WORD.finditer(text[:20_000])]
+    out = []
+    for n in (3, 2):
+        for i in range(len(words) - n + 1):
+            run = words[i : i + n]
+            if all(_content(w) for w in run) and not all(w[:1].isupper() for w in run):
+                out.append(" ".join(w.lower() for w in run))
+    return list(dict.fromkeys(out))
+
+
+def _content(word: str) -> bool:
+    low = word.lower()
+    return (len(low) > 2 and low not in textutil.STOPWORDS and low not in COMMON_WORDS and low not in CHATTER
+            and low not in ENGINE_WORDS and low not in CURRENCY_CODES and word not in MONTH_NAMES and word not in WEEKDAYS)
+
+
+def _shared(a: dict[str, str], b: dict[str, str]) -> list[str]:
+    keys = [k for k in a if k in b]
+    # A phrase says more than its words: drop words a shared phrase already holds.
+    phrases = [a[k] for k in keys if k.startswith("p:")]
+    longest = [p for p in phrases if not any(p != q and p in q for q in phrases)]
+    inside = {w for p in longest for w in p.split()}
+    rest = [a[k] for k in keys if not k.startswith("p:") and not (k.startswith("t:") and a[k].lower() in inside)]
+    names = [r for r in rest if r[:1].isupper()]
+    words = [r for r in rest if not r[:1].isupper() and r.lower() not in inside]
+    return longest[:2] + names[:2] + words[: max(0, MAX_THEME_WORDS - len(longest[:2]))]
+
+
+def describe(shared: list[str]) -> str:
+    """["billing migration", "Priya"] -> "the billing migration with Priya"."""
+    things = [s for s in shared if not s[:1].isupper()]
+    names = [s for s in shared if s[:1].isupper()]
+    if things and names:
+        return f"{_join(things[:2])} with {_join(names[:2])}"
+    return _join((things or names)[:3])
+
+
+def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
+    speakers = set().union(*(speakers_of(m.text or m.summary) for m in memories)) if memories else set()
+    multi = {str(e) for m in memories for e in m.entities if " " in str(e)}
+    firsts: dict[str, set[str]] = {}
+    for name in multi:
+        firsts.setdefault(name.split()[0], set()).add(name)
+    full = {first: next(iter(names)) for first, names in firsts.items() if len(names) == 1}
+    keys = {m.id: _keys(m, speakers, full) for m in memories}
+    closeness = similarity_matrix([_body(m) for m in memories], [_body(m) for m in memories], queries_are_questions=False)
+    threshold = related_min()
+    connections = []
+    for i, a in enumerate(memories):
+        for j in range(i + 1, len(memories)):
+            b = memories[j]
+            shared = _shared(keys[a.id], keys[b.id])
+            strong = any(" " in s or s[:1].isupper() for s in shared) or len(shared) >= 2
+            if shared and (strong or closeness[i][j] >= threshold):
+                connections.append(Connection(a.id, b.id, f"both about {describe(shared)}"))
+            elif closeness[i][j] >= threshold:
+                one, other = _topic(keys[a.id]), _topic(keys[b.id])
+                if one and other:
+                    connections.append(Connection(a.id, b.id, f"close in meaning: one about {one}, the other about {other}"))
+    counts: Counter = Counter()
+    holders: dict[str, list[int]] = {}
+    for m in memories:
+        for k in keys[m.id]:
+            counts[k] += 1
+            holders.setdefault(k, []).append(m.id)
+    linked_pairs = {(c.from_id, c.to_id) for c in connections}
+    # A theme counts when two memories it joins are linked (a lone shared word is not a thread).
+    shared_keys = [k for k, c in counts.items() if c > 1 and any(
+        (x, y) in linked_pairs for x in holders[k] for y in holders[k] if x < y)]
+    linked = {c.from_id for c in connections} | {c.to_id for c in connections}
+    n = len(memories)
+    if not shared_keys and not connections:
+        about = "; ".join(f"Memory {m.id} is about {_topic(keys[m.id]) or 'something of its own'}" for m in memories[:10])
+        return ConsolidationResult(
+            summary=f"{n} unrelated memories.",
+            insight=f"These {n} memories are unrelated: they share no topic, so no common thread is claimed ({about}).",
+            connections=[],
+        )
+    if shared_keys:
+        # The thread: what most memories share; a phrase or a name over a single word on a tie.
+        rank = {"p": 0, "e": 1, "t": 2}
+        best = sorted(shared_keys, key=lambda k: (-counts[k], rank[k[0]], k))
+        lead = best[0]
+        theme_parts = [keys[holders[lead][0]][lead]]
+        for k in best[1:]:
+            if len(theme_parts) == 2:
+                break
+            word = keys[holders[k][0]][k]
+            if set(holders[k]) == set(holders[lead]) and word.lower() not in " ".join(theme_parts).lower():
+                theme_parts.append(word)
+        theme = describe(theme_parts)
+        on_thread = [m for m in memories if m.id in holders[lead]]
+    else:
+        # Close in meaning with no word in common: the thread is said by what each is about.
+        on_thread = [m for m in memories if m.id in linked]
+        theme = _join(list(dict.fromkeys(t for t in (_topic(keys[m.id]) for m in on_thread) if t))[:3]) or "closely related subjects"
+    if len(on_thread) < 2:
+        on_thread = [m for m in memories if m.id in linked]
+    ordered = sorted(on_thread, key=lambda m: (m.occurred_at is None, m.occurred_at or 0, m.id))
+    steps = "; then ".join(f"{_short(m.summary)} [Memory {m.id}]" for m in ordered[:5])
+    apart = [m.id for m in memories if m.id not in {x.id for x in on_thread}]
+    insight = (
+        f"The common thread is {theme}: {len(on_thread)} of {n} memories "
+        f"({', '.join(f'Memory {m.id}' for m in ordered)}) bear on it. Together: {steps}."
+    )
+    if apart:
+        insight += " " + ("Memory " if len(apart) == 1 else "Memories ") + ", ".join(map(str, apart)) + (" stands apart." if len(apart) == 1 else " stand apart.")
+    summary = f"{n} memories about {theme}."
+    return ConsolidationResult(summary=summary, insight=insight, connections=connections)
+
+
+def _topic(keys: dict[str, str]) -> str:
+    for prefix in ("p:", "t:", "e:"):
+        for k, v in keys.items():
+            if k.startswith(prefix):
+                return v
+    return ""
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = _SPEAKER.sub("", " ".join(text.split())).rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _join(items: list[str]) -> str:
+    items = [str(i) for i in items]
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

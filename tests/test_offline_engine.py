@@ -1,0 +1,358 @@
+"""The offline engine understands: answers that quote the answering sentence, insights that
+name a real thread (or say there is none), entities people recognise, pictures and speech
+read offline or by a configured transcriber."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from PIL import Image, ImageDraw, ImageFont
+
+from memories.extract import ocr
+from memories.forms import SAMPLE_INPUTS, SAMPLE_QUESTIONS
+from memories.llm.base import MemoryNote, cited_ids
+from memories.llm.extractive import entities as entity_rules
+from memories.llm.extractive import similarity
+from memories.llm.offline import OfflineProvider
+from memories.models import Memory, MemoryLink
+from memories.services import extract_memory, ingest_file
+from memories.services.browse import filter_memories
+from memories.services.consolidate import consolidate_owner
+from memories.services.query import answer_question
+from tests.fake_model_servers import FakeServer, Recorded, Scripted
+from tests.samples import wav_bytes
+from tests.test_extract import docx_bytes
+
+NOTHING = "couldn't find anything"
+needs_meaning = pytest.mark.skipif(
+    not similarity.by_meaning(),
+    reason="needs the embedding layer (issue 12) behind similarity.meaning_vectors; the lexical fallback shares no word here",
+)
+
+
+def ingest(user, name: str, data: bytes) -> Memory:
+    result = ingest_file(owner=user, fileobj=io.BytesIO(data), name=name)
+    memory = extract_memory(result.memory.pk)
+    assert memory.status == Memory.Status.READY, memory.error
+    return memory
+
+
+def quoted_sentences(answer: str) -> list[str]:
+    return [line[2:].rsplit(" [Memory", 1)[0] for line in answer.splitlines() if line.startswith("- ")]
+
+
+# --- answers -------------------------------------------------------------------------------
+
+def test_the_four_sample_questions_cite_the_right_memory_and_quote_its_sentence(user, memory_factory):
+    made = {s["key"]: memory_factory(s["text"], source=s["source"]) for s in SAMPLE_INPUTS}
+    expected = {
+        SAMPLE_QUESTIONS[0]: ("agents", "keep the loop small"),
+        SAMPLE_QUESTIONS[1]: ("q1", "Luis owns the billing migration to the new provider"),
+        SAMPLE_QUESTIONS[2]: ("research", "Systems that periodically consolidate raw notes"),
+    }
+    for question, (key, words) in expected.items():
+        result = answer_question(owner=user, question=question)
+        assert NOTHING not in result.answer
+        assert made[key].pk in result.cited, (question, result.answer)
+        assert result.cited[0] == made[key].pk, (question, result.answer)
+        assert any(words in sentence for sentence in quoted_sentences(result.answer)), (question, result.answer)
+    # The decisions, not the meeting's title line, come first.
+    decided = answer_question(owner=user, question=SAMPLE_QUESTIONS[1])
+    assert quoted_sentences(decided.answer)[0].startswith("Decisions:"), decided.answer
+
+    consolidate_owner(owner=user)
+    connects = answer_question(owner=user, question=SAMPLE_QUESTIONS[3])
+    assert NOTHING not in connects.answer
+    assert "billing migration" in connects.answer
+    assert made["q1"].pk in connects.cited and made["inbox"].pk in connects.cited
+
+
+def test_a_question_naming_a_period_quotes_what_happened_then(user, memory_factory):
+    now = timezone.now()
+    lease = memory_factory("Signed the lease for the new office on Elm Street.", occurred_at=(now - timedelta(days=6)).isoformat())
+    memory_factory("Tomatoes need watering twice a week.", occurred_at=(now - timedelta(days=60)).isoformat())
+    result = answer_question(owner=user, question="What happened last week?")
+    assert NOTHING not in result.answer
+    assert result.cited[0] == lease.pk
+    assert "Signed the lease for the new office on Elm Street." in result.answer
+
+
+def test_question_types_pick_names_dates_and_numbers(user, memory_factory):
+    memory_factory(SAMPLE_INPUTS[1]["text"])
+    assert "Next check-in is February 3." in quoted_sentences(answer_question(owner=user, question="When is the next check-in?").answer)[0]
+    assert "$18k" in quoted_sentences(answer_question(owner=user, question="How much is the cloud budget?").answer)[0]
+    assert "Luis owns" in quoted_sentences(answer_question(owner=user, question="Who owns the billing migration?").answer)[0]
+
+
+def test_a_when_answer_resolves_yesterday_against_the_memory_date(user, memory_factory):
+    memory_factory("Caroline: I went to a LGBTQ support group yesterday.", occurred_at="2023-05-08T13:56:00+00:00")
+    answer = answer_question(owner=user, question="When did Caroline go to the LGBTQ support group?").answer
+    assert "7 May 2023" in answer
+
+
+def test_says_plainly_when_nothing_relevant_and_never_otherwise(user, memory_factory):
+    memory_factory("The tomatoes in the garden need watering twice a week in July.")
+    assert NOTHING in answer_question(owner=user, question="What is the capital of Peru?").answer
+    relevant = answer_question(owner=user, question="How often do the tomatoes need watering?")
+    assert NOTHING not in relevant.answer and relevant.cited
+
+
+def test_quotes_are_the_memorys_text_and_never_cite(user, memory_factory):
+    """The answer is plain text quoting the memory as it is (the pages escape it, see
+    test_attacks); a "[Memory 999]" inside the memory must not become a citation."""
+    memory = memory_factory("The launch moved to <b>May</b> see [Memory 999] and **bold** words.")
+    answer = answer_question(owner=user, question="When did the launch move?").answer
+    assert "The launch moved to <b>May</b>" in answer
+    assert cited_ids(answer) == [memory.pk] and "(Memory 999)" in answer
+
+
+@needs_meaning
+def test_where_do_i_live_now_finds_the_move(user, memory_factory):
+    moved = memory_factory("I moved from Paris to Berlin.")
+    memory_factory("The tomatoes in the garden need watering twice a week in July.")
+    result = answer_question(owner=user, question="Where do I live now?")
+    assert result.cited and result.cited[0] == moved.pk
+
+
+@needs_meaning
+def test_martial_arts_finds_taekwondo(user, memory_factory):
+    classes = memory_factory("Started taekwondo classes.")
+    memory_factory("Bought a new kettle for the office kitchen.")
+    result = answer_question(owner=user, question="What martial arts do I practice?")
+    assert result.cited and result.cited[0] == classes.pk
+
+
+# --- insights ------------------------------------------------------------------------------
+
+def test_an_insight_over_unrelated_memories_says_they_are_unrelated(user, memory_factory):
+    for text in ("Started taekwondo classes on Tuesday.", "The invoice for 48,000 EUR is due.", "My sister adopted a grey cat named Pixel."):
+        memory_factory(text)
+    outcome = consolidate_owner(owner=user)
+    assert len(outcome.consolidations) == 1
+    insight = outcome.consolidations[0].insight
+    assert "unrelated" in insight and "The common thread is" not in insight
+    assert "eur" not in insight.lower().split("about")[0]
+    assert MemoryLink.objects.count() == 0
+
+
+def test_a_link_says_what_two_memories_share_and_a_theme_is_never_a_speaker_or_currency(user, memory_factory):
+    a = memory_factory("Ann: Priya Raman reviewed the billing migration plan; it costs 12,000 EUR.")
+    b = memory_factory("Ann: The billing migration slipped a week, Priya says; another 3,000 EUR.")
+    memory_factory("Ann: My sister adopted a grey cat named Pixel.")
+    outcome = consolidate_owner(owner=user)
+    link = MemoryLink.objects.get(from_memory=a, to_memory=b)
+    assert "billing migration" in link.relationship and "Priya Raman" in link.relationship
+    insight = next(c for c in outcome.consolidations if a in c.sources.all()).insight
+    assert "The common thread is billing migration" in insight
+    for word in ("Ann", "EUR", "eur"):
+        assert word not in link.relationship
+        assert f"thread is {word}" not in insight
+
+
+def test_consolidation_groups_by_closeness_not_by_age(user, memory_factory):
+    texts = [
+        "The billing migration to Stripe starts in March.",
+        "Tomatoes in the garden need watering.",
+        "Stripe webhooks failed during the billing migration test.",
+        "The garden tomatoes got blight; watering less now.",
+    ]
+    made = [memory_factory(t) for t in texts]
+    outcome = consolidate_owner(owner=user, batch_size=2)
+    groups = sorted(sorted(c.sources.values_list("pk", flat=True)) for c in outcome.consolidations)
+    assert groups == [sorted([made[0].pk, made[2].pk]), sorted([made[1].pk, made[3].pk])]
+
+
+# --- entities ------------------------------------------------------------------------------
+
+def test_names_in_any_script_stay_whole_and_money_stays_whole():
+    found = entity_rules.extract_entities("Met José Müller and Zoë Ångström in Kraków; the ÖBB ticket to Łódź cost 48,000 EUR.")
+    assert {"José Müller", "Zoë Ångström", "Kraków", "ÖBB", "Łódź", "48,000 EUR"} <= set(found)
+    assert not any(e in found for e in ("Met Jos", "Zo", "Krak", "00,EUR"))
+    assert "Анну Каренину" in entity_rules.extract_entities("Вчера я встретил Анну Каренину в Москве.")
+
+
+def test_entity_patterns_stay_linear_on_adversarial_input():
+    # Inputs that made the old patterns backtrack for tens of seconds; the answer must
+    # still be right, and the input past MAX_CHARS is not read at all.
+    for junk in ("1," * 20_000, "1,000" * 8_000, "a@" * 20_000, "Aa of " * 7_000, "$1," * 14_000, "x." * 20_000, "May " * 10_000):
+        found = entity_rules.extract_entities(junk + " Priya Raman paid 48,000 EUR.")
+        assert len(found) <= entity_rules.MAX_ENTITIES
+    assert "48,000 EUR" in entity_rules.extract_entities("1," * 20_000 + " Priya Raman paid 48,000 EUR.")
+    beyond = "word " * (entity_rules.MAX_CHARS // 5) + " Zoë Ångström"
+    assert "Zoë Ångström" not in entity_rules.extract_entities(beyond)
+
+
+def test_no_lowercase_duplicate_of_an_entity_among_topics():
+    engine = OfflineProvider()
+    result = engine.extract(text="Priya met Stripe about billing. Priya and Stripe agreed on billing.", files=[], source="")
+    lowered = {e.lower() for e in result.entities}
+    assert "Priya" in result.entities and not lowered & set(result.topics)
+
+
+def test_engine_words_and_file_metadata_never_become_entities(user):
+    wav = ingest(user, "memo.wav", wav_bytes(1.0))
+    docx = ingest(user, "plan.docx", docx_bytes([("", "Plan for Kraków with Łukasz Nowak.")]))
+    csv = ingest(user, "roles.csv", b"Role,Start,Data\nEngineer,2024,x\n")
+    png = ingest(user, "blank.png", _png(""))
+    banned = {"GEMINI", "Gemini", "GEMINI_API_KEY", "Debian", "Hz", "WAV", "PCM", "pdf", "PDF", "PNG", "python-docx",
+              "Role Start Data", "Role", "OCR", "RapidOCR", "Word"}
+    for memory in (wav, docx, csv, png):
+        assert not banned & set(memory.entities), memory.entities
+        assert not {t.lower() for t in memory.topics} & {"gemini", "hz", "wav", "pdf", "png", "docx", "ocr"}, memory.topics
+    assert {"Kraków", "Łukasz Nowak"} <= set(docx.entities)
+
+
+NAMES_TEXT = "Met José Müller and Zoë Ångström in Kraków to plan the trip."
+NON_LATIN = "Then Łódź with Анна Каренина and Γιώργος Παπαδόπουλος."
+
+
+@pytest.mark.parametrize("kind", ["txt", "md", "html", "docx", "pdf"])
+def test_accented_and_non_latin_names_survive_each_format(user, kind):
+    if kind == "pdf":
+        data = _pdf_latin1(NAMES_TEXT)
+    elif kind == "docx":
+        data = docx_bytes([("", NAMES_TEXT), ("", NON_LATIN)])
+    elif kind == "html":
+        data = f"<html><head><title>Trip</title></head><body><nav>Home | About | Subscribe</nav><p>{NAMES_TEXT}</p><p>{NON_LATIN}</p></body></html>".encode()
+    else:
+        data = f"{NAMES_TEXT}\n\n{NON_LATIN}\n".encode()
+    memory = ingest(user, f"trip.{kind}", data)
+    assert {"José Müller", "Zoë Ångström", "Kraków"} <= set(memory.entities), memory.entities
+    if kind != "pdf":
+        assert {"Łódź", "Анна Каренина", "Γιώργος Παπαδόπουλος"} <= set(memory.entities), memory.entities
+    # The bank's filter finds it by the accented name (SQLite stores JSON escaped).
+    assert list(filter_memories(owner=user, entity="José Müller")) == [memory]
+    if kind == "txt":
+        assert list(filter_memories(owner=user, topic="trip")) == [memory]
+
+
+def test_priya_and_priya_raman_are_one_entity_in_the_bank(user, memory_factory):
+    full = memory_factory("Priya Raman joined the billing team.")
+    short = memory_factory("Lunch with Priya about hiring.")
+    assert "Priya Raman" in short.entities and "Priya" not in short.entities
+    assert set(filter_memories(owner=user, entity="Priya")) == {full, short}
+    assert set(filter_memories(owner=user, entity="Priya Raman")) == {full, short}
+
+
+def test_markdown_and_html_summaries_are_content_not_markup(user):
+    md = ingest(user, "ideas.md", b"# Notes\n\n## Ideas\n\n- Build a **smart inbox** that files receipts as memories.\n- See [the spec](http://x.test/spec).\n")
+    assert "#" not in md.summary and "**" not in md.summary and "smart inbox" in md.summary
+    page = ingest(user, "post.html", b"<html><body><nav>Home | About | Subscribe</nav><header><a href='/'>Home</a> | <a href='/about'>About</a> | <a href='/s'>Subscribe</a></header>"
+                                   b"<article><h1>Ideas</h1><p>The billing migration moves to Stripe in March.</p></article><footer>Copyright</footer></body></html>")
+    assert "Subscribe" not in page.summary and "billing migration moves to Stripe" in page.summary
+
+
+# --- pictures and speech -------------------------------------------------------------------
+
+def _png(text: str, size=(900, 110)) -> bytes:
+    im = Image.new("RGB", size, "white")
+    if text:
+        ImageDraw.Draw(im).text((20, 30), text, fill="black", font=ImageFont.load_default(size=40))
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def _pdf_latin1(text: str) -> bytes:
+    """One page whose font is WinAnsi-encoded, so Latin-1 accents are real characters."""
+    stream = b"BT /F1 14 Tf 40 700 Td (" + text.encode("latin-1") + b") Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.mark.skipif(not ocr.rapidocr_installed(), reason="rapidocr-onnxruntime is not installed")
+def test_a_picture_of_text_becomes_a_memory_holding_its_words(user, settings):
+    settings.MEMORY_OCR = "auto"
+    memory = ingest(user, "whiteboard.png", _png("Budget meeting moved to Thursday"))
+    words = memory.raw_text.lower()
+    for word in ("budget", "meeting", "moved", "thursday"):
+        assert word in words, memory.raw_text
+    assert memory.metadata["ocr"] == "rapidocr" and "RapidOCR" in memory.metadata["reader"]
+    assert "Thursday" in memory.summary
+    assert not {"PNG", "RapidOCR", "OCR"} & set(memory.entities)
+
+
+class FakeTranscriber(FakeServer):
+    """POST /v1/audio/transcriptions -> {"text": ...} from the queue."""
+
+    def respond(self, record: Recorded) -> Scripted:
+        if record.method == "POST" and record.route == "/v1/audio/transcriptions":
+            return self.next_scripted()
+        return Scripted(404, json.dumps({"error": "no route"}).encode())
+
+
+def test_a_recording_is_transcribed_by_the_configured_endpoint(user, settings):
+    with FakeTranscriber() as server:
+        settings.MEMORY_TRANSCRIBE_BASE_URL = server.url + "/v1"
+        settings.MEMORY_TRANSCRIBE_MODEL = "whisper-tiny"
+        server.enqueue(200, {"text": "The budget meeting moved to Thursday morning at ten. Priya Raman will chair it."})
+        memory = ingest(user, "memo.wav", wav_bytes(1.0))
+        (call,) = server.calls("/audio/transcriptions")
+    assert call.headers["content-type"].startswith("multipart/form-data; boundary=")
+    assert b'name="model"\r\n\r\nwhisper-tiny' in call.body and b'filename="memo.wav"' in call.body and b"RIFF" in call.body
+    assert "The budget meeting moved to Thursday morning at ten." in memory.raw_text
+    assert memory.metadata["reader"].startswith("speech-to-text at 127.0.0.1")
+    assert "Priya Raman" in memory.entities and "Hz" not in memory.entities
+    assert "budget meeting" in memory.summary
+
+
+def test_a_failing_transcriber_keeps_the_recording_failed_with_the_reason(user, settings):
+    with FakeTranscriber() as server:
+        settings.MEMORY_TRANSCRIBE_BASE_URL = server.url + "/v1"
+        server.enqueue(500, {"error": "model not loaded"})
+        result = ingest_file(owner=user, fileobj=io.BytesIO(wav_bytes(1.0)), name="memo.wav")
+        memory = extract_memory(result.memory.pk)
+    assert memory.status == Memory.Status.FAILED and "Transcription failed" in memory.error
+    assert memory.original and "WAV audio" in memory.raw_text
+
+
+def test_without_a_transcriber_the_card_says_what_would_read_it(user, signed_in):
+    memory = ingest(user, "memo.wav", wav_bytes(1.0))
+    page = signed_in.get("/memories/").content.decode()
+    assert memory.metadata["needs_reader"] in page.replace("&#x27;", "'")
+    assert "MEMORY_TRANSCRIBE_BASE_URL" in memory.metadata["needs_reader"]
+
+
+def test_grouping_uses_the_similarity_seam(monkeypatch):
+    """Pointing meaning_vectors at an embedding layer changes what is close: here a fake
+    layer that puts the two martial-arts notes together although they share no word."""
+    import numpy as np
+
+    from memories.llm.extractive import insights
+
+    vectors = {"Started taekwondo classes.": [1, 0], "Karate belt exam next week.": [0.99, 0.14], "Bought a kettle.": [0, 1]}
+    monkeypatch.setattr(similarity, "meaning_vectors", lambda texts, query=False: np.array([vectors[t] for t in texts], dtype=np.float32))
+    notes = [MemoryNote(id=i, summary=t, text=t) for i, t in enumerate(vectors, 1)]
+    groups = insights.group(notes, max_size=5)
+    assert [[n.id for n in g] for g in groups][0] == [1, 2]
+
+
+def test_the_offline_engine_is_deterministic_and_needs_no_network():
+    engine = OfflineProvider()
+    first = engine.extract(text=SAMPLE_INPUTS[1]["text"], files=[], source="")
+    again = engine.extract(text=SAMPLE_INPUTS[1]["text"], files=[], source="")
+    assert first == again
+
+
+def test_an_accented_topic_is_found_by_the_bank_filter(user, memory_factory):
+    memory = memory_factory("The café renovation starts soon; the café stays open meanwhile.")
+    assert "café" in memory.topics
+    assert list(filter_memories(owner=user, topic="café")) == [memory]
