@@ -197,10 +197,13 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
                 "file_name": name, **content.metadata,
                 **({"occurred_at_given": True} if when else {}),
                 # A model may read what the offline extractors could not: reextract offers it.
-                **({"needs_model": True} if unreadable else {}),
+                # The reason is kept apart from `error` (a retry clears that) so the offline
+                # engine, which cannot read the file either, fails the retry with it again.
+                **({"needs_model": True, "unreadable": unreadable} if unreadable else {}),
             },
             **({"occurred_at": when} if when else {}),
-            **({"status": Memory.Status.FAILED, "error": unreadable} if unreadable else {}),
+            # Reading the file was the first extraction attempt, and it failed.
+            **({"status": Memory.Status.FAILED, "error": unreadable, "attempts": 1} if unreadable else {}),
         )
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
@@ -211,6 +214,8 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
             raise
         if not result.created:  # the same file arrived at the same moment by another path
             memory.original.delete(save=False)
+        elif unreadable:
+            record(memory, Event.Action.FAILED, actor, note=unreadable[:500])
         return result
 
 
@@ -243,6 +248,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     if not claimed:
         return Memory.objects.filter(pk=memory_id).first()
     memory.attempts += 1
+    if reason := _still_unreadable(memory):
+        return _mark_failed(memory, reason, actor)
     provider = None
     try:
         provider = get_provider()
@@ -274,6 +281,29 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
                                    "extracting_since", "updated_at"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     return memory
+
+
+def _still_unreadable(memory: Memory) -> str:
+    """The reason a damaged file of this memory still cannot be read, or "". Only a model
+    may read what the offline extractors could not; the offline engine would otherwise
+    describe the file and call it ready. The extractors get another go first (they may
+    have been fixed since), and what they read now replaces the empty text."""
+    reason = memory.metadata.get("unreadable")
+    if not reason or provider_name() != "offline":
+        return ""
+    if not memory.original:
+        return reason
+    try:
+        content = extract.read_file(Path(memory.original.path), memory.file_name)
+    except extract.UnsupportedFile as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"The original file could not be opened: {exc}"
+    memory.raw_text = content.text
+    kept = {key: value for key, value in memory.metadata.items() if key not in ("unreadable", "needs_model")}
+    memory.metadata = {**kept, **content.metadata}
+    memory.save(update_fields=["raw_text", "metadata", "updated_at"])
+    return ""
 
 
 def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:
