@@ -652,7 +652,7 @@ def clear(request):
     if request.method == "POST" and form.is_valid():
         counts = services.clear_owner(owner=request.user, actor=Actor.for_user(request.user))
         messages.success(request, f"Deleted {counts['memories']} memories, {counts['consolidations']} consolidations "
-                                  f"and {counts['processed_files']} inbox records.")
+                                  f"and {counts['inbox_files']} inbox files.")
         return redirect("memories:ingest")
     owned = Memory.objects.filter(owner=request.user)
     context = {
@@ -661,6 +661,7 @@ def clear(request):
         "file_count": owned.exclude(original="").count(),
         "consolidation_count": Consolidation.objects.filter(owner=request.user).count(),
         "processed_count": ProcessedFile.objects.filter(owner=request.user).count(),
+        "inbox_file_count": services.clearable_inbox_files(owner=request.user),
     }
     return render(request, "memories/clear.html", context, status=400 if request.method == "POST" else 200)
 

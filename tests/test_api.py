@@ -324,6 +324,26 @@ def test_clear_endpoint(api, notes):
     body = api.post("/api/clear").json()
     assert body == {"status": "cleared", "memories_deleted": 3, "consolidations_deleted": 1, "files_deleted": 0}
     assert not Memory.objects.exists()
+    # The original's dashboard clears and tries a sample again: it is new content, not a 409.
+    again = api.post("/api/ingest", json.dumps({"text": NOTES[0]}), content_type="application/json")
+    assert again.status_code < 300 and again.json()["status"] == "ingested", again.content
+    assert Memory.objects.count() == 1
+
+
+def test_clear_endpoint_removes_the_inbox_files_it_read_like_the_original(api, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = settings.MEMORY_INBOX_DIR
+    inbox.mkdir(parents=True)
+    (inbox / "note.txt").write_text("Dentist on Tuesday at nine.")
+    scan_inbox(settle_seconds=0)
+    assert api.post("/api/clear").json()["files_deleted"] == 1
+    assert not (inbox / "note.txt").exists()
+    (inbox / "kept.txt").write_text("The bike needs new brakes.")
+    scan_inbox(settle_seconds=0)
+    assert api.post("/api/clear?inbox_files=false").json()["files_deleted"] == 0
+    assert (inbox / "kept.txt").exists()
 
 
 # --- resources -------------------------------------------------------------------------

@@ -398,6 +398,24 @@ def test_clear_needs_the_typed_phrase(signed_in, user, other_user, memory_factor
     assert not Memory.objects.filter(owner=user).exists() and Memory.objects.filter(owner=other_user).count() == 1
 
 
+@pytest.mark.django_db
+def test_clear_page_says_what_it_does_to_inbox_files_and_does_it(signed_in, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = settings.MEMORY_INBOX_DIR
+    inbox.mkdir(parents=True)
+    (inbox / "note.txt").write_text("Dentist on Tuesday at nine.")
+    scan_inbox(settle_seconds=0)
+    page = signed_in.get(reverse("memories:clear")).content.decode()
+    assert "<strong>1</strong> file the watcher read from the inbox folder is deleted from it" in page
+    assert "the same content can be added again" in page
+    signed_in.post(reverse("memories:clear"), {"confirm": "Delete my memories"})
+    assert not (inbox / "note.txt").exists()
+    again = signed_in.post(reverse("memories:ingest_text"), {"text": "Dentist on Tuesday at nine."})
+    assert again.status_code == 302 and Memory.objects.filter(owner=user).count() == 1
+
+
 # --- CSRF -------------------------------------------------------------------------------------
 
 

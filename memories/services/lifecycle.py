@@ -141,18 +141,17 @@ def supersede_memory(*, old: Memory, new: Memory, actor: Actor = SYSTEM) -> None
         _withdraw(old, actor)
 
 
-def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> dict[str, int]:
-    """Tombstone everything the owner holds, in one recorded step; inbox files are removed
-    only when asked. Cleared content is rejected if it comes back, like a delete."""
+def clear_owner(*, owner, inbox_files: bool = True, actor: Actor = SYSTEM) -> dict[str, int]:
+    """Start the owner's space over, in one recorded step: every memory is tombstoned (still
+    restorable from the deleted list), insights retired, and the inbox files that were read
+    removed, as the original design's clear did (unless inbox_files=False). Unlike a single
+    delete it leaves nothing that refuses content: whatever is sent afterwards is new."""
     now = timezone.now()
     paths = list(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)) if inbox_files else []
     with transaction.atomic():
         live = Memory.objects.filter(owner=owner)
         memories = list(live.values_list("pk", "content_hash"))
-        RejectedContent.objects.bulk_create(
-            [RejectedContent(owner=owner, content_hash=h, memory_ref=pk, reason="cleared", rejected_at=now) for pk, h in memories],
-            ignore_conflicts=True,
-        )
+        RejectedContent.objects.filter(owner=owner).delete()
         live.update(deleted_at=now)
         MemoryLink.objects.filter(from_memory__owner=owner).delete()
         consolidations = Consolidation.objects.filter(owner=owner).update(retired_at=now)
@@ -162,14 +161,22 @@ def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> d
                   actor=actor.label, actor_user=actor.user, created_at=now)
             for pk, _ in memories
         )
-    inbox = Path(settings.MEMORY_INBOX_DIR).resolve()
     removed = 0
-    for path in paths:
-        file = Path(path).resolve()
-        if file.is_relative_to(inbox) and file.is_file():
-            file.unlink()
-            removed += 1
+    for file in _inbox_files(paths):
+        file.unlink()
+        removed += 1
     return {"memories": len(memories), "consolidations": consolidations, "processed_files": processed, "inbox_files": removed}
+
+
+def _inbox_files(paths) -> list[Path]:
+    inbox = Path(settings.MEMORY_INBOX_DIR).resolve()
+    files = (Path(path).resolve() for path in dict.fromkeys(paths))
+    return [file for file in files if file.is_relative_to(inbox) and file.is_file()]
+
+
+def clearable_inbox_files(*, owner) -> int:
+    """How many files in the inbox folder a clear would remove (for the danger zone)."""
+    return len(_inbox_files(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)))
 
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
