@@ -406,6 +406,10 @@ def memory_list(request):
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
     memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
+    filtered = any(f[k] for k in ("q", "topic", "entity", "status"))
+    if request.htmx and request.htmx.target == "result-count":
+        # A delete, undo or extraction changed what the count says; the cards stay as they are.
+        return render(request, "memories/memory_list.html#result_count", {"total": memories.count(), "filtered": filtered})
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]
@@ -428,7 +432,8 @@ def memory_list(request):
         "form": form,
         "memories": _with_link_counts(rows),
         "total": memories.count(),
-        "filtered": any(f[k] for k in ("q", "topic", "entity", "status")),
+        "filtered": filtered,
+        "count_url": f"?{base_query}",
         "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
         "prev_url": f"?{base_query}&before={rows[0].pk}" if has_prev and rows else "",
         "first_url": f"?{base_query}" if has_prev else "",
@@ -488,26 +493,27 @@ def memory_edit(request, memory_id: int):
         return _error(request, f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.", status=409)
     form = MemoryEditForm.for_memory(memory, request.POST)
     if not form.is_valid():
-        field, errors = next(iter(form.errors.items()))
-        return _edit_refused(request, memory, form, f"{form[field].label}: {errors[0]}" if field != "__all__" else errors[0])
+        return _edit_refused(request, memory, form)
     changes = form.changes()
     if not changes:
         return _edited(request, memory, "Nothing changed.")
     try:
         memory = services.update_memory(owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user))
     except services.IngestError as exc:
-        return _edit_refused(request, memory, form, str(exc))
+        # The service's words, shown at the field they are about.
+        form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+        return _edit_refused(request, memory, form)
     except Memory.DoesNotExist:
         raise Http404("No memory of yours with that id.") from None
     return _edited(request, memory, f"Memory {memory.pk} corrected: {', '.join(f.replace('_', ' ') for f in changes)}.")
 
 
-def _edit_refused(request, memory: Memory, form, message: str):
+def _edit_refused(request, memory: Memory, form):
+    """The form comes back with what was typed and each error under its field, where the
+    person is looking (the flash area is a screen away on a long memory page)."""
     if request.htmx:
-        return _error(request, message)
-    # A plain form keeps what was typed, with the reason above it.
-    context = {**_detail_context(request, memory, form), "edit_error": message}
-    return render(request, "memories/memory_detail.html", context, status=400)
+        return render(request, "memories/memory_detail.html#edit_form", {"memory": memory, "form": form}, status=400)
+    return render(request, "memories/memory_detail.html", _detail_context(request, memory, form), status=400)
 
 
 def _edited(request, memory: Memory, message: str):
@@ -595,7 +601,8 @@ def _run_state(request) -> dict:
     just_finished = bool(requested_at and state == "idle")
     if just_finished or (requested and not requested_at):
         request.session.pop(REQUEST_KEY, None)
-    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run()}
+    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run(),
+            "waiting": unconsolidated(request.user).count()}
 
 
 @login_required
@@ -607,7 +614,7 @@ def consolidations(request):
         .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
         .order_by("-created_at", "-id"), 20
     ).get_page(request.GET.get("page"))
-    context = {"page": page, "waiting": unconsolidated(request.user).count(), **_run_state(request)}
+    context = {"page": page, **_run_state(request)}
     if request.htmx and request.htmx.target == "insights":
         return render(request, "memories/consolidations.html#insights", context)
     return render(request, "memories/consolidations.html", context)

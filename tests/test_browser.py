@@ -210,9 +210,20 @@ def test_edit_a_memory_then_see_it_in_the_history(page, user, memory_factory):
     assert page.locator("#history li.event").first.get_attribute("data-action") == "extracted"
     page.fill("#id_edit-importance", "3")  # out of range: refused with the reason, nothing saved
     page.click("#save-edit")
-    page.wait_for_selector("#flash .flash.error")
-    assert "between 0 and 1" in page.inner_text("#flash")
+    # The reason shows under the field, where the person is looking, not a screen away.
+    error = page.locator("#error-importance")
+    error.wait_for()
+    assert "between 0 and 1" in error.inner_text()
+    assert page.locator("#id_edit-importance").get_attribute("aria-invalid") == "true"
+    box, viewport = error.bounding_box(), page.viewport_size
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"]
+    assert page.input_value("#id_edit-importance") == "3"  # what was typed stays
     assert Memory.objects.get(pk=memory.pk).importance != 3
+    page.fill("#id_edit-summary", "")
+    page.fill("#id_edit-importance", "0.5")
+    page.click("#save-edit")
+    page.wait_for_selector("#error-summary:has-text('cannot be empty')")
+    assert page.locator("#error-importance").count() == 0
 
     page.fill("#id_edit-summary", "Lunch with Priya and Luis at the harbour.")
     page.fill("#id_edit-entities", "Priya, Luis")
@@ -295,3 +306,32 @@ def test_review_queue_approve_and_reject(page, user, settings, memory_factory):
     assert page.inner_text("#review-count") == "0"
     assert Memory.objects.get(pk=keep.pk).status == Memory.Status.READY
     assert not Memory.objects.filter(pk=drop.pk).exists()
+
+
+def test_counts_follow_the_action_consolidate_now_and_delete(page, user, memory_factory, sync_tasks):
+    memory_factory("Alice and Bob planned the Lisbon offsite for June.")
+    gone = memory_factory("Alice approved the Lisbon offsite budget.")
+    page.goto("/consolidations/")
+    assert "2 ready memories are waiting" in page.inner_text("#waiting-count")
+    page.click("#consolidate-now")
+    page.wait_for_selector("#run-status:has-text('Last run')")
+    assert "0 ready memories are waiting" in page.inner_text("#waiting-count")
+
+    page.goto("/memories/")
+    assert page.inner_text("#result-count") == "2 memories."
+    page.click(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
+    page.wait_for_function("document.querySelector('#result-count')?.textContent.trim() === '1 memory.'")
+    page.click(f"#memory-{gone.pk} button:has-text('Undo')")
+    page.wait_for_function("document.querySelector('#result-count')?.textContent.trim() === '2 memories.'")
+
+
+def test_ingest_page_makes_no_htmx_console_errors(page, user, memory_factory):
+    memory_factory("An older note that is already on the page.")
+    page.goto("/")
+    console = []
+    page.on("console", lambda message: console.append(message.text))
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#new-items article.card >> nth=1")
+    page.wait_for_timeout(300)
+    assert not [text for text in console if "oobErrorNoTarget" in text or "htmx:" in text], console

@@ -36,7 +36,12 @@ MAX_ATTEMPTS = 5
 
 
 class IngestError(ValueError):
-    """The input was refused; the message says why and is safe to show."""
+    """The input was refused; the message says why and is safe to show. `field` names the
+    value it is about, when it is about one, so a form can show it there."""
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 class RejectedContentError(IngestError):
@@ -78,7 +83,8 @@ def parse_occurred_at(value) -> datetime | None:
         if parsed is None and (day := parse_date(text)) is not None:
             parsed = datetime.combine(day, time())
         if parsed is None:
-            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).")
+            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).",
+                              field="occurred_at")
     if timezone.is_naive(parsed):
         parsed = timezone.make_aware(parsed)
     return parsed

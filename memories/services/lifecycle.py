@@ -42,26 +42,26 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
     for name, value in changes.items():
         if name == "summary":
             if not isinstance(value, str) or not value.strip():
-                raise IngestError("The summary cannot be empty.")
+                raise IngestError("The summary cannot be empty.", field=name)
             clean[name] = value.strip()[:5000]
         elif name in ("entities", "topics"):
             if isinstance(value, str):
                 value = [part.strip() for part in value.split(",")]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise IngestError(f"{name} must be a list of strings.")
+                raise IngestError(f"{name} must be a list of strings.", field=name)
             clean[name] = list(dict.fromkeys(v.strip()[:200] for v in value if v.strip()))[:50]
         elif name == "importance":
             try:
                 importance = float(value)
             except (TypeError, ValueError):
-                raise IngestError("importance must be a number between 0 and 1.") from None
+                raise IngestError("importance must be a number between 0 and 1.", field=name) from None
             if not 0 <= importance <= 1:
-                raise IngestError("importance must be between 0 and 1.")
+                raise IngestError("importance must be between 0 and 1.", field=name)
             clean[name] = importance
         elif name == "occurred_at":
             when = parse_occurred_at(value)
             if when is None:
-                raise IngestError("occurred_at cannot be empty.")
+                raise IngestError("occurred_at cannot be empty.", field=name)
             clean[name] = when
     # A value that is already stored is not a change: nothing to save or record.
     clean = {name: value for name, value in clean.items() if getattr(memory, name) != value}
