@@ -261,6 +261,9 @@ def test_memories_filters_and_pagination(api, notes, memory_factory):
     assert {m["id"] for m in api.get("/api/memories?q=Berlin").json()["memories"]} == {notes[2].pk}
     topic = notes[0].topics[0]
     assert notes[0].pk in {m["id"] for m in api.get("/api/memories", {"topic": topic}).json()["memories"]}
+    Memory.objects.filter(pk=notes[1].pk).update(topics=["café"], entities=["Zürich"])
+    for params in ({"topic": "café"}, {"entity": "Zürich"}):
+        assert [m["id"] for m in api.get("/api/memories", params).json()["memories"]] == [notes[1].pk], params
     first = api.get("/api/memories?limit=2&sort=old").json()
     assert [m["id"] for m in first["memories"]] == [notes[0].pk, notes[1].pk]
     assert first["next_offset"] == 2 and first["total"] == 4

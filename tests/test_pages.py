@@ -319,6 +319,29 @@ def test_memory_bank_filters_sorts_and_counts_links(signed_in, user, memory_fact
 
 
 @pytest.mark.django_db
+def test_memory_bank_filters_by_non_ascii_topics_and_entities_and_searches_stemmed(signed_in, user, memory_factory):
+    zurich = memory_factory("Moved the team offsite to Zürich, booked the Café Odeon for dinner.")
+    other = memory_factory("Planted tulips along the fence in the garden.")
+    Memory.objects.filter(pk=zurich.pk).update(topics=["café", "travel"], entities=["Zürich", "Café Odeon"])
+    Memory.objects.filter(pk=other.pk).update(topics=["garden"], entities=["Zürcher Gärten"])
+    # The chips link these exact values; the JSON on SQLite holds "Z\u00fcrich".
+    for params in ({"entity": "Zürich"}, {"topic": "café"}, {"entity": "Café Odeon"}, {"entity": "zürich"}):
+        html = hx(signed_in, "get", reverse("memories:list"), params, target="results").content.decode()
+        assert f'id="memory-{zurich.pk}"' in html and f'id="memory-{other.pk}"' not in html, params
+    # An exact item, not a word inside one: "Café" alone is not the entity "Café Odeon".
+    html = hx(signed_in, "get", reverse("memories:list"), {"entity": "Café"}, target="results").content.decode()
+    assert f'id="memory-{zurich.pk}"' not in html
+    # Stemmed text search: "tulip" finds "tulips", and every word must match.
+    html = hx(signed_in, "get", reverse("memories:list"), {"q": "tulip garden"}, target="results").content.decode()
+    assert f'id="memory-{other.pk}"' in html and f'id="memory-{zurich.pk}"' not in html
+    html = hx(signed_in, "get", reverse("memories:list"), {"q": "dinners zürich"}, target="results").content.decode()
+    assert f'id="memory-{zurich.pk}"' in html and f'id="memory-{other.pk}"' not in html
+    # FTS syntax in a search is just text.
+    for q in ('"', "tulip OR NOT x*", "topics: garden", "( AND"):
+        assert hx(signed_in, "get", reverse("memories:list"), {"q": q}, target="results").status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("sort", ["new", "importance"])
 def test_memory_bank_pages_through_everything_once(signed_in, user, sort):
     Memory.objects.bulk_create(

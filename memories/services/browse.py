@@ -1,23 +1,100 @@
-"""Listing and searching an owner's memories for the bank page and the API."""
+"""Listing and searching an owner's memories for the bank page and the API.
 
-from django.db.models import Count, Q, QuerySet
+Text search and the topic and entity filters go through the full-text index recall uses
+(search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
+"tulips" finds "tulip" and a filter over 100,000 memories reads the index instead of
+every row. A topic or entity filter is an exact match on one list item, checked on the
+few rows the index returns; the JSON is read as JSON, so "Zürich" matches however the
+database stored it (SQLite's JSON escapes it as "Z\\u00fcrich").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from django.db import connection
+from django.db.models import BooleanField, Count, QuerySet
+from django.db.models.expressions import RawSQL
 
 from ..models import Memory
+from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
 
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
+# A search is a handful of words; more only make the index work harder for nothing.
+MAX_SEARCH_WORDS = 16
+# Facet lists (topics and entities with counts) show the most used values.
+MAX_FACETS = 200
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> list[str]:
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:MAX_SEARCH_WORDS]
+
+
+def _fts5_phrase(words: list[str]) -> str:
+    # Only \w characters are left, so nothing here can end the quoted string or be FTS syntax.
+    return '"' + " ".join(words) + '"'
+
+
+def _matching_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool) -> RawSQL | None:
+    """Ids of memories whose columns hold the words (all of them, or as one phrase), from
+    the index. None when there is no index to ask (another database)."""
+    if connection.vendor == "sqlite":
+        terms = _fts5_phrase(words) if phrase else " AND ".join(_fts5_phrase([w]) for w in words)
+        match = f"{{{' '.join(columns)}}} : ({terms})"
+        return RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
+    if connection.vendor == "postgresql":
+        # The tsvector holds every text column; plainto/phraseto parse the words safely.
+        function = "phraseto_tsquery" if phrase else "plainto_tsquery"
+        return RawSQL(f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s)", [" ".join(words)])
+    return None
+
+
+def _has_item(column: str, value: str) -> RawSQL:
+    """True when the JSON list in `column` holds `value` (case-insensitive; on SQLite for
+    ASCII letters only)."""
+    qualified = f'"memories_memory"."{column}"'
+    if connection.vendor == "postgresql":
+        sql = f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({qualified}) AS item WHERE lower(item) = lower(%s))"
+    else:
+        sql = f"EXISTS (SELECT 1 FROM json_each({qualified}) WHERE value = %s COLLATE NOCASE)"
+    return RawSQL(sql, [value], output_field=BooleanField())
+
+
+def _filter_item(memories: QuerySet[Memory], column: str, value: str) -> QuerySet[Memory]:
+    # SQLite's index holds the list as stored: JSON text with non-ASCII letters escaped
+    # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
+    # for is the value written the same way.
+    words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
+    if words and (ids := _matching_ids((column,), words, phrase=True)) is not None:
+        memories = memories.filter(pk__in=ids)
+    return memories.filter(_has_item(column, value))
+
+
+def _search(memories: QuerySet[Memory], q: str) -> QuerySet[Memory]:
+    words = _words(q)
+    if not words:
+        return memories
+    ids = _matching_ids(TEXT_COLUMNS, words, phrase=False)
+    if ids is None:
+        for word in words:
+            memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)
+        return memories
+    return memories.filter(pk__in=ids)
 
 
 def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
     """The owner's live memories matching the filters, in the chosen order (no annotations:
-    cheap enough to page through 100,000 rows)."""
+    cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
+    the text, summary, entities, topics or source."""
     memories = Memory.objects.filter(owner=owner)
     if q:
-        memories = memories.filter(Q(summary__icontains=q) | Q(raw_text__icontains=q) | Q(source__icontains=q))
-    # Entities and topics are JSON lists; matching the quoted value works on SQLite and PostgreSQL alike.
+        memories = _search(memories, q)
     if topic:
-        memories = memories.filter(topics__icontains=f'"{topic}"')
+        memories = _filter_item(memories, "topics", topic)
     if entity:
-        memories = memories.filter(entities__icontains=f'"{entity}"')
+        memories = _filter_item(memories, "entities", entity)
     if status:
         memories = memories.filter(status=status)
     return memories.order_by(*SORTS.get(sort, SORTS["new"]))
@@ -28,3 +105,19 @@ def search_memories(**filters) -> QuerySet[Memory]:
     return filter_memories(**filters).annotate(
         link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
     )
+
+
+def facets(*, owner, column: str, limit: int = MAX_FACETS) -> list[tuple[str, int]]:
+    """The owner's most used topics (column="topics") or entities, with how many live
+    memories carry each, most used first."""
+    if column not in ("topics", "entities"):
+        raise ValueError(column)
+    live = Memory.objects.filter(owner=owner).values("id")
+    sql, params = live.query.sql_with_params()
+    if connection.vendor == "postgresql":
+        items = f"SELECT item FROM memories_memory m, jsonb_array_elements_text(m.{column}) AS item WHERE m.id IN ({sql})"
+    else:
+        items = f"SELECT j.value AS item FROM memories_memory m, json_each(m.{column}) AS j WHERE m.id IN ({sql})"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT item, COUNT(*) AS n FROM ({items}) AS items GROUP BY item ORDER BY n DESC, item LIMIT %s", [*params, limit])
+        return [(str(item), n) for item, n in cursor.fetchall()]
