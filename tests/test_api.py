@@ -594,3 +594,17 @@ def test_review_queue_through_the_api(api, user, settings):
     assert api.post(f"/api/memories/{dropped.pk}/reject").status_code == 204
     assert api.post(f"/api/memories/{held.pk}/approve").status_code == 404
     assert post_json(api, "/api/ingest", {"text": "Rejected by a person."}).status_code == 409
+
+
+def test_a_misconfigured_provider_does_not_leave_a_consolidation_running(api, notes, settings):
+    from memories.models import ConsolidationRun
+
+    settings.MEMORY_LLM_PROVIDER = "gemnii"  # misspelt
+    response = api.post("/api/consolidate")
+    assert response.status_code == 502 and "Unknown MEMORY_LLM_PROVIDER" in response.json()["detail"]
+    run = ConsolidationRun.objects.get()
+    assert run.finished_at is not None and "Unknown MEMORY_LLM_PROVIDER" in run.error
+    # Once the setting is fixed, the next consolidation runs at once instead of "already running".
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    response = api.post("/api/consolidate")
+    assert response.status_code == 200 and response.json()["consolidations"], response.content

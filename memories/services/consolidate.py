@@ -73,8 +73,11 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
     max_batches = max_batches or settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     run = _start_run(owner)
     made: list[Consolidation] = []
-    provider = get_provider()
+    provider = None
     try:
+        # Inside the try: a misconfigured provider must end this run (with the reason), not
+        # leave it open to hold the owner's lock until the stale limit.
+        provider = get_provider()
         for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
             _rederive(stale, provider, actor)
         for _ in range(max_batches):
@@ -88,7 +91,8 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
     finally:
-        provider.close()
+        if provider is not None:
+            provider.close()
         run.consolidations_made = len(made)
         run.finished_at = timezone.now()
         run.save()
