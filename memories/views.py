@@ -560,10 +560,11 @@ def _preview_kind(memory: Memory) -> str:
 @require_GET
 @xframe_options_sameorigin
 def memory_file(request, memory_id: int):
-    """The original upload, only to its owner; previewable types inline, the rest as a download."""
-    memory = _owned_memory(request, memory_id)
-    if not memory.original:
-        raise Http404("This memory has no original file.")
+    """The original upload (services.may_fetch_original says to whom); previewable types
+    inline, the rest as a download."""
+    memory = Memory.all_objects.filter(pk=memory_id).first()
+    if memory is None or not services.may_fetch_original(user=request.user, memory=memory):
+        raise Http404("No original file of yours with that id.")
     try:
         handle = memory.original.open("rb")
     except FileNotFoundError:

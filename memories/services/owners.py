@@ -29,3 +29,13 @@ def default_owner():
             defaults={"is_superuser": True, "is_staff": True, "password": make_password(None)},
         )
     return user
+
+
+def may_fetch_original(*, user, memory) -> bool:
+    """The one rule for who may download or preview a memory's original file, whatever
+    links to it (the memory page, the deleted list, the admin): its owner, whatever state
+    the memory is in until a purge erases the file, and staff who may view memories in the
+    admin. Anyone else gets the same 404 as for a memory that does not exist."""
+    if not user.is_authenticated or not memory.original:
+        return False
+    return memory.owner_id == user.pk or (user.is_staff and user.has_perm("memories.view_memory"))
