@@ -1,6 +1,6 @@
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from ...services import resolve_owner
 from ...services.tokens import TokenError, create_token
 
 
@@ -12,11 +12,11 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="cli", help="What the token is for (shown on the settings page).")
 
     def handle(self, *args, **options):
-        User = get_user_model()
         try:
-            owner = User.objects.get(**{User.USERNAME_FIELD: options["username"]})
-        except User.DoesNotExist:
-            raise CommandError(f"No user named {options['username']!r}.") from None
+            # The default owner is created if this is a fresh install, as every command does.
+            owner = resolve_owner(options["username"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
         try:
             token, plaintext = create_token(owner=owner, name=options["name"])
         except TokenError as exc:
