@@ -24,6 +24,7 @@ from .extract import SUPPORTED_TYPES
 from .forms import (
     SAMPLE_INPUTS,
     SAMPLE_QUESTIONS,
+    BulkDeleteForm,
     ClearForm,
     FirstOwnerForm,
     MemoryEditForm,
@@ -407,9 +408,10 @@ def memory_list(request):
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
     memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
     filtered = any(f[k] for k in ("q", "topic", "entity", "status"))
+    total, more = browse.count_matches(memories)
     if request.htmx and request.htmx.target == "result-count":
         # A delete, undo or extraction changed what the count says; the cards stay as they are.
-        return render(request, "memories/memory_list.html#result_count", {"total": memories.count(), "filtered": filtered})
+        return render(request, "memories/memory_list.html#result_count", {"total": total, "more": more, "filtered": filtered})
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]
@@ -431,7 +433,8 @@ def memory_list(request):
     context = {
         "form": form,
         "memories": _with_link_counts(rows),
-        "total": memories.count(),
+        "total": total,
+        "more": more,
         "filtered": filtered,
         "count_url": f"?{base_query}",
         "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
@@ -442,6 +445,39 @@ def memory_list(request):
     if request.htmx and request.htmx.target == "results":
         return render(request, "memories/memory_list.html#results", context)
     return render(request, "memories/memory_list.html", context)
+
+
+FACET_COLUMNS = {"topics": "topic", "entities": "entity"}
+
+
+@login_required
+@require_GET
+def memory_facets(request, column: str):
+    """The options of the bank's topic or entity filter: the owner's most used values with
+    counts. Loaded after the page, so counting never holds the list up."""
+    if column not in FACET_COLUMNS:
+        raise Http404("No such filter.")
+    items, sampled = browse.facets(owner=request.user, column=column)
+    selected = request.GET.get(FACET_COLUMNS[column], "")[:200]
+    context = {"items": items, "sampled": sampled, "selected": selected, "column": column,
+               "selected_missing": bool(selected) and selected not in {value for value, _ in items}}
+    return render(request, "memories/memory_list.html#facet_options", context)
+
+
+@login_required
+@require_POST
+def memory_bulk_delete(request):
+    """Delete the memories ticked on the bank page, each a recorded delete (restorable)."""
+    form = BulkDeleteForm(request.POST)
+    if not form.is_valid():
+        return _error(request, form.errors["ids"][0])
+    deleted = services.delete_memories(owner=request.user, memory_ids=form.cleaned_data["ids"], actor=Actor.for_user(request.user))
+    message = f"Deleted {len(deleted)} memor{'y' if len(deleted) == 1 else 'ies'}; restore {'it' if len(deleted) == 1 else 'them'} from Deleted memories."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("memories:list")
+    response = render(request, "memories/memory_list.html#bulk_deleted", {"deleted": deleted, "flash": [("success", message)]})
+    return trigger_client_event(response, CHANGED)
 
 
 def _owned_any(request, memory_id: int) -> Memory:

@@ -335,3 +335,29 @@ def test_ingest_page_makes_no_htmx_console_errors(page, user, memory_factory):
     page.wait_for_selector("#new-items article.card >> nth=1")
     page.wait_for_timeout(300)
     assert not [text for text in console if "oobErrorNoTarget" in text or "htmx:" in text], console
+
+
+def test_memory_bank_choices_bulk_delete_and_legend(page, user, memory_factory):
+    notes = [memory_factory(text) for text in (
+        "Planted tulips by the fence with Marta.", "Marta moved the tulip bulbs to the shed.", "Dentist on Tuesday.")]
+    Memory.objects.filter(pk__in=[notes[0].pk, notes[1].pk]).update(topics=["garden"], entities=["Marta", "Zürich"])
+    page.goto("/memories/")
+    assert "Importance" in page.inner_text("#legend") and page.locator("#legend .chip.topic").count() == 1
+    page.wait_for_selector("#id_topic option[value='garden']", state="attached")
+    assert page.locator("#id_topic option[value='garden']").inner_text() == "garden (2)"
+    page.select_option("#id_entity", "Zürich")
+    page.wait_for_function("document.querySelector('#result-count')?.textContent.trim() === '2 memories match.'")
+    assert "entity=Z%C3%BCrich" in page.url
+    page.goto("/memories/?q=tulips")  # stemmed: both forms
+    assert page.inner_text("#result-count") == "2 memories match."
+
+    page.goto("/memories/")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.check(f"#memory-{notes[0].pk} input.pick")
+    page.check(f"#memory-{notes[2].pk} input.pick")
+    page.click("#delete-selected")
+    page.wait_for_selector("#flash .flash.success")
+    assert "Deleted 2 memories" in page.inner_text("#flash")
+    page.wait_for_function("document.querySelector('#result-count')?.textContent.trim() === '1 memory.'")
+    assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [notes[1].pk]
+    shot(page, "bank-bulk-deleted")

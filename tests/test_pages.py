@@ -453,3 +453,53 @@ def test_posts_need_the_csrf_token_htmx_sends_from_body(user):
     accepted = client.post(reverse("memories:ingest_text"), {"text": "with token"}, HTTP_X_CSRFTOKEN=token, **HX)
     assert accepted.status_code == 200
     assert list(Memory.objects.filter(owner=user).values_list("raw_text", flat=True)) == ["with token"]
+
+
+@pytest.mark.django_db
+def test_memory_bank_offers_topics_and_entities_as_choices_with_counts(signed_in, user, other_user, memory_factory):
+    a, b, c = (memory_factory(t) for t in ("Rome trip with Claire.", "Paris trip with Claire.", "Budget review."))
+    Memory.objects.filter(pk__in=[a.pk, b.pk]).update(topics=["travel", "café"], entities=["Claire"])
+    Memory.objects.filter(pk=c.pk).update(topics=["finance"])
+    theirs = memory_factory("Bob's trip.", owner=other_user)
+    Memory.objects.filter(pk=theirs.pk).update(topics=["travel", "secret-bob-topic"])
+    page = signed_in.get(reverse("memories:list"), {"topic": "travel"}).content.decode()
+    assert 'name="topic"' in page and reverse("memories:facets", args=["topics"]) in page
+    options = hx(signed_in, "get", reverse("memories:facets", args=["topics"]), {"topic": "travel"}, target="id_topic").content.decode()
+    assert '<option value="travel" selected>travel (2)</option>' in options
+    assert '<option value="café">café (2)</option>' in options and "finance (1)" in options
+    assert "secret-bob-topic" not in options
+    entities = signed_in.get(reverse("memories:facets", args=["entities"])).content.decode()
+    assert "Claire (2)" in entities
+    assert signed_in.get(reverse("memories:facets", args=["sources"])).status_code == 404
+    # A value the list does not offer (a chip's link) still shows as chosen.
+    odd = signed_in.get(reverse("memories:facets", args=["topics"]), {"topic": "rare one"}).content.decode()
+    assert '<option value="rare one" selected>rare one</option>' in odd
+
+
+@pytest.mark.django_db
+def test_bulk_delete_deletes_only_the_owners_selected_memories(signed_in, user, other_user, memory_factory):
+    from memories.models import Event, RejectedContent
+
+    mine = [memory_factory(f"My note number {i} about tulips.") for i in range(3)]
+    theirs = memory_factory("Bob's note.", owner=other_user)
+    response = hx(signed_in, "post", reverse("memories:bulk_delete"), {"ids": [mine[0].pk, mine[2].pk, theirs.pk]})
+    assert response.status_code == 200 and "Deleted 2 memories" in response.content.decode()
+    assert f'id="memory-{mine[0].pk}" hx-swap-oob="true"' in response.content.decode()
+    assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [mine[1].pk]
+    assert Memory.objects.filter(pk=theirs.pk).exists()
+    assert Event.objects.filter(action="deleted").count() == 2 and RejectedContent.objects.count() == 2
+    for bad in ({}, {"ids": ["x"]}, {"ids": ["99999999999999999999"]}):
+        refused = hx(signed_in, "post", reverse("memories:bulk_delete"), bad)
+        assert refused.status_code == 400, bad
+
+
+@pytest.mark.django_db
+def test_bank_count_stops_at_a_cap_for_common_words(signed_in, user, monkeypatch):
+    from memories.services import browse
+
+    monkeypatch.setattr(browse, "COUNT_CAP", 5)
+    Memory.objects.bulk_create(
+        Memory(owner=user, raw_text=f"tulips note {i}", summary=f"tulips note {i}", status="ready", content_hash=f"t{i}") for i in range(8)
+    )
+    html = signed_in.get(reverse("memories:list"), {"q": "tulip"}).content.decode()
+    assert "5+ memories match." in html

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import BooleanField, Count, QuerySet
 from django.db.models.expressions import RawSQL
@@ -26,6 +27,11 @@ MAX_SEARCH_WORDS = 16
 # Facet lists (topics and entities with counts) show the most used values.
 MAX_FACETS = 200
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Facet counts read the JSON of this many newest memories (all of them for most spaces).
+FACET_SAMPLE = 5000
+FACET_CACHE_SECONDS = 60
+# A filtered list's count stops here ("1,000+ memories match").
+COUNT_CAP = 1000
 
 
 def _words(text: str) -> list[str]:
@@ -37,17 +43,39 @@ def _fts5_phrase(words: list[str]) -> str:
     return '"' + " ".join(words) + '"'
 
 
-def _matching_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool) -> RawSQL | None:
-    """Ids of memories whose columns hold the words (all of them, or as one phrase), from
-    the index. None when there is no index to ask (another database)."""
+# A filter whose index lookup finds at most this many candidates is answered from that id
+# list (exact count, no walk over the owner's rows); more, and the page walks the owner's
+# rows in order, checking each (a common value fills a page within a few rows).
+CANDIDATE_LIMIT = 2000
+
+
+def _candidate_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool) -> list[int] | None:
+    """Ids of memories (any owner, any state) whose columns hold the words (all of them,
+    or as one phrase), from the index; None when there are more than CANDIDATE_LIMIT or
+    no index to ask (another database)."""
     if connection.vendor == "sqlite":
         terms = _fts5_phrase(words) if phrase else " AND ".join(_fts5_phrase([w]) for w in words)
-        match = f"{{{' '.join(columns)}}} : ({terms})"
-        return RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
-    if connection.vendor == "postgresql":
+        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s"
+        params = [f"{{{' '.join(columns)}}} : ({terms})", CANDIDATE_LIMIT + 1]
+    elif connection.vendor == "postgresql":
         # The tsvector holds every text column; plainto/phraseto parse the words safely.
         function = "phraseto_tsquery" if phrase else "plainto_tsquery"
-        return RawSQL(f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s)", [" ".join(words)])
+        sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s) LIMIT %s"
+        params = [" ".join(words), CANDIDATE_LIMIT + 1]
+    else:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ids = [row[0] for row in cursor.fetchall()]
+    return ids if len(ids) <= CANDIDATE_LIMIT else None
+
+
+def _matching_ids(columns: tuple[str, ...], words: list[str]) -> RawSQL | None:
+    if connection.vendor == "sqlite":
+        match = f"{{{' '.join(columns)}}} : ({' AND '.join(_fts5_phrase([w]) for w in words)})"
+        return RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
+    if connection.vendor == "postgresql":
+        return RawSQL(f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ plainto_tsquery('english', %s)", [" ".join(words)])
     return None
 
 
@@ -67,7 +95,7 @@ def _filter_item(memories: QuerySet[Memory], column: str, value: str) -> QuerySe
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
     words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
-    if words and (ids := _matching_ids((column,), words, phrase=True)) is not None:
+    if words and (ids := _candidate_ids((column,), words, phrase=True)) is not None:
         memories = memories.filter(pk__in=ids)
     return memories.filter(_has_item(column, value))
 
@@ -76,12 +104,13 @@ def _search(memories: QuerySet[Memory], q: str) -> QuerySet[Memory]:
     words = _words(q)
     if not words:
         return memories
-    ids = _matching_ids(TEXT_COLUMNS, words, phrase=False)
-    if ids is None:
-        for word in words:
-            memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)
-        return memories
-    return memories.filter(pk__in=ids)
+    if (ids := _candidate_ids(TEXT_COLUMNS, words, phrase=False)) is not None:
+        return memories.filter(pk__in=ids)
+    if (matching := _matching_ids(TEXT_COLUMNS, words)) is not None:
+        return memories.filter(pk__in=matching)
+    for word in words:
+        memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)
+    return memories
 
 
 def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
@@ -107,17 +136,34 @@ def search_memories(**filters) -> QuerySet[Memory]:
     )
 
 
-def facets(*, owner, column: str, limit: int = MAX_FACETS) -> list[tuple[str, int]]:
-    """The owner's most used topics (column="topics") or entities, with how many live
-    memories carry each, most used first."""
+def count_matches(memories: QuerySet[Memory], *, cap: int | None = None) -> tuple[int, bool]:
+    """How many memories a filtered list holds, counted up to `cap` (True when there are
+    more): counting every match of a common word costs a scan; "1,000+" does not."""
+    cap = cap or COUNT_CAP
+    n = memories.order_by()[: cap + 1].count()
+    return min(n, cap), n > cap
+
+
+def facets(*, owner, column: str, limit: int = MAX_FACETS) -> tuple[list[tuple[str, int]], bool]:
+    """The most used topics (column="topics") or entities among the owner's newest
+    FACET_SAMPLE live memories, with how many carry each, most used first, and whether
+    older memories were left out of the counts. Cached for a minute per owner and size:
+    reading every row's JSON at 100,000 memories takes seconds."""
     if column not in ("topics", "entities"):
         raise ValueError(column)
-    live = Memory.objects.filter(owner=owner).values("id")
-    sql, params = live.query.sql_with_params()
+    live = Memory.objects.filter(owner=owner)
+    total = live.count()
+    key = f"memories:facets:{owner.pk}:{column}:{total}"
+    if (cached := cache.get(key)) is not None:
+        return cached, total > FACET_SAMPLE
+    newest = live.order_by("-created_at", "-id").values("id")[:FACET_SAMPLE]
+    sql, params = newest.query.sql_with_params()
     if connection.vendor == "postgresql":
         items = f"SELECT item FROM memories_memory m, jsonb_array_elements_text(m.{column}) AS item WHERE m.id IN ({sql})"
     else:
         items = f"SELECT j.value AS item FROM memories_memory m, json_each(m.{column}) AS j WHERE m.id IN ({sql})"
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT item, COUNT(*) AS n FROM ({items}) AS items GROUP BY item ORDER BY n DESC, item LIMIT %s", [*params, limit])
-        return [(str(item), n) for item, n in cursor.fetchall()]
+        found = [(str(item), n) for item, n in cursor.fetchall()]
+    cache.set(key, found, FACET_CACHE_SECONDS)
+    return found, total > FACET_SAMPLE

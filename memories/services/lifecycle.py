@@ -93,6 +93,12 @@ def delete_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | N
     return memory
 
 
+def delete_memories(*, owner, memory_ids: list[int], actor: Actor = SYSTEM) -> list[int]:
+    """Tombstone several of the owner's memories (bulk select on the bank page), each a
+    recorded delete like delete_memory. Returns the ids deleted; others' ids are ignored."""
+    return [pk for pk in memory_ids if delete_memory(owner=owner, memory_id=pk, actor=actor) is not None]
+
+
 def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Bring a deleted memory back; it is consolidated again on the next run."""
     with transaction.atomic():
