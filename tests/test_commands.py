@@ -107,3 +107,22 @@ def test_create_token_for_the_owner_right_after_migrate_makes_the_owner_like_wel
     assert "'owner'" in welcome.getvalue() and get_user_model().objects.count() == 1
     with pytest.raises(CommandError, match="No user named 'someone'"):
         call_command("create_token", "someone", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_only_problems_are_coloured_on_a_terminal(user, tmp_path):
+    import io
+
+    from memories.management.commands import ingest, query
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    # As on a terminal: Django styles the command's stderr as errors.
+    info, problem = Terminal(), Terminal()
+    call_command(query.Command(stderr=info, force_color=True), "anything", "--user", "alice", stdout=io.StringIO())
+    assert "Provider: offline" in info.getvalue() and "\x1b[" not in info.getvalue()
+    with pytest.raises(CommandError):
+        call_command(ingest.Command(stderr=problem, force_color=True), str(tmp_path / "missing.txt"), "--user", "alice", stdout=io.StringIO())
+    assert "no such file" in problem.getvalue() and "\x1b[" in problem.getvalue()

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...services import resolve_owner
 from ...services.tokens import TokenError, create_token
+from ._base import note
 
 
 class Command(BaseCommand):
@@ -22,5 +23,5 @@ class Command(BaseCommand):
         except TokenError as exc:
             raise CommandError(str(exc)) from None
         # Notes on stderr, the token alone on stdout's last line: T=$(manage.py create_token me | tail -1)
-        self.stderr.write(f"Token {token.name!r} ({token.prefix}…) for {owner}. It is shown only now; keep it safe.")
+        note(self, f"Token {token.name!r} ({token.prefix}…) for {owner}. It is shown only now; keep it safe.")
         self.stdout.write(plaintext)
