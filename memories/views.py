@@ -38,6 +38,7 @@ from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, Process
 from .schedule import next_consolidation_run
 from .services import browse
 from .services.consolidate import unconsolidated
+from .services.inbox import refused_files
 from .services.history import Actor
 from .services.setup import SetupError, create_first_owner, needs_first_user, user_for_sign_in_token
 from .templatetags.memories_ui import status_context
@@ -136,6 +137,7 @@ def ingest(request):
     recent = Memory.objects.filter(owner=request.user).order_by("-created_at", "-id")[:RECENT_ON_INGEST]
     return render(request, "memories/ingest.html", {
         "form": TextIngestForm(), "samples": SAMPLE_INPUTS, "recent": recent, **_upload_context(),
+        "refused": refused_files(owner=request.user),
     })
 
 
