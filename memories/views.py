@@ -34,7 +34,7 @@ from .forms import (
     TextIngestForm,
 )
 from .llm import ProviderError
-from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
+from .models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
 from .services import browse
 from .services.consolidate import unconsolidated
@@ -77,6 +77,19 @@ def _upload_context() -> dict:
         "accept": ",".join(sorted(SUPPORTED_TYPES)),
         "supported_types": " ".join(sorted(SUPPORTED_TYPES)),
     }
+
+
+def not_found(request, exception=None):
+    """The site's own 404 page. A memory page that is gone says whether it was purged (its
+    history remains) rather than leaving the owner to wonder."""
+    purged = None
+    match = getattr(request, "resolver_match", None)
+    memory_id = match.kwargs.get("memory_id") if match else None
+    if memory_id and request.user.is_authenticated:
+        purged = Event.objects.filter(owner=request.user, subject_type=Event.Subject.MEMORY, subject_id=memory_id,
+                                      action=Event.Action.PURGED).first()
+    context = {"memory_id": memory_id, "purged": purged}
+    return render(request, "404.html", context, status=404)
 
 
 # --- first run and sign-in ---------------------------------------------------------------------

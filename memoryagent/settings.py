@@ -130,6 +130,8 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
 USE_I18N = True
+# Dates and times in one format everywhere, the admin included (see formats/en/formats.py).
+FORMAT_MODULE_PATH = ["memoryagent.formats"]
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -280,3 +280,14 @@ def test_one_rule_for_originals_staff_may_fetch_the_file_the_admin_links(admin_c
     assert client.get(link).status_code == 200
     purge_memory(owner=user, memory_id=memory.pk)
     assert client.get(link).status_code == 404
+
+
+@pytest.mark.django_db
+def test_admin_says_memories_and_writes_times_like_the_pages(admin_client_, memory_factory):
+    from django.utils import timezone
+
+    memory = memory_factory("Lunch with Priya.")
+    index = admin_client_.get(reverse("admin:index")).content.decode()
+    assert "Memories" in index and "Memorys" not in index and "Api tokens" not in index
+    change = admin_client_.get(reverse("admin:memories_memory_change", args=[memory.pk])).content.decode()
+    assert timezone.localtime(memory.created_at).strftime("%Y-%m-%d %H:%M") in change

@@ -361,3 +361,43 @@ def test_memory_bank_choices_bulk_delete_and_legend(page, user, memory_factory):
     page.wait_for_function("document.querySelector('#result-count')?.textContent.trim() === '1 memory.'")
     assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [notes[1].pk]
     shot(page, "bank-bulk-deleted")
+
+
+def test_phone_width_pages_fit_without_sideways_scroll(page, user, memory_factory):
+    a = memory_factory("Notes on the deployment key rotation.")
+    b = memory_factory("The rotation finished on Friday.")
+    from memories.models import MemoryLink
+
+    long_token = "sk-" + "x9" * 60  # a long unbroken token, as a model may write in a relationship
+    MemoryLink.objects.create(from_memory=a, to_memory=b, relationship=f"both mention {long_token}")
+    Memory.objects.filter(pk=a.pk).update(source="https://example.com/" + "very-long-path-segment" * 8, entities=[long_token])
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/settings/tokens/")
+    page.fill("#token-name", "phone")
+    page.click("button:has-text('Create token')")
+    page.wait_for_selector("#new-token")
+    for url in ("/settings/tokens/", f"/memories/{a.pk}/", "/memories/", "/", "/query/?q=rotation", "/consolidations/",
+                "/memories/deleted/", f"/memories/{a.pk}/history/"):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        wide = page.evaluate("Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+        assert width <= 390, (url, width, wide)
+    # The header is a strip, not a third of the screen.
+    assert page.locator("header.topbar").bounding_box()["height"] <= 110
+    shot(page, "phone-memory")
+
+
+def test_favicon_and_a_styled_404_for_a_purged_memory(page, user, memory_factory):
+    from memories.services import delete_memory, purge_memory
+
+    memory = memory_factory("Something to forget.")
+    delete_memory(owner=user, memory_id=memory.pk)
+    purge_memory(owner=user, memory_id=memory.pk)
+    response = page.goto(f"/memories/{memory.pk}/")
+    assert response.status == 404
+    assert page.locator("header.topbar").count() == 1  # the site's own layout, not a bare error
+    assert "purged" in page.inner_text("main").lower() or "not found" in page.inner_text("main").lower()
+    assert page.locator(f"a[href='/memories/{memory.pk}/history/']").count() == 1
+    icon = page.locator("link[rel='icon']").get_attribute("href")
+    assert page.request.get(icon).status == 200
