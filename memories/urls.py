@@ -6,6 +6,8 @@ app_name = "memories"
 
 urlpatterns = [
     path("", views.ingest, name="ingest"),
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     path("ingest/text/", views.ingest_text, name="ingest_text"),
     path("ingest/files/", views.ingest_files, name="ingest_files"),
     path("query/", views.query, name="query"),

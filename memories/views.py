@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -36,7 +36,7 @@ from .forms import (
 from .llm import ProviderError
 from .models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
-from .services import browse
+from .services import browse, health
 from .services.consolidate import unconsolidated
 from .services.inbox import refused_files
 from .services.history import Actor
@@ -77,6 +77,23 @@ def _upload_context() -> dict:
         "accept": ",".join(sorted(SUPPORTED_TYPES)),
         "supported_types": " ".join(sorted(SUPPORTED_TYPES)),
     }
+
+
+@require_GET
+def healthz(request):
+    """Liveness: the process answers. No sign-in, no database."""
+    return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def readyz(request):
+    """Readiness: database, task broker and task cluster, each with what was found. 503
+    when one is not ready, so a load balancer holds traffic back. No sign-in: it says only
+    which part is down, nothing of anyone's memories."""
+    checks = health.readiness()
+    ready = all(c.ok for c in checks)
+    body = {"status": "ready" if ready else "not ready", "checks": {c.name: {"ok": c.ok, "detail": c.detail} for c in checks}}
+    return JsonResponse(body, status=200 if ready else 503)
 
 
 def not_found(request, exception=None):

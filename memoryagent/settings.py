@@ -224,8 +224,12 @@ else:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "memories.logs.JsonFormatter"},
+    },
+    # MEMORY_LOG_FORMAT=json: one JSON object a line, for a log collector.
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json" if os.getenv("MEMORY_LOG_FORMAT", "").lower() == "json" else "plain"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"}},
 }
