@@ -136,3 +136,10 @@ def test_procfile_names_real_commands():
     assert {"release", "web", "worker", "watcher"} <= set(processes)
     for command in processes.values():
         _check_app_command(command)
+
+
+@pytest.mark.django_db
+def test_api_docs_lay_out_for_phones(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("docs-reader", password="x" * 12))
+    page = client.get("/api/docs").content.decode()
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page and "swagger" in page.lower()
