@@ -503,3 +503,27 @@ def test_bank_count_stops_at_a_cap_for_common_words(signed_in, user, monkeypatch
     )
     html = signed_in.get(reverse("memories:list"), {"q": "tulip"}).content.decode()
     assert "5+ memories match." in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sort", ["new", "importance"])
+def test_a_filtered_bank_pages_in_order_without_repeats(signed_in, user, sort):
+    Memory.objects.bulk_create(
+        Memory(owner=user, raw_text=f"note {i}", summary=f"note {i}", status="ready", content_hash=f"f{i}", importance=(i % 7) / 7,
+               topics=["café"] if i % 2 else ["other"])
+        for i in range(70)
+    )
+    expected = list(browse_order(user, sort, topics=["café"]))
+    seen, url = [], reverse("memories:list") + f"?sort={sort}&topic=caf%C3%A9"
+    while url:
+        html = signed_in.get(url).content.decode()
+        seen += [int(pk) for pk in re.findall(r'<article class="card[^"]*" id="memory-(\d+)"', html)]
+        found = re.search(r'href="(\?[^"]*after=\d+)"', html)
+        url = reverse("memories:list") + found.group(1).replace("&amp;", "&") if found else ""
+    assert seen == expected
+
+
+def browse_order(user, sort, topics):
+    from memories.services.browse import SORTS
+
+    return Memory.objects.filter(owner=user, topics=topics).order_by(*SORTS[sort]).values_list("pk", flat=True)

@@ -49,18 +49,22 @@ def _fts5_phrase(words: list[str]) -> str:
 CANDIDATE_LIMIT = 2000
 
 
-def _candidate_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool) -> list[int] | None:
+def _candidate_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool, within: list[int] | None = None) -> list[int] | None:
     """Ids of memories (any owner, any state) whose columns hold the words (all of them,
     or as one phrase), from the index; None when there are more than CANDIDATE_LIMIT or
-    no index to ask (another database)."""
+    no index to ask (another database). `within` (ids another filter found) narrows it."""
+    # Ids are ints from the database, written into the SQL as such.
+    narrow = f" AND {{id}} IN ({', '.join(str(int(pk)) for pk in within)})" if within else ""
+    if within is not None and not within:
+        return []
     if connection.vendor == "sqlite":
         terms = _fts5_phrase(words) if phrase else " AND ".join(_fts5_phrase([w]) for w in words)
-        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s"
+        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s{narrow.format(id='rowid')} LIMIT %s"
         params = [f"{{{' '.join(columns)}}} : ({terms})", CANDIDATE_LIMIT + 1]
     elif connection.vendor == "postgresql":
         # The tsvector holds every text column; plainto/phraseto parse the words safely.
         function = "phraseto_tsquery" if phrase else "plainto_tsquery"
-        sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s) LIMIT %s"
+        sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s){narrow.format(id='id')} LIMIT %s"
         params = [" ".join(words), CANDIDATE_LIMIT + 1]
     else:
         return None
@@ -90,21 +94,22 @@ def _has_item(column: str, value: str) -> RawSQL:
     return RawSQL(sql, [value], output_field=BooleanField())
 
 
-def _filter_item(memories: QuerySet[Memory], column: str, value: str) -> QuerySet[Memory]:
+def _filter_item(memories: QuerySet[Memory], column: str, value: str, within: list[int] | None) -> tuple[QuerySet[Memory], list[int] | None]:
     # SQLite's index holds the list as stored: JSON text with non-ASCII letters escaped
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
     words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
-    if words and (ids := _candidate_ids((column,), words, phrase=True)) is not None:
+    ids = _candidate_ids((column,), words, phrase=True, within=within) if words else None
+    if ids is not None:
         memories = memories.filter(pk__in=ids)
-    return memories.filter(_has_item(column, value))
+    return memories.filter(_has_item(column, value)), ids if ids is not None else within
 
 
-def _search(memories: QuerySet[Memory], q: str) -> QuerySet[Memory]:
+def _search(memories: QuerySet[Memory], q: str, within: list[int] | None) -> QuerySet[Memory]:
     words = _words(q)
     if not words:
         return memories
-    if (ids := _candidate_ids(TEXT_COLUMNS, words, phrase=False)) is not None:
+    if (ids := _candidate_ids(TEXT_COLUMNS, words, phrase=False, within=within)) is not None:
         return memories.filter(pk__in=ids)
     if (matching := _matching_ids(TEXT_COLUMNS, words)) is not None:
         return memories.filter(pk__in=matching)
@@ -118,15 +123,29 @@ def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
     cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
     the text, summary, entities, topics or source."""
     memories = Memory.objects.filter(owner=owner)
-    if q:
-        memories = _search(memories, q)
+    within = None
     if topic:
-        memories = _filter_item(memories, "topics", topic)
+        memories, within = _filter_item(memories, "topics", topic, within)
     if entity:
-        memories = _filter_item(memories, "entities", entity)
+        memories, within = _filter_item(memories, "entities", entity, within)
+    if q:
+        # Not narrowed by `within`: FTS5 reads a common word's whole posting list either way.
+        memories = _search(memories, q, None)
     if status:
         memories = memories.filter(status=status)
-    return memories.order_by(*SORTS.get(sort, SORTS["new"]))
+    order = SORTS.get(sort, SORTS["new"])
+    if within is not None and connection.vendor == "sqlite":
+        # A few hundred candidates: look them up by id and sort them, rather than walk the
+        # owner's whole date index for the few that match (SQLite prefers the index for the
+        # ORDER BY; a unary + on the column makes the sort not use it).
+        order = [_unindexed(field) for field in order]
+    return memories.order_by(*order)
+
+
+def _unindexed(field: str):
+    name = field.lstrip("-")
+    column = RawSQL(f'+"memories_memory"."{Memory._meta.get_field(name).column}"', [])
+    return column.desc() if field.startswith("-") else column.asc()
 
 
 def search_memories(**filters) -> QuerySet[Memory]:
