@@ -727,8 +727,9 @@ def clear(request):
     form = ClearForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         counts = services.clear_owner(owner=request.user, actor=Actor.for_user(request.user))
-        messages.success(request, f"Deleted {counts['memories']} memories, {counts['consolidations']} consolidations "
-                                  f"and {counts['inbox_files']} inbox files.")
+        messages.success(request, f"Cleared {counts['memories']} memories and {counts['consolidations']} consolidations, "
+                                  f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
+                                  "The same content can be added again.")
         return redirect("memories:ingest")
     owned = Memory.objects.filter(owner=request.user)
     context = {

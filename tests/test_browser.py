@@ -401,3 +401,42 @@ def test_favicon_and_a_styled_404_for_a_purged_memory(page, user, memory_factory
     assert page.locator(f"a[href='/memories/{memory.pk}/history/']").count() == 1
     icon = page.locator("link[rel='icon']").get_attribute("href")
     assert page.request.get(icon).status == 200
+
+
+def test_inbox_refusals_show_on_the_ingest_page_and_the_status_panel(page, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "blank.txt").write_bytes(b"")
+    scan_inbox(settle_seconds=0)
+    page.goto("/")
+    section = page.locator("#inbox-refusals")
+    section.wait_for()
+    assert "blank.txt" in section.inner_text() and "empty" in section.inner_text()
+    page.wait_for_selector("#inbox-refused:has-text('blank.txt')")
+    assert (inbox / ".refused" / "blank.txt.reason.txt").exists()
+
+
+def test_clear_everything_then_the_same_sample_is_new_again(page, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "note.txt").write_text("The spare tyre is in the garage loft.")
+    scan_inbox(settle_seconds=0)
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#flash .flash.success")
+    page.goto("/danger/clear/")
+    words = page.inner_text(".danger-zone")
+    assert "1 file the watcher read from the inbox folder is deleted from it" in words
+    page.fill("#id_confirm", "delete my memories")
+    page.click("button:has-text('Clear everything listed')")
+    page.wait_for_selector("h1:has-text('Ingest')")
+    assert not (inbox / "note.txt").exists()
+    assert "1 inbox file" in page.inner_text("#flash")
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#flash .flash.success:has-text('Saved as memory')")
+    assert Memory.objects.filter(owner=user).count() == 1
