@@ -440,7 +440,9 @@ def memory_list(request):
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
     memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
     filtered = any(f[k] for k in ("q", "topic", "entity", "status"))
-    total, more = browse.count_matches(memories)
+    # Counting every match of a common word costs a scan, so searches count to "1,000+";
+    # the whole bank (or one status) is counted from an index, exactly.
+    total, more = browse.count_matches(memories) if any(f[k] for k in ("q", "topic", "entity")) else (memories.count(), False)
     if request.htmx and request.htmx.target == "result-count":
         # A delete, undo or extraction changed what the count says; the cards stay as they are.
         return render(request, "memories/memory_list.html#result_count", {"total": total, "more": more, "filtered": filtered})

@@ -527,3 +527,12 @@ def browse_order(user, sort, topics):
     from memories.services.browse import SORTS
 
     return Memory.objects.filter(owner=user, topics=topics).order_by(*SORTS[sort]).values_list("pk", flat=True)
+
+
+@pytest.mark.django_db
+def test_the_whole_bank_is_counted_exactly(signed_in, user, monkeypatch):
+    from memories.services import browse
+
+    monkeypatch.setattr(browse, "COUNT_CAP", 5)
+    Memory.objects.bulk_create(Memory(owner=user, raw_text=f"n {i}", summary=f"n {i}", status="ready", content_hash=f"w{i}") for i in range(8))
+    assert "8 memories." in signed_in.get(reverse("memories:list")).content.decode()
