@@ -275,7 +275,7 @@ class MemoryAdmin(admin.ModelAdmin):
         done = failed = 0
         for memory in queryset.select_related("owner"):
             result = services.reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
-            if result is not None and result.status == Memory.Status.READY:
+            if result is not None and result.status == Memory.Status.READY and not result.error:
                 done += 1
             else:
                 failed += 1

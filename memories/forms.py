@@ -90,12 +90,29 @@ SORT_LABELS = {"new": "Newest", "old": "Oldest", "importance": "Most important",
 
 class MemoryFilterForm(forms.Form):
     q = forms.CharField(label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search", "placeholder": "Search text…"}))
-    topic = forms.CharField(max_length=200, required=False, widget=forms.TextInput(attrs={"placeholder": "Topic"}))
-    entity = forms.CharField(max_length=200, required=False, widget=forms.TextInput(attrs={"placeholder": "Entity"}))
+    # Any value is accepted (a card's chip links its exact topic); the page offers the
+    # owner's most used ones as choices with counts (see views.memory_facets).
+    topic = forms.CharField(max_length=200, required=False)
+    entity = forms.CharField(max_length=200, required=False)
     status = forms.ChoiceField(choices=STATUS_CHOICES, required=False)
     sort = forms.ChoiceField(choices=[(k, SORT_LABELS.get(k, k)) for k in SORTS], required=False)
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class BulkDeleteForm(forms.Form):
+    ids = forms.TypedMultipleChoiceField(coerce=int, error_messages={"required": "Select at least one memory to delete."})
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Any ids are offered; the service only ever touches the owner's own.
+        self.fields["ids"].valid_value = lambda value: str(value).isdigit() and len(str(value)) < 19
+
+    def clean_ids(self):
+        ids = list(dict.fromkeys(self.cleaned_data["ids"]))
+        if len(ids) > 500:
+            raise forms.ValidationError("Delete at most 500 memories at once.")
+        return ids
 
 
 class ClearForm(forms.Form):

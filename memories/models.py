@@ -86,6 +86,8 @@ class Memory(models.Model):
     all_objects = models.Manager()
 
     class Meta:
+        verbose_name = "memory"
+        verbose_name_plural = "memories"
         ordering = ["-created_at", "-id"]
         base_manager_name = "all_objects"
         indexes = [
@@ -143,6 +145,8 @@ class Consolidation(models.Model):
     all_objects = models.Manager()
 
     class Meta:
+        verbose_name = "consolidation"
+        verbose_name_plural = "consolidations"
         ordering = ["-created_at", "-id"]
         base_manager_name = "all_objects"
 
@@ -162,6 +166,8 @@ class MemoryLink(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "memory link"
+        verbose_name_plural = "memory links"
         constraints = [
             models.UniqueConstraint(fields=["from_memory", "to_memory", "consolidation"], name="link_once_per_consolidation"),
             models.CheckConstraint(condition=~Q(from_memory=models.F("to_memory")), name="link_not_to_self"),
@@ -186,6 +192,8 @@ class ConsolidationRun(models.Model):
     error = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = "consolidation run"
+        verbose_name_plural = "consolidation runs"
         ordering = ["-started_at"]
         constraints = [
             models.UniqueConstraint(fields=["owner"], condition=Q(finished_at__isnull=True), name="one_running_consolidation_per_owner"),
@@ -209,6 +217,8 @@ class ProcessedFile(models.Model):
     processed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "inbox file"
+        verbose_name_plural = "inbox files"
         ordering = ["-processed_at"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "path", "sha256"], name="inbox_file_version_once"),
@@ -230,6 +240,8 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "API token"
+        verbose_name_plural = "API tokens"
         ordering = ["-created_at"]
 
     def __str__(self):
@@ -246,6 +258,8 @@ class RejectedContent(models.Model):
     rejected_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = "rejected content"
+        verbose_name_plural = "rejected contents"
         ordering = ["-rejected_at"]
         constraints = [models.UniqueConstraint(fields=["owner", "content_hash"], name="reject_content_once")]
 
@@ -295,6 +309,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
+        verbose_name = "history event"
+        verbose_name_plural = "history events"
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["subject_type", "subject_id", "created_at"], name="event_subject")]
 

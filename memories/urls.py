@@ -6,11 +6,15 @@ app_name = "memories"
 
 urlpatterns = [
     path("", views.ingest, name="ingest"),
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     path("ingest/text/", views.ingest_text, name="ingest_text"),
     path("ingest/files/", views.ingest_files, name="ingest_files"),
     path("query/", views.query, name="query"),
     path("memories/", views.memory_list, name="list"),
     path("memories/deleted/", views.deleted, name="deleted"),
+    path("memories/delete-selected/", views.memory_bulk_delete, name="bulk_delete"),
+    path("memories/facets/<str:column>/", views.memory_facets, name="facets"),
     path("memories/<int:memory_id>/", views.memory_detail, name="detail"),
     path("memories/<int:memory_id>/edit/", views.memory_edit, name="edit"),
     path("memories/<int:memory_id>/history/", views.memory_history, name="history"),

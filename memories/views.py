@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -25,6 +25,7 @@ from .extract import SUPPORTED_TYPES
 from .forms import (
     SAMPLE_INPUTS,
     SAMPLE_QUESTIONS,
+    BulkDeleteForm,
     ClearForm,
     MemoryEditForm,
     MemoryFilterForm,
@@ -33,10 +34,11 @@ from .forms import (
     TextIngestForm,
 )
 from .llm import ProviderError
-from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
+from .models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
-from .services import browse
+from .services import browse, health
 from .services.consolidate import unconsolidated
+from .services.inbox import refused_files
 from .services.history import Actor
 from .services.setup import SetupError, user_for_sign_in_token
 from .templatetags.memories_ui import status_context
@@ -85,6 +87,36 @@ def _upload_context() -> dict:
         "accept": ",".join(sorted(SUPPORTED_TYPES)),
         "supported_types": " ".join(sorted(SUPPORTED_TYPES)),
     }
+
+
+@require_GET
+def healthz(request):
+    """Liveness: the process answers. No sign-in, no database."""
+    return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def readyz(request):
+    """Readiness: database, task broker and task cluster, each with what was found. 503
+    when one is not ready, so a load balancer holds traffic back. No sign-in: it says only
+    which part is down, nothing of anyone's memories."""
+    checks = health.readiness()
+    ready = all(c.ok for c in checks)
+    body = {"status": "ready" if ready else "not ready", "checks": {c.name: {"ok": c.ok, "detail": c.detail} for c in checks}}
+    return JsonResponse(body, status=200 if ready else 503)
+
+
+def not_found(request, exception=None):
+    """The site's own 404 page. A memory page that is gone says whether it was purged (its
+    history remains) rather than leaving the owner to wonder."""
+    purged = None
+    match = getattr(request, "resolver_match", None)
+    memory_id = match.kwargs.get("memory_id") if match else None
+    if memory_id and request.user.is_authenticated:
+        purged = Event.objects.filter(owner=request.user, subject_type=Event.Subject.MEMORY, subject_id=memory_id,
+                                      action=Event.Action.PURGED).first()
+    context = {"memory_id": memory_id, "purged": purged}
+    return render(request, "404.html", context, status=404)
 
 
 # --- first run and sign-in ---------------------------------------------------------------------
@@ -137,6 +169,7 @@ def ingest(request):
     recent = Memory.objects.filter(owner=request.user).order_by("-created_at", "-id")[:RECENT_ON_INGEST]
     return render(request, "memories/ingest.html", {
         "form": TextIngestForm(), "samples": SAMPLE_INPUTS, "recent": recent, **_upload_context(),
+        "refused": refused_files(owner=request.user),
     })
 
 
@@ -414,6 +447,13 @@ def memory_list(request):
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
     memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
+    filtered = any(f[k] for k in ("q", "topic", "entity", "status"))
+    # Counting every match of a common word costs a scan, so searches count to "1,000+";
+    # the whole bank (or one status) is counted from an index, exactly.
+    total, more = browse.count_matches(memories) if any(f[k] for k in ("q", "topic", "entity")) else (memories.count(), False)
+    if request.htmx and request.htmx.target == "result-count":
+        # A delete, undo or extraction changed what the count says; the cards stay as they are.
+        return render(request, "memories/memory_list.html#result_count", {"total": total, "more": more, "filtered": filtered})
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]
@@ -435,8 +475,10 @@ def memory_list(request):
     context = {
         "form": form,
         "memories": _with_link_counts(rows),
-        "total": memories.count(),
-        "filtered": any(f[k] for k in ("q", "topic", "entity", "status")),
+        "total": total,
+        "more": more,
+        "filtered": filtered,
+        "count_url": f"?{base_query}",
         "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
         "prev_url": f"?{base_query}&before={rows[0].pk}" if has_prev and rows else "",
         "first_url": f"?{base_query}" if has_prev else "",
@@ -445,6 +487,39 @@ def memory_list(request):
     if request.htmx and request.htmx.target == "results":
         return render(request, "memories/memory_list.html#results", context)
     return render(request, "memories/memory_list.html", context)
+
+
+FACET_COLUMNS = {"topics": "topic", "entities": "entity"}
+
+
+@login_required
+@require_GET
+def memory_facets(request, column: str):
+    """The options of the bank's topic or entity filter: the owner's most used values with
+    counts. Loaded after the page, so counting never holds the list up."""
+    if column not in FACET_COLUMNS:
+        raise Http404("No such filter.")
+    items, sampled = browse.facets(owner=request.user, column=column)
+    selected = request.GET.get(FACET_COLUMNS[column], "")[:200]
+    context = {"items": items, "sampled": sampled, "selected": selected, "column": column,
+               "selected_missing": bool(selected) and selected not in {value for value, _ in items}}
+    return render(request, "memories/memory_list.html#facet_options", context)
+
+
+@login_required
+@require_POST
+def memory_bulk_delete(request):
+    """Delete the memories ticked on the bank page, each a recorded delete (restorable)."""
+    form = BulkDeleteForm(request.POST)
+    if not form.is_valid():
+        return _error(request, form.errors["ids"][0])
+    deleted = services.delete_memories(owner=request.user, memory_ids=form.cleaned_data["ids"], actor=Actor.for_user(request.user))
+    message = f"Deleted {len(deleted)} memor{'y' if len(deleted) == 1 else 'ies'}; restore {'it' if len(deleted) == 1 else 'them'} from Deleted memories."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("memories:list")
+    response = render(request, "memories/memory_list.html#bulk_deleted", {"deleted": deleted, "flash": [("success", message)]})
+    return trigger_client_event(response, CHANGED)
 
 
 def _owned_any(request, memory_id: int) -> Memory:
@@ -496,26 +571,27 @@ def memory_edit(request, memory_id: int):
         return _error(request, f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.", status=409)
     form = MemoryEditForm.for_memory(memory, request.POST)
     if not form.is_valid():
-        field, errors = next(iter(form.errors.items()))
-        return _edit_refused(request, memory, form, f"{form[field].label}: {errors[0]}" if field != "__all__" else errors[0])
+        return _edit_refused(request, memory, form)
     changes = form.changes()
     if not changes:
         return _edited(request, memory, "Nothing changed.")
     try:
         memory = services.update_memory(owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user))
     except services.IngestError as exc:
-        return _edit_refused(request, memory, form, str(exc))
+        # The service's words, shown at the field they are about.
+        form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+        return _edit_refused(request, memory, form)
     except Memory.DoesNotExist:
         raise Http404("No memory of yours with that id.") from None
     return _edited(request, memory, f"Memory {memory.pk} corrected: {', '.join(f.replace('_', ' ') for f in changes)}.")
 
 
-def _edit_refused(request, memory: Memory, form, message: str):
+def _edit_refused(request, memory: Memory, form):
+    """The form comes back with what was typed and each error under its field, where the
+    person is looking (the flash area is a screen away on a long memory page)."""
     if request.htmx:
-        return _error(request, message)
-    # A plain form keeps what was typed, with the reason above it.
-    context = {**_detail_context(request, memory, form), "edit_error": message}
-    return render(request, "memories/memory_detail.html", context, status=400)
+        return render(request, "memories/memory_detail.html#edit_form", {"memory": memory, "form": form}, status=400)
+    return render(request, "memories/memory_detail.html", _detail_context(request, memory, form), status=400)
 
 
 def _edited(request, memory: Memory, message: str):
@@ -565,10 +641,11 @@ def _preview_kind(memory: Memory) -> str:
 # preview (framed by the memory page, shown by the browser's viewer); the view sets its own.
 @csp_override({})
 def memory_file(request, memory_id: int):
-    """The original upload, only to its owner; previewable types inline, the rest as a download."""
-    memory = _owned_memory(request, memory_id)
-    if not memory.original:
-        raise Http404("This memory has no original file.")
+    """The original upload (services.may_fetch_original says to whom); previewable types
+    inline, the rest as a download."""
+    memory = Memory.all_objects.filter(pk=memory_id).first()
+    if memory is None or not services.may_fetch_original(user=request.user, memory=memory):
+        raise Http404("No original file of yours with that id.")
     try:
         handle = memory.original.open("rb")
     except FileNotFoundError:
@@ -606,7 +683,8 @@ def _run_state(request) -> dict:
     just_finished = bool(requested_at and state == "idle")
     if just_finished or (requested and not requested_at):
         request.session.pop(REQUEST_KEY, None)
-    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run()}
+    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run(),
+            "waiting": unconsolidated(request.user).count()}
 
 
 @login_required
@@ -618,7 +696,7 @@ def consolidations(request):
         .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
         .order_by("-created_at", "-id"), 20
     ).get_page(request.GET.get("page"))
-    context = {"page": page, "waiting": unconsolidated(request.user).count(), **_run_state(request)}
+    context = {"page": page, **_run_state(request)}
     if request.htmx and request.htmx.target == "insights":
         return render(request, "memories/consolidations.html#insights", context)
     return render(request, "memories/consolidations.html", context)
@@ -664,8 +742,9 @@ def clear(request):
     form = ClearForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         counts = services.clear_owner(owner=request.user, actor=Actor.for_user(request.user))
-        messages.success(request, f"Deleted {counts['memories']} memories, {counts['consolidations']} consolidations "
-                                  f"and {counts['processed_files']} inbox records.")
+        messages.success(request, f"Cleared {counts['memories']} memories and {counts['consolidations']} consolidations, "
+                                  f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
+                                  "The same content can be added again.")
         return redirect("memories:ingest")
     owned = Memory.objects.filter(owner=request.user)
     context = {
@@ -674,6 +753,7 @@ def clear(request):
         "file_count": owned.exclude(original="").count(),
         "consolidation_count": Consolidation.objects.filter(owner=request.user).count(),
         "processed_count": ProcessedFile.objects.filter(owner=request.user).count(),
+        "inbox_file_count": services.clearable_inbox_files(owner=request.user),
     }
     return render(request, "memories/clear.html", context, status=400 if request.method == "POST" else 200)
 

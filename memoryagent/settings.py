@@ -146,6 +146,8 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
 USE_I18N = True
+# Dates and times in one format everywhere, the admin included (see formats/en/formats.py).
+FORMAT_MODULE_PATH = ["memoryagent.formats"]
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -284,10 +286,15 @@ else:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "memories.logs.JsonFormatter"},
+    },
     # One-time sign-in links never reach a log line (Django logs the path of a refused request).
     "filters": {"redact": {"()": "memories.logredact.RedactFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}},
+    # MEMORY_LOG_FORMAT=json: one JSON object a line, for a log collector.
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact"],
+                             "formatter": "json" if os.getenv("MEMORY_LOG_FORMAT", "").lower() == "json" else "plain"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"},
                 # The MCP endpoint runs one short-lived session manager per request (memories/mcp/http.py).

@@ -9,6 +9,13 @@ p50/p95 latency per operation and error counts. Finally it waits for the task qu
 drain and checks that every ingest the server accepted is stored exactly once and ready.
 
     .venv/bin/python scripts/bench_load.py --clients 8 --duration 30
+    .venv/bin/python scripts/bench_load.py --database-url postgresql://postgres@127.0.0.1:5432/memory_bench \
+        --redis-url redis://127.0.0.1:6379/0 --web-workers 2 --clusters 2 --task-workers 1
+
+With --database-url the service runs on that PostgreSQL database (migrated; the bench
+user's rows are the only ones counted, other data is left alone) and with --redis-url the
+task queue and cache are Redis: the scale-out configuration. --clusters starts that many
+`qcluster` processes (each with --task-workers workers).
 
 Nothing here asserts a speed: it prints numbers. The exit status is 1 only when an ingest
 was lost or duplicated, or a client saw a server error.
@@ -128,6 +135,12 @@ class Service:
         self.data = data
         self.port = free_port()
         self.env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "MEMORY_TASKS_SYNC", "DEBUG")}
+        self.database_url = args.database_url
+        if args.database_url:
+            self.env["DATABASE_URL"] = args.database_url
+        if args.redis_url:
+            self.env["REDIS_URL"] = args.redis_url
+        self.owner_id = None
         self.env.update({
             "MEMORY_DATA_DIR": str(data), "MEMORY_INBOX_DIR": str(data / "inbox"),
             "MEMORY_LLM_PROVIDER": "gemini", "GEMINI_API_KEY": "bench-key", "GEMINI_BASE_URL": fake_url, "GEMINI_MODEL": "gemini-bench",
@@ -168,6 +181,14 @@ class Service:
                 proc.wait()
 
     def sql(self, query: str, params=()):
+        # Only the bench user's memories: a PostgreSQL database may hold other data.
+        query = query.replace("from memories_memory", f"from memories_memory where owner_id = {int(self.owner_id)}").replace(
+            f"{int(self.owner_id)} where", f"{int(self.owner_id)} and")
+        if self.database_url:
+            import psycopg
+
+            with psycopg.connect(self.database_url) as db:
+                return db.execute(query, params).fetchall()
         db = sqlite3.connect(self.data / "memory.sqlite3", timeout=30)
         try:
             return db.execute(query, params).fetchall()
@@ -248,7 +269,10 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=30.0, help="Seconds of load.")
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2, help="Threads per gunicorn worker (gthread when > 1).")
-    parser.add_argument("--task-workers", type=int, default=2)
+    parser.add_argument("--task-workers", type=int, default=2, help="Workers per qcluster.")
+    parser.add_argument("--clusters", type=int, default=1, help="qcluster processes.")
+    parser.add_argument("--database-url", default="", help="PostgreSQL instead of a fresh SQLite file.")
+    parser.add_argument("--redis-url", default="", help="Redis as the task broker and cache.")
     parser.add_argument("--latency", type=float, default=0.4, help="Mean fake model latency in seconds.")
     parser.add_argument("--jitter", type=float, default=0.15)
     parser.add_argument("--mix", default="ingest=0.5,query=0.15,browse=0.35")
@@ -264,21 +288,24 @@ def main() -> int:
     try:
         print(f"data dir {data}; fake Gemini at {fake.url} ({args.latency * 1000:.0f} ms ± {args.jitter * 1000:.0f} ms)")
         service.manage("migrate", "-v0")
-        token = service.manage("shell", "-c", (
+        owner_id, token = service.manage("shell", "-c", (
             "from django.contrib.auth import get_user_model\n"
             "from memories.services.tokens import create_token\n"
-            "u = get_user_model().objects.create_user('bench', password='bench-password-123')\n"
-            "print(create_token(owner=u, name='bench')[1])")).strip().splitlines()[-1]
+            f"u = get_user_model().objects.create_user('bench{os.getpid()}-{int(time.time())}', password='bench-password-123')\n"
+            "print(u.pk, create_token(owner=u, name='bench')[1])")).strip().splitlines()[-1].split()
+        service.owner_id = int(owner_id)
         service.start("web", [PYTHON, "-m", "gunicorn", "memoryagent.wsgi", "--bind", f"127.0.0.1:{service.port}",
                               "--workers", str(args.web_workers), "--threads", str(args.threads), "--timeout", "120"])
-        service.start("cluster", [PYTHON, "manage.py", "qcluster"])
+        for i in range(args.clusters):
+            service.start(f"cluster{i}", [PYTHON, "manage.py", "qcluster"])
         deadline = time.monotonic() + 60
         while not service.up():
             if time.monotonic() > deadline:
                 raise SystemExit("gunicorn did not come up; see " + str(service.logs / "web.log"))
             time.sleep(0.3)
         time.sleep(2)  # let the cluster finish starting its workers
-        print(f"gunicorn: {args.web_workers} workers x {args.threads} threads; qcluster: {args.task_workers} workers; "
+        print(f"{'PostgreSQL' if args.database_url else 'SQLite'} + {'Redis' if args.redis_url else 'ORM broker'}; "
+              f"gunicorn: {args.web_workers} workers x {args.threads} threads; {args.clusters} qcluster x {args.task_workers} workers; "
               f"{args.clients} clients for {args.duration:.0f} s; mix {args.mix}")
 
         results, stop = Results(), threading.Event()

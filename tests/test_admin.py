@@ -1,6 +1,7 @@
 """The admin console: staff only, sees every owner, and its actions call the services."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from memories.models import ApiToken, Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
@@ -250,3 +251,43 @@ def test_non_staff_cannot_see_history_or_tombstones(client, user, model):
     client.force_login(user)
     response = client.get(reverse(f"admin:memories_{model}_changelist"))
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+@pytest.mark.django_db
+def test_one_rule_for_originals_staff_may_fetch_the_file_the_admin_links(admin_client_, user, other_user, user_factory):
+    import io
+
+    from memories.services import delete_memory, ingest_file, purge_memory
+
+    memory = ingest_file(owner=user, fileobj=io.BytesIO(b"alice's scan"), name="scan.txt").memory
+    change = admin_client_.get(reverse("admin:memories_memory_change", args=[memory.pk])).content.decode()
+    link = reverse("memories:file", args=[memory.pk]) + "?download=1"
+    assert link in change
+    served = admin_client_.get(link)
+    assert served.status_code == 200 and b"".join(served.streaming_content) == b"alice's scan"
+    # Staff without the permission to view memories, and other users, get nothing.
+    plain_staff = user_factory("intern", is_staff=True)
+    client = Client()
+    client.force_login(plain_staff)
+    assert client.get(link).status_code == 404
+    client.force_login(other_user)
+    assert client.get(link).status_code == 404
+    # A deleted memory's file stays its owner's (its page links it) until a purge erases it.
+    delete_memory(owner=user, memory_id=memory.pk)
+    client.force_login(user)
+    page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert link in page
+    assert client.get(link).status_code == 200
+    purge_memory(owner=user, memory_id=memory.pk)
+    assert client.get(link).status_code == 404
+
+
+@pytest.mark.django_db
+def test_admin_says_memories_and_writes_times_like_the_pages(admin_client_, memory_factory):
+    from django.utils import timezone
+
+    memory = memory_factory("Lunch with Priya.")
+    index = admin_client_.get(reverse("admin:index")).content.decode()
+    assert "Memories" in index and "Memorys" not in index and "Api tokens" not in index
+    change = admin_client_.get(reverse("admin:memories_memory_change", args=[memory.pk])).content.decode()
+    assert timezone.localtime(memory.created_at).strftime("%Y-%m-%d %H:%M") in change

@@ -262,6 +262,9 @@ def test_memories_filters_and_pagination(api, notes, memory_factory):
     assert {m["id"] for m in api.get("/api/memories?q=Berlin").json()["memories"]} == {notes[2].pk}
     topic = notes[0].topics[0]
     assert notes[0].pk in {m["id"] for m in api.get("/api/memories", {"topic": topic}).json()["memories"]}
+    Memory.objects.filter(pk=notes[1].pk).update(topics=["café"], entities=["Zürich"])
+    for params in ({"topic": "café"}, {"entity": "Zürich"}):
+        assert [m["id"] for m in api.get("/api/memories", params).json()["memories"]] == [notes[1].pk], params
     first = api.get("/api/memories?limit=2&sort=old").json()
     assert [m["id"] for m in first["memories"]] == [notes[0].pk, notes[1].pk]
     assert first["next_offset"] == 2 and first["total"] == 4
@@ -326,6 +329,26 @@ def test_clear_endpoint(api, notes):
     body = api.post("/api/clear").json()
     assert body == {"status": "cleared", "memories_deleted": 3, "consolidations_deleted": 1, "files_deleted": 0}
     assert not Memory.objects.exists()
+    # The original's dashboard clears and tries a sample again: it is new content, not a 409.
+    again = api.post("/api/ingest", json.dumps({"text": NOTES[0]}), content_type="application/json")
+    assert again.status_code < 300 and again.json()["status"] == "ingested", again.content
+    assert Memory.objects.count() == 1
+
+
+def test_clear_endpoint_removes_the_inbox_files_it_read_like_the_original(api, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = settings.MEMORY_INBOX_DIR
+    inbox.mkdir(parents=True)
+    (inbox / "note.txt").write_text("Dentist on Tuesday at nine.")
+    scan_inbox(settle_seconds=0)
+    assert api.post("/api/clear").json()["files_deleted"] == 1
+    assert not (inbox / "note.txt").exists()
+    (inbox / "kept.txt").write_text("The bike needs new brakes.")
+    scan_inbox(settle_seconds=0)
+    assert api.post("/api/clear?inbox_files=false").json()["files_deleted"] == 0
+    assert (inbox / "kept.txt").exists()
 
 
 # --- resources -------------------------------------------------------------------------
@@ -573,3 +596,17 @@ def test_review_queue_through_the_api(api, user, settings):
     assert api.post(f"/api/memories/{dropped.pk}/reject").status_code == 204
     assert api.post(f"/api/memories/{held.pk}/approve").status_code == 404
     assert post_json(api, "/api/ingest", {"text": "Rejected by a person."}).status_code == 409
+
+
+def test_a_misconfigured_provider_does_not_leave_a_consolidation_running(api, notes, settings):
+    from memories.models import ConsolidationRun
+
+    settings.MEMORY_LLM_PROVIDER = "gemnii"  # misspelt
+    response = api.post("/api/consolidate")
+    assert response.status_code == 502 and "Unknown MEMORY_LLM_PROVIDER" in response.json()["detail"]
+    run = ConsolidationRun.objects.get()
+    assert run.finished_at is not None and "Unknown MEMORY_LLM_PROVIDER" in run.error
+    # Once the setting is fixed, the next consolidation runs at once instead of "already running".
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    response = api.post("/api/consolidate")
+    assert response.status_code == 200 and response.json()["consolidations"], response.content

@@ -213,9 +213,20 @@ def test_edit_a_memory_then_see_it_in_the_history(page, user, memory_factory):
     assert page.locator("#history li.event").first.get_attribute("data-action") == "extracted"
     page.fill("#id_edit-importance", "3")  # out of range: refused with the reason, nothing saved
     page.click("#save-edit")
-    page.wait_for_selector("#flash .flash.error")
-    assert "between 0 and 1" in page.inner_text("#flash")
+    # The reason shows under the field, where the person is looking, not a screen away.
+    error = page.locator("#error-importance")
+    error.wait_for()
+    assert "between 0 and 1" in error.inner_text()
+    assert page.locator("#id_edit-importance").get_attribute("aria-invalid") == "true"
+    box, viewport = error.bounding_box(), page.viewport_size
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"]
+    assert page.input_value("#id_edit-importance") == "3"  # what was typed stays
     assert Memory.objects.get(pk=memory.pk).importance != 3
+    page.fill("#id_edit-summary", "")
+    page.fill("#id_edit-importance", "0.5")
+    page.click("#save-edit")
+    page.wait_for_selector("#error-summary:has-text('cannot be empty')")
+    assert page.locator("#error-importance").count() == 0
 
     page.fill("#id_edit-summary", "Lunch with Priya and Luis at the harbour.")
     page.fill("#id_edit-entities", "Priya, Luis")
@@ -316,3 +327,137 @@ def test_pages_docs_and_previews_work_under_the_content_security_policy(page, us
     shot(page, "api-docs-csp")
     page.goto("/admin/login/")
     page.wait_for_selector("#login-form")
+
+
+def test_counts_follow_the_action_consolidate_now_and_delete(page, user, memory_factory, sync_tasks):
+    memory_factory("Alice and Bob planned the Lisbon offsite for June.")
+    gone = memory_factory("Alice approved the Lisbon offsite budget.")
+    page.goto("/consolidations/")
+    assert "2 ready memories are waiting" in page.inner_text("#waiting-count")
+    page.click("#consolidate-now")
+    page.wait_for_selector("#run-status:has-text('Last run')")
+    assert "0 ready memories are waiting" in page.inner_text("#waiting-count")
+
+    page.goto("/memories/")
+    assert page.inner_text("#result-count") == "2 memories."
+    page.click(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
+    expect(page.locator("#result-count")).to_have_text("1 memory.")
+    page.click(f"#memory-{gone.pk} button:has-text('Undo')")
+    expect(page.locator("#result-count")).to_have_text("2 memories.")
+
+
+def test_ingest_page_makes_no_htmx_console_errors(page, user, memory_factory):
+    memory_factory("An older note that is already on the page.")
+    page.goto("/")
+    console = []
+    page.on("console", lambda message: console.append(message.text))
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#new-items article.card >> nth=1")
+    page.wait_for_timeout(300)
+    assert not [text for text in console if "oobErrorNoTarget" in text or "htmx:" in text], console
+
+
+def test_memory_bank_choices_bulk_delete_and_legend(page, user, memory_factory):
+    notes = [memory_factory(text) for text in (
+        "Planted tulips by the fence with Marta.", "Marta moved the tulip bulbs to the shed.", "Dentist on Tuesday.")]
+    Memory.objects.filter(pk__in=[notes[0].pk, notes[1].pk]).update(topics=["garden"], entities=["Marta", "Zürich"])
+    page.goto("/memories/")
+    assert "Importance" in page.inner_text("#legend") and page.locator("#legend .chip.topic").count() == 1
+    page.wait_for_selector("#id_topic option[value='garden']", state="attached")
+    assert page.locator("#id_topic option[value='garden']").inner_text() == "garden (2)"
+    page.select_option("#id_entity", "Zürich")
+    expect(page.locator("#result-count")).to_have_text("2 memories match.")
+    assert "entity=Z%C3%BCrich" in page.url
+    page.goto("/memories/?q=tulips")  # stemmed: both forms
+    assert page.inner_text("#result-count") == "2 memories match."
+
+    page.goto("/memories/")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.check(f"#memory-{notes[0].pk} input.pick")
+    page.check(f"#memory-{notes[2].pk} input.pick")
+    page.click("#delete-selected")
+    page.wait_for_selector("#flash .flash.success")
+    assert "Deleted 2 memories" in page.inner_text("#flash")
+    expect(page.locator("#result-count")).to_have_text("1 memory.")
+    assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [notes[1].pk]
+    shot(page, "bank-bulk-deleted")
+
+
+def test_phone_width_pages_fit_without_sideways_scroll(page, user, memory_factory):
+    a = memory_factory("Notes on the deployment key rotation.")
+    b = memory_factory("The rotation finished on Friday.")
+    from memories.models import MemoryLink
+
+    long_token = "sk-" + "x9" * 60  # a long unbroken token, as a model may write in a relationship
+    MemoryLink.objects.create(from_memory=a, to_memory=b, relationship=f"both mention {long_token}")
+    Memory.objects.filter(pk=a.pk).update(source="https://example.com/" + "very-long-path-segment" * 8, entities=[long_token])
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/settings/tokens/")
+    page.fill("#token-name", "phone")
+    page.click("button:has-text('Create token')")
+    page.wait_for_selector("#new-token")
+    for url in ("/settings/tokens/", f"/memories/{a.pk}/", "/memories/", "/", "/query/?q=rotation", "/consolidations/",
+                "/memories/deleted/", f"/memories/{a.pk}/history/"):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        wide = page.evaluate("Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+        assert width <= 390, (url, width, wide)
+    # The header is a strip, not a third of the screen.
+    assert page.locator("header.topbar").bounding_box()["height"] <= 110
+    shot(page, "phone-memory")
+
+
+def test_favicon_and_a_styled_404_for_a_purged_memory(page, user, memory_factory):
+    from memories.services import delete_memory, purge_memory
+
+    memory = memory_factory("Something to forget.")
+    delete_memory(owner=user, memory_id=memory.pk)
+    purge_memory(owner=user, memory_id=memory.pk)
+    response = page.goto(f"/memories/{memory.pk}/")
+    assert response.status == 404
+    assert page.locator("header.topbar").count() == 1  # the site's own layout, not a bare error
+    assert "purged" in page.inner_text("main").lower() or "not found" in page.inner_text("main").lower()
+    assert page.locator(f"a[href='/memories/{memory.pk}/history/']").count() == 1
+    icon = page.locator("link[rel='icon']").get_attribute("href")
+    assert page.request.get(icon).status == 200
+
+
+def test_inbox_refusals_show_on_the_ingest_page_and_the_status_panel(page, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "blank.txt").write_bytes(b"")
+    scan_inbox(settle_seconds=0)
+    page.goto("/")
+    section = page.locator("#inbox-refusals")
+    section.wait_for()
+    assert "blank.txt" in section.inner_text() and "empty" in section.inner_text()
+    page.wait_for_selector("#inbox-refused:has-text('blank.txt')")
+    assert (inbox / ".refused" / "blank.txt.reason.txt").exists()
+
+
+def test_clear_everything_then_the_same_sample_is_new_again(page, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = Path(settings.MEMORY_INBOX_DIR)
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "note.txt").write_text("The spare tyre is in the garage loft.")
+    scan_inbox(settle_seconds=0)
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#flash .flash.success")
+    page.goto("/danger/clear/")
+    words = page.inner_text(".danger-zone")
+    assert "1 file the watcher read from the inbox folder is deleted from it" in words
+    page.fill("#id_confirm", "delete my memories")
+    page.click("button:has-text('Clear everything listed')")
+    page.wait_for_selector("h1:has-text('Ingest')")
+    assert not (inbox / "note.txt").exists()
+    assert "1 inbox file" in page.inner_text("#flash")
+    page.click("button.sample[data-sample='q1']")
+    page.wait_for_selector("#flash .flash.success:has-text('Saved as memory')")
+    assert Memory.objects.filter(owner=user).count() == 1

@@ -85,3 +85,44 @@ def test_query_of_another_user_sees_nothing(user, other_user, memory_factory):
     memory_factory("Project Falcon launches in March.")
     out, _ = run("query", "When does Project Falcon launch?", "--user", "bob", "--json")
     assert json.loads(out)["context"] == []
+
+
+@pytest.mark.django_db
+def test_create_token_for_the_owner_right_after_migrate_makes_the_owner_like_welcome():
+    """The README's first API step works on a fresh install, before `welcome` has run."""
+    import io
+
+    from django.contrib.auth import get_user_model
+
+    from memories.services.tokens import authenticate
+
+    out = io.StringIO()
+    call_command("create_token", "owner", "--name", "laptop", stdout=out, stderr=io.StringIO())
+    owner = get_user_model().objects.get(username="owner")
+    assert owner.is_superuser and not owner.has_usable_password()
+    assert authenticate(out.getvalue().strip().splitlines()[-1]) == owner
+    # The same account the other commands and welcome use: no second owner appears.
+    welcome = io.StringIO()
+    call_command("welcome", stdout=welcome)
+    assert "'owner'" in welcome.getvalue() and get_user_model().objects.count() == 1
+    with pytest.raises(CommandError, match="No user named 'someone'"):
+        call_command("create_token", "someone", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_only_problems_are_coloured_on_a_terminal(user, tmp_path):
+    import io
+
+    from memories.management.commands import ingest, query
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    # As on a terminal: Django styles the command's stderr as errors.
+    info, problem = Terminal(), Terminal()
+    call_command(query.Command(stderr=info, force_color=True), "anything", "--user", "alice", stdout=io.StringIO())
+    assert "Provider: offline" in info.getvalue() and "\x1b[" not in info.getvalue()
+    with pytest.raises(CommandError):
+        call_command(ingest.Command(stderr=problem, force_color=True), str(tmp_path / "missing.txt"), "--user", "alice", stdout=io.StringIO())
+    assert "no such file" in problem.getvalue() and "\x1b[" in problem.getvalue()

@@ -182,15 +182,23 @@ def test_changed_inbox_file_supersedes_the_old_version(user, settings):
     assert first not in recall(owner=user, question="launch plan", strategy="hybrid").memory_ids
 
 
-def test_clear_all_is_a_recorded_bulk_tombstone(user, other_user, memory_factory):
+def test_clear_all_is_a_recorded_start_over(user, other_user, memory_factory):
     memory_factory(CLAIM)
     memory_factory(OTHER)
+    deleted_before = memory_factory(THIRD)
+    delete_memory(owner=user, memory_id=deleted_before.pk)
     consolidate_owner(owner=user)
     kept = memory_factory(THIRD, owner=other_user)
     counts = clear_owner(owner=user, actor=Actor.for_user(user))
     assert counts["memories"] == 2 and counts["consolidations"] == 1
     assert list(Memory.objects.values_list("pk", flat=True)) == [kept.pk]
     assert Event.objects.filter(action="cleared", actor="user:alice").count() == 2
+    # Starting over: nothing cleared (or deleted before) refuses to come back.
+    again = ingest_text(owner=user, text=OTHER)
+    assert again.created and again.memory.status == Memory.Status.PENDING
+    assert ingest_text(owner=user, text=THIRD).created
+    # A single delete still refuses its content.
+    delete_memory(owner=user, memory_id=again.memory.pk)
     with pytest.raises(RejectedContentError):
         ingest_text(owner=user, text=OTHER)
 

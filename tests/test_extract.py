@@ -616,3 +616,25 @@ def test_other_users_memories_are_untouched_by_a_refused_file(user, other_user):
     with pytest.raises(IngestError):
         ingest_file(owner=user, fileobj=io.BytesIO(b"\x7fELF" + b"\x00" * 64), name="x.png")
     assert list(Memory.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+def test_retrying_a_damaged_file_fails_again_with_the_same_reason_and_counts(user):
+    """A truncated PDF is not turned into a "ready" memory that says it needs a model."""
+    from memories.models import Event
+    from memories.services import extract_memory, retry_memory
+
+    data = pdf_bytes(["Revenue grew in the third quarter."])[:60]
+    # The upload only stores the file; the extraction task reads it.
+    memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(data), name="cut.pdf").memory.pk)
+    reason = memory.error
+    assert memory.status == Memory.Status.FAILED and "could not be read" in reason
+    assert memory.attempts == 1
+    failures = Event.objects.filter(subject_id=memory.pk, action=Event.Action.FAILED)
+    assert failures.count() == 1
+    retry_memory(owner=user, memory_id=memory.pk)
+    memory = extract_memory(memory.pk)
+    assert memory.status == Memory.Status.FAILED
+    assert memory.error == reason
+    assert memory.attempts == 2
+    assert failures.count() == 2
+    assert memory.summary == ""

@@ -360,3 +360,31 @@ def test_circuit_opens_when_the_model_is_down_and_work_waits_for_it(user, fake_g
         assert resume_stuck() == [waiting.pk]
     waiting.refresh_from_db()
     assert waiting.status == Memory.Status.READY and circuit.state("gemini")["failures"] == 0
+
+
+def test_a_failed_reextract_keeps_the_earlier_extraction_in_recall(user, settings, fake_gemini, waits):
+    from django.core.management import call_command
+
+    from memories.models import Event
+    from memories.recall import recall
+
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    memory = extract_memory(ingest_text(owner=user, text="The spare key is under the blue flower pot.").memory.pk)
+    kept = (memory.summary, memory.entities, memory.topics, memory.provider)
+    assert memory.pk in recall(owner=user, question="Where is the spare key?", strategy="hybrid").memory_ids
+
+    settings.MEMORY_LLM_PROVIDER = "gemini"
+    fake_gemini.enqueue_error(400, "The request is invalid.", api_status="INVALID_ARGUMENT")
+    out = io.StringIO()
+    call_command("reextract", str(memory.pk), "--user", "alice", stdout=out, stderr=io.StringIO())
+    memory.refresh_from_db()
+    assert memory.status == Memory.Status.READY
+    assert (memory.summary, memory.entities, memory.topics, memory.provider) == kept
+    assert "Re-extraction failed" in memory.error and "earlier extraction is kept" in memory.error
+    assert Event.objects.filter(subject_id=memory.pk, action=Event.Action.FAILED).exists()
+    assert memory.pk in recall(owner=user, question="Where is the spare key?", strategy="hybrid").memory_ids
+
+    fake_gemini.enqueue_json({**EXTRACTED, "summary": "Spare key: under the blue pot.", "occurred_at": None})
+    call_command("reextract", str(memory.pk), "--user", "alice", stdout=io.StringIO(), stderr=io.StringIO())
+    memory.refresh_from_db()
+    assert memory.summary == "Spare key: under the blue pot." and memory.error == "" and memory.status == Memory.Status.READY

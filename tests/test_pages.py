@@ -300,6 +300,30 @@ def test_memory_bank_filters_sorts_and_counts_links(signed_in, user, memory_fact
 
 
 @pytest.mark.django_db
+def test_memory_bank_filters_by_non_ascii_topics_and_entities_and_searches_stemmed(signed_in, user, memory_factory):
+    zurich = memory_factory("Moved the team offsite to Zürich, booked the Café Odeon for dinner.")
+    other = memory_factory("Planted tulips along the fence in the garden.")
+    Memory.objects.filter(pk=zurich.pk).update(topics=["café", "travel"], entities=["Zürich", "Café Odeon"])
+    Memory.objects.filter(pk=other.pk).update(topics=["garden"], entities=["Zürcher Gärten"])
+    # The chips link these exact values; the JSON on SQLite holds "Z\u00fcrich".
+    for params in ({"entity": "Zürich"}, {"topic": "café"}, {"entity": "Café Odeon"}, {"entity": "zürich"}):
+        html = hx(signed_in, "get", reverse("memories:list"), params, target="results").content.decode()
+        assert f'id="memory-{zurich.pk}"' in html and f'id="memory-{other.pk}"' not in html, params
+    # An exact item, not a piece of one: "Café Ode" is not the entity "Café Odeon". (A lone
+    # first word is another matter: it stands for the one full name the space knows.)
+    html = hx(signed_in, "get", reverse("memories:list"), {"entity": "Café Ode"}, target="results").content.decode()
+    assert f'id="memory-{zurich.pk}"' not in html
+    # Stemmed text search: "tulip" finds "tulips", and every word must match.
+    html = hx(signed_in, "get", reverse("memories:list"), {"q": "tulip garden"}, target="results").content.decode()
+    assert f'id="memory-{other.pk}"' in html and f'id="memory-{zurich.pk}"' not in html
+    html = hx(signed_in, "get", reverse("memories:list"), {"q": "dinners zürich"}, target="results").content.decode()
+    assert f'id="memory-{zurich.pk}"' in html and f'id="memory-{other.pk}"' not in html
+    # FTS syntax in a search is just text.
+    for q in ('"', "tulip OR NOT x*", "topics: garden", "( AND"):
+        assert hx(signed_in, "get", reverse("memories:list"), {"q": q}, target="results").status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("sort", ["new", "importance"])
 def test_memory_bank_pages_through_everything_once(signed_in, user, sort):
     Memory.objects.bulk_create(
@@ -379,6 +403,24 @@ def test_clear_needs_the_typed_phrase(signed_in, user, other_user, memory_factor
     assert not Memory.objects.filter(owner=user).exists() and Memory.objects.filter(owner=other_user).count() == 1
 
 
+@pytest.mark.django_db
+def test_clear_page_says_what_it_does_to_inbox_files_and_does_it(signed_in, user, settings):
+    from memories.services.inbox import scan_inbox
+
+    settings.MEMORY_INBOX_USER = user.username
+    inbox = settings.MEMORY_INBOX_DIR
+    inbox.mkdir(parents=True)
+    (inbox / "note.txt").write_text("Dentist on Tuesday at nine.")
+    scan_inbox(settle_seconds=0)
+    page = signed_in.get(reverse("memories:clear")).content.decode()
+    assert "<strong>1</strong> file the watcher read from the inbox folder is deleted from it" in page
+    assert "the same content can be added again" in page
+    signed_in.post(reverse("memories:clear"), {"confirm": "Delete my memories"})
+    assert not (inbox / "note.txt").exists()
+    again = signed_in.post(reverse("memories:ingest_text"), {"text": "Dentist on Tuesday at nine."})
+    assert again.status_code == 302 and Memory.objects.filter(owner=user).count() == 1
+
+
 # --- CSRF -------------------------------------------------------------------------------------
 
 
@@ -393,3 +435,86 @@ def test_posts_need_the_csrf_token_htmx_sends_from_body(user):
     accepted = client.post(reverse("memories:ingest_text"), {"text": "with token"}, HTTP_X_CSRFTOKEN=token, **HX)
     assert accepted.status_code == 200
     assert list(Memory.objects.filter(owner=user).values_list("raw_text", flat=True)) == ["with token"]
+
+
+@pytest.mark.django_db
+def test_memory_bank_offers_topics_and_entities_as_choices_with_counts(signed_in, user, other_user, memory_factory):
+    a, b, c = (memory_factory(t) for t in ("Rome trip with Claire.", "Paris trip with Claire.", "Budget review."))
+    Memory.objects.filter(pk__in=[a.pk, b.pk]).update(topics=["travel", "café"], entities=["Claire"])
+    Memory.objects.filter(pk=c.pk).update(topics=["finance"])
+    theirs = memory_factory("Bob's trip.", owner=other_user)
+    Memory.objects.filter(pk=theirs.pk).update(topics=["travel", "secret-bob-topic"])
+    page = signed_in.get(reverse("memories:list"), {"topic": "travel"}).content.decode()
+    assert 'name="topic"' in page and reverse("memories:facets", args=["topics"]) in page
+    options = hx(signed_in, "get", reverse("memories:facets", args=["topics"]), {"topic": "travel"}, target="id_topic").content.decode()
+    assert '<option value="travel" selected>travel (2)</option>' in options
+    assert '<option value="café">café (2)</option>' in options and "finance (1)" in options
+    assert "secret-bob-topic" not in options
+    entities = signed_in.get(reverse("memories:facets", args=["entities"])).content.decode()
+    assert "Claire (2)" in entities
+    assert signed_in.get(reverse("memories:facets", args=["sources"])).status_code == 404
+    # A value the list does not offer (a chip's link) still shows as chosen.
+    odd = signed_in.get(reverse("memories:facets", args=["topics"]), {"topic": "rare one"}).content.decode()
+    assert '<option value="rare one" selected>rare one</option>' in odd
+
+
+@pytest.mark.django_db
+def test_bulk_delete_deletes_only_the_owners_selected_memories(signed_in, user, other_user, memory_factory):
+    from memories.models import Event, RejectedContent
+
+    mine = [memory_factory(f"My note number {i} about tulips.") for i in range(3)]
+    theirs = memory_factory("Bob's note.", owner=other_user)
+    response = hx(signed_in, "post", reverse("memories:bulk_delete"), {"ids": [mine[0].pk, mine[2].pk, theirs.pk]})
+    assert response.status_code == 200 and "Deleted 2 memories" in response.content.decode()
+    assert f'id="memory-{mine[0].pk}" hx-swap-oob="true"' in response.content.decode()
+    assert list(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == [mine[1].pk]
+    assert Memory.objects.filter(pk=theirs.pk).exists()
+    assert Event.objects.filter(action="deleted").count() == 2 and RejectedContent.objects.count() == 2
+    for bad in ({}, {"ids": ["x"]}, {"ids": ["99999999999999999999"]}):
+        refused = hx(signed_in, "post", reverse("memories:bulk_delete"), bad)
+        assert refused.status_code == 400, bad
+
+
+@pytest.mark.django_db
+def test_bank_count_stops_at_a_cap_for_common_words(signed_in, user, monkeypatch):
+    from memories.services import browse
+
+    monkeypatch.setattr(browse, "COUNT_CAP", 5)
+    Memory.objects.bulk_create(
+        Memory(owner=user, raw_text=f"tulips note {i}", summary=f"tulips note {i}", status="ready", content_hash=f"t{i}") for i in range(8)
+    )
+    html = signed_in.get(reverse("memories:list"), {"q": "tulip"}).content.decode()
+    assert "5+ memories match." in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sort", ["new", "importance"])
+def test_a_filtered_bank_pages_in_order_without_repeats(signed_in, user, sort):
+    Memory.objects.bulk_create(
+        Memory(owner=user, raw_text=f"note {i}", summary=f"note {i}", status="ready", content_hash=f"f{i}", importance=(i % 7) / 7,
+               topics=["café"] if i % 2 else ["other"])
+        for i in range(70)
+    )
+    expected = list(browse_order(user, sort, topics=["café"]))
+    seen, url = [], reverse("memories:list") + f"?sort={sort}&topic=caf%C3%A9"
+    while url:
+        html = signed_in.get(url).content.decode()
+        seen += [int(pk) for pk in re.findall(r'<article class="card[^"]*" id="memory-(\d+)"', html)]
+        found = re.search(r'href="(\?[^"]*after=\d+)"', html)
+        url = reverse("memories:list") + found.group(1).replace("&amp;", "&") if found else ""
+    assert seen == expected
+
+
+def browse_order(user, sort, topics):
+    from memories.services.browse import SORTS
+
+    return Memory.objects.filter(owner=user, topics=topics).order_by(*SORTS[sort]).values_list("pk", flat=True)
+
+
+@pytest.mark.django_db
+def test_the_whole_bank_is_counted_exactly(signed_in, user, monkeypatch):
+    from memories.services import browse
+
+    monkeypatch.setattr(browse, "COUNT_CAP", 5)
+    Memory.objects.bulk_create(Memory(owner=user, raw_text=f"n {i}", summary=f"n {i}", status="ready", content_hash=f"w{i}") for i in range(8))
+    assert "8 memories." in signed_in.get(reverse("memories:list")).content.decode()

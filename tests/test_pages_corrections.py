@@ -87,12 +87,19 @@ def test_editing_nothing_records_nothing(signed_in, memory_factory):
     ("occurred_at", "", "occurred_at cannot be empty."),
     ("summary", "x" * 5001, "at most 5000 characters"),
 ])
-def test_bad_edits_are_400_with_the_reason_and_change_nothing(signed_in, memory_factory, field, value, message):
+def test_bad_edits_are_400_with_the_reason_at_the_field_and_change_nothing(signed_in, memory_factory, field, value, message):
+    import re
+
     memory = memory_factory("Lunch with Carol on Friday.")
     before = (memory.summary, memory.importance, memory.occurred_at)
     response = hx(signed_in, "post", reverse("memories:edit", args=[memory.pk]), edit_data(memory, **{field: value}))
-    assert response.status_code == 400 and response["HX-Retarget"] == "#flash"
-    assert message in response.content.decode()
+    # The form itself comes back (not the flash area a screen away), the reason under the field.
+    assert response.status_code == 400 and "HX-Retarget" not in response
+    html = response.content.decode()
+    assert html.lstrip().startswith('<form id="edit-form"')
+    at_field = re.search(rf'<span class="field-error" id="error-{field}">([^<]*)</span>', html)
+    assert at_field and message in at_field.group(1).replace("&#x27;", "'"), html
+    assert re.search(rf'name="edit-{field}"[^>]*aria-invalid="true"', html) or re.search(rf'aria-invalid="true"[^>]*name="edit-{field}"', html)
     memory.refresh_from_db()
     assert (memory.summary, memory.importance, memory.occurred_at) == before
     assert not Event.objects.filter(subject_id=memory.pk, action="edited").exists()
@@ -108,6 +115,7 @@ def test_plain_form_edit_redirects_and_a_bad_one_keeps_what_was_typed(signed_in,
     assert bad.status_code == 400
     html = bad.content.decode()
     assert "importance must be between 0 and 1." in html and "Typed by hand" in html and 'id="edit-form"' in html
+    assert 'id="error-importance"' in html
 
 
 @pytest.mark.django_db

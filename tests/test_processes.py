@@ -121,6 +121,8 @@ def test_serve_starts_everything_and_ctrl_c_stops_everything(service_env):
         os.killpg(proc.pid, signal.SIGINT)
         output, _ = proc.communicate(timeout=60)
         assert "Stopped." in output
+        # Idle, everything stops by itself when asked: nothing had to be killed.
+        assert "killing it" not in output, output
         # Nothing of the service is left running.
         assert wait_for(lambda: not any(_alive(int(pid)) for pid in children), timeout=15)
     finally:
@@ -147,3 +149,16 @@ def _alive(pid):
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_serve_fails_fast_with_the_variable_to_set_when_the_port_is_busy(service_env):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+                                cwd=ROOT, env=service_env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert f"Port {port} on 127.0.0.1 is already in use" in result.stderr
+    assert f"MEMORY_BIND=127.0.0.1:{port + 1} make run" in result.stderr
+    assert "running at" not in result.stdout and "Traceback" not in result.stderr

@@ -115,3 +115,32 @@ def test_watcher_process_stops_on_sigterm(tmp_path):
         assert proc.wait(timeout=30) == 0
     finally:
         proc.kill()
+
+
+def test_refused_files_move_to_refused_with_the_reason_and_show_on_the_pages(inbox, user, settings, client):
+    from memories.services import delete_memory
+
+    settings.MEMORY_INBOX_USER = "alice"
+    (inbox / "kept.txt").write_text("The boiler was serviced on Monday.")
+    scan()
+    delete_memory(owner=user, memory_id=Memory.objects.get().pk)
+    (inbox / "again.txt").write_text("The boiler was serviced on Monday.")  # deleted content
+    (inbox / "empty.txt").write_bytes(b"")
+    report = scan()
+    assert report.failed == 2
+    refused = inbox / ".refused"
+    assert not (inbox / "again.txt").exists() and not (inbox / "empty.txt").exists()
+    assert (refused / "again.txt").read_text() == "The boiler was serviced on Monday."
+    assert "deleted" in (refused / "again.txt.reason.txt").read_text()
+    assert "empty" in (refused / "empty.txt.reason.txt").read_text()
+    assert not scan().found_work  # the refused folder is not read again
+    # Dropped again, refused again, kept beside the first copy.
+    (inbox / "empty.txt").write_bytes(b"")
+    scan()
+    assert len(list(refused.glob("empty*.reason.txt"))) == 2 and len(list(refused.glob("empty*.txt"))) == 4
+
+    client.force_login(user)
+    ingest_page = client.get("/").content.decode()
+    assert 'id="inbox-refusals"' in ingest_page and "again.txt" in ingest_page and "Moved to .refused/again.txt" in ingest_page
+    status = client.get("/status/").content.decode()
+    assert 'id="inbox-refused"' in status and "empty.txt" in status

@@ -51,7 +51,11 @@ class LocalSwagger(Swagger):
 
     def render_page(self, request, api, **kwargs):
         if "ninja" in settings.INSTALLED_APPS:
-            return super().render_page(request, api, **kwargs)
+            response = super().render_page(request, api, **kwargs)
+            # Ninja's page has no viewport tag, so a phone lays it out as a shrunken desktop.
+            if b'name="viewport"' not in response.content:
+                response.content = response.content.replace(b"<head>", b'<head>\n    <meta name="viewport" content="width=device-width, initial-scale=1">', 1)
+            return response
         template = engines["django"].from_string(OFFLINE_DOCS)
         return HttpResponse(template.render({"title": api.title, "schema_url": self.get_openapi_url(api, kwargs)}, request))
 

@@ -233,7 +233,9 @@ def delete(request, payload: s.DeleteIn):
 
 
 @router.post("/clear", response=s.ClearOut, summary="Delete everything the caller holds")
-def clear(request, inbox_files: bool = False):
+def clear(request, inbox_files: bool = True):
+    """Starting over, as the original's clear: the inbox files that were read are removed
+    too (`inbox_files=false` keeps them), and nothing cleared is refused when sent again."""
     counts = clear_owner(owner=request.auth, inbox_files=inbox_files, actor=actor(request))
     return {
         "status": "cleared",

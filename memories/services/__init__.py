@@ -22,6 +22,8 @@ from .ingest import (
 from .lifecycle import (
     approve_memory,
     clear_owner,
+    clearable_inbox_files,
+    delete_memories,
     delete_memory,
     deleted_memories,
     purge_memory,
@@ -30,13 +32,13 @@ from .lifecycle import (
     supersede_memory,
     update_memory,
 )
-from .owners import default_owner, resolve_owner
+from .owners import default_owner, may_fetch_original, resolve_owner
 from .query import QueryResult, answer_question
 
 __all__ = [
     "INBOX_WATCHER", "SCHEDULER", "SYSTEM", "Actor", "ConsolidationBusy", "IngestError", "IngestResult",
-    "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "consolidate_all",
-    "consolidate_owner", "consolidation_history", "default_owner", "delete_memory", "deleted_memories",
+    "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "clear_owner", "clearable_inbox_files", "consolidate_all",
+    "consolidate_owner", "consolidation_history", "default_owner", "may_fetch_original", "delete_memories", "delete_memory", "deleted_memories",
     "extract_memory", "filter_memories", "get_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
     "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "should_yield", "supersede_memory",
     "update_memory",

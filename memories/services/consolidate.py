@@ -77,10 +77,13 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
     run = _start_run(owner)
     made: list[Consolidation] = []
-    provider = get_provider()
-    if max_batches is None and provider.is_language_model:
-        max_batches = settings.MEMORY_CONSOLIDATE_MAX_BATCHES
+    provider = None
     try:
+        # Inside the try: a misconfigured provider must end this run (with the reason), not
+        # leave it open to hold the owner's lock until the stale limit.
+        provider = get_provider()
+        if max_batches is None and provider.is_language_model:
+            max_batches = settings.MEMORY_CONSOLIDATE_MAX_BATCHES
         for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
             _rederive(stale, provider, actor)
         backlog = list(unconsolidated(owner).order_by("created_at", "pk")[: settings.MEMORY_CONSOLIDATE_MAX_BACKLOG])
@@ -101,7 +104,8 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
     finally:
-        provider.close()
+        if provider is not None:
+            provider.close()
         run.consolidations_made = len(made)
         run.finished_at = timezone.now()
         run.save()

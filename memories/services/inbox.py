@@ -7,6 +7,7 @@ import logging
 import stat
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 
 # A file modified this recently may still be being written; it is picked up next pass.
 SETTLE_SECONDS = 1.0
+# Refused files are moved here (inside the inbox; the scan skips dot-folders), each with a
+# <name>.reason.txt beside it, so the inbox holds only what is still to come.
+REFUSED_DIR = ".refused"
 
 
 @dataclass
@@ -60,6 +64,38 @@ def _owner_for(rel: Path, fallback):
             raise IngestError(f"No user named {rel.parts[0]!r} for folder {rel.parts[0]}/.")
         return user
     return fallback
+
+
+def _move_refused(path: Path, rel: Path, record: ProcessedFile) -> None:
+    """Move a refused file out of the way, to .refused/ with its reason beside it, and say
+    where in the record (the ingest page and the status panel show it)."""
+    root = path
+    for _ in rel.parts:
+        root = root.parent
+    target = root / REFUSED_DIR / rel
+    if target.exists():
+        target = target.with_name(f"{target.stem}-{int(time.time())}{target.suffix}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        path.replace(target)
+        target.with_name(target.name + ".reason.txt").write_text(record.error + "\n", encoding="utf-8")
+    except OSError as exc:
+        log.warning("could not move refused inbox file %s aside: %s", rel, exc)
+        return
+    moved_to = target.relative_to(root)
+    record.error = f"{record.error} Moved to {REFUSED_DIR}/{moved_to.relative_to(REFUSED_DIR)}."[:5000]
+    record.save(update_fields=["error"])
+
+
+# How far back the ingest page and the sidebar list refused inbox files.
+REFUSALS_SHOWN_FOR = timedelta(days=7)
+
+
+def refused_files(*, owner, limit: int = 5):
+    """The owner's recent inbox refusals, newest first, for the ingest page and sidebar."""
+    recent = ProcessedFile.objects.filter(owner=owner, status=ProcessedFile.Status.FAILED,
+                                          processed_at__gte=timezone.now() - REFUSALS_SHOWN_FOR)
+    return recent.order_by("-processed_at", "-pk")[:limit]
 
 
 def scan_inbox(*, inbox_dir: Path | None = None, extract: str = "inline", settle_seconds: float = SETTLE_SECONDS) -> ScanReport:
@@ -108,9 +144,11 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
         # very file the scan saw: a symlink swapped in meanwhile fails instead of being read.
         with open_regular_file(inbox, rel, expected=info) as fh:
             record.sha256 = hashlib.file_digest(fh, "sha256").hexdigest()
-            if seen.filter(sha256=record.sha256).exists():
+            if seen.filter(sha256=record.sha256).exclude(status=ProcessedFile.Status.FAILED).exists():
                 seen.filter(sha256=record.sha256).update(size=info.st_size, mtime=info.st_mtime)
                 return
+            # Refused before and dropped in again: judged again (and moved aside again).
+            seen.filter(sha256=record.sha256, status=ProcessedFile.Status.FAILED).delete()
             fh.seek(0)
             result = ingest_file(owner=owner, fileobj=fh, name=path.name, source=path.name, actor=INBOX_WATCHER)
     except (IngestError, OSError) as exc:
@@ -135,6 +173,8 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
         record.save()
     except IntegrityError:
         return  # another watcher recorded this version first
+    if record.status == ProcessedFile.Status.FAILED:
+        _move_refused(path, rel, record)
     if record.status == ProcessedFile.Status.INGESTED:
         if extract == "queue":
             queue_extraction(record.memory)

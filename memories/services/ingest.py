@@ -45,7 +45,12 @@ UNREAD = "unread"
 
 
 class IngestError(ValueError):
-    """The input was refused; the message says why and is safe to show."""
+    """The input was refused; the message says why and is safe to show. `field` names the
+    value it is about, when it is about one, so a form can show it there."""
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 class RejectedContentError(IngestError):
@@ -87,7 +92,8 @@ def parse_occurred_at(value) -> datetime | None:
         if parsed is None and (day := parse_date(text)) is not None:
             parsed = datetime.combine(day, time())
         if parsed is None:
-            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).")
+            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).",
+                              field="occurred_at")
     try:
         if timezone.is_naive(parsed):
             parsed = timezone.make_aware(parsed)
@@ -97,7 +103,8 @@ def parse_occurred_at(value) -> datetime | None:
     # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
     # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
     if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
-        raise IngestError(f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.")
+        raise IngestError(f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.",
+                          field="occurred_at")
     return parsed
 
 
@@ -306,21 +313,26 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
         if provider is not None:
             provider.close()
     circuit.record_success(provider_name())
+    memory.status = Memory.Status.REVIEW if settings.MEMORY_REVIEW_MODE else Memory.Status.READY
+    memory.extracting_since = None
+    with transaction.atomic():
+        _apply_extraction(memory, result, provider.label, update_fields=["status", "extracting_since"])
+        record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
+    return memory
+
+
+def _apply_extraction(memory: Memory, result, label: str, *, update_fields: list[str]) -> None:
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
     memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities))
     memory.topics = _clean_list(result.topics)
     memory.importance = min(1.0, max(0.0, float(result.importance)))
     if result.occurred_at and not memory.metadata.get("occurred_at_given"):
         memory.occurred_at = result.occurred_at
-    memory.status = Memory.Status.REVIEW if settings.MEMORY_REVIEW_MODE else Memory.Status.READY
     memory.error = ""
-    memory.provider = provider.label
-    memory.extracting_since = None
-    with transaction.atomic():
-        memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "status", "error", "provider",
-                                   "extracting_since", "updated_at", "raw_text", "metadata"])
-        record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
-    return memory
+    memory.provider = label
+    memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "error", "provider", "updated_at", "raw_text", "metadata",
+                                *update_fields])
+
 
 
 def _transcribe(memory: Memory, provider) -> None:
@@ -439,13 +451,35 @@ def needs_model_memories(*, owner=None):
 
 
 def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
-    """Extract a memory again with the current provider (a model configured since)."""
+    """Extract a memory again with the current provider (a model configured since).
+    An extracted memory keeps its extraction, and its place in recall, until the new one
+    succeeds: a failure leaves it as it was, with the failure noted in `error` and the
+    history. Pending or failed input takes the ordinary extraction path."""
     memory = Memory.objects.filter(owner=owner, pk=memory_id).first()
     if memory is None:
         return None
+    if memory.status not in (Memory.Status.READY, Memory.Status.REVIEW):
+        Memory.objects.filter(pk=memory.pk, status=Memory.Status.FAILED).update(status=Memory.Status.PENDING, error="")
+        return extract_memory(memory.pk, actor=actor)
     before = snapshot(memory)
-    Memory.objects.filter(pk=memory.pk).update(status=Memory.Status.PENDING, error="")
-    memory = extract_memory(memory.pk, actor=actor)
-    if memory and memory.status != Memory.Status.FAILED:
+    provider = None
+    try:
+        provider = get_provider()
+        result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
+    except Exception as exc:  # a provider error or bug: the memory stays as it was
+        reason = str(exc) if isinstance(exc, ProviderError) else f"{type(exc).__name__}: {exc}"
+        log.warning("re-extraction of memory %s failed: %s", memory.pk, reason)
+        memory.error = f"Re-extraction failed (the earlier extraction is kept): {reason}"[:2000]
+        with transaction.atomic():
+            memory.save(update_fields=["error", "updated_at"])
+            record(memory, Event.Action.FAILED, actor, note=memory.error[:500])
+        return memory
+    finally:
+        if provider is not None:
+            provider.close()
+    with transaction.atomic():
+        Memory.objects.filter(pk=memory.pk).update(attempts=F("attempts") + 1)
+        memory.attempts += 1
+        _apply_extraction(memory, result, provider.label, update_fields=[])
         record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory), note="re-extracted")
     return memory

@@ -43,26 +43,26 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
     for name, value in changes.items():
         if name == "summary":
             if not isinstance(value, str) or not value.strip():
-                raise IngestError("The summary cannot be empty.")
+                raise IngestError("The summary cannot be empty.", field=name)
             clean[name] = value.strip()[:5000]
         elif name in ("entities", "topics"):
             if isinstance(value, str):
                 value = [part.strip() for part in value.split(",")]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise IngestError(f"{name} must be a list of strings.")
+                raise IngestError(f"{name} must be a list of strings.", field=name)
             clean[name] = list(dict.fromkeys(v.strip()[:200] for v in value if v.strip()))[:50]
         elif name == "importance":
             try:
                 importance = float(value)
             except (TypeError, ValueError):
-                raise IngestError("importance must be a number between 0 and 1.") from None
+                raise IngestError("importance must be a number between 0 and 1.", field=name) from None
             if not 0 <= importance <= 1:
-                raise IngestError("importance must be between 0 and 1.")
+                raise IngestError("importance must be between 0 and 1.", field=name)
             clean[name] = importance
         elif name == "occurred_at":
             when = parse_occurred_at(value)
             if when is None:
-                raise IngestError("occurred_at cannot be empty.")
+                raise IngestError("occurred_at cannot be empty.", field=name)
             clean[name] = when
     # A value that is already stored is not a change: nothing to save or record.
     clean = {name: value for name, value in clean.items() if getattr(memory, name) != value}
@@ -92,6 +92,12 @@ def delete_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | N
         record(memory, Event.Action.DELETED, actor, before=snapshot(memory))
         _withdraw(memory, actor)
     return memory
+
+
+def delete_memories(*, owner, memory_ids: list[int], actor: Actor = SYSTEM) -> list[int]:
+    """Tombstone several of the owner's memories (bulk select on the bank page), each a
+    recorded delete like delete_memory. Returns the ids deleted; others' ids are ignored."""
+    return [pk for pk in memory_ids if delete_memory(owner=owner, memory_id=pk, actor=actor) is not None]
 
 
 def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
@@ -168,18 +174,17 @@ def supersede_memory(*, old: Memory, new: Memory, actor: Actor = SYSTEM) -> None
         _withdraw(old, actor)
 
 
-def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> dict[str, int]:
-    """Tombstone everything the owner holds, in one recorded step; inbox files are removed
-    only when asked. Cleared content is rejected if it comes back, like a delete."""
+def clear_owner(*, owner, inbox_files: bool = True, actor: Actor = SYSTEM) -> dict[str, int]:
+    """Start the owner's space over, in one recorded step: every memory is tombstoned (still
+    restorable from the deleted list), insights retired, and the inbox files that were read
+    removed, as the original design's clear did (unless inbox_files=False). Unlike a single
+    delete it leaves nothing that refuses content: whatever is sent afterwards is new."""
     now = timezone.now()
     paths = list(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)) if inbox_files else []
     with transaction.atomic():
         live = Memory.objects.filter(owner=owner)
         memories = list(live.values_list("pk", "content_hash"))
-        RejectedContent.objects.bulk_create(
-            [RejectedContent(owner=owner, content_hash=h, memory_ref=pk, reason="cleared", rejected_at=now) for pk, h in memories],
-            ignore_conflicts=True,
-        )
+        RejectedContent.objects.filter(owner=owner).delete()
         live.update(deleted_at=now)
         MemoryLink.objects.filter(from_memory__owner=owner).delete()
         consolidations = Consolidation.objects.filter(owner=owner).update(retired_at=now)
@@ -190,7 +195,7 @@ def clear_owner(*, owner, inbox_files: bool = False, actor: Actor = SYSTEM) -> d
             for pk, _ in memories
         )
     removed = 0
-    for path in paths:
+    for path in dict.fromkeys(paths):
         if _remove_inbox_file(owner, Path(path)):
             removed += 1
     return {"memories": len(memories), "consolidations": consolidations, "processed_files": processed, "inbox_files": removed}
@@ -206,6 +211,13 @@ def _remove_inbox_file(owner, path: Path) -> bool:
     if not inboxfs.owner_may_hold(owner, rel, default_owner_pk=default_owner().pk):
         return False
     return inboxfs.remove_regular_file(inbox, rel)
+
+
+def clearable_inbox_files(*, owner) -> int:
+    """How many files in the inbox folder a clear would remove (for the danger zone)."""
+    inbox = inboxfs.inbox_root()
+    paths = (Path(p) for p in dict.fromkeys(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)))
+    return sum(1 for path in paths if path.is_relative_to(inbox) and not path.is_symlink() and path.is_file())
 
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:

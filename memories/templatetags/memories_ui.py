@@ -115,11 +115,18 @@ def provider_info() -> dict:
     }
 
 
+@register.filter
+def basename(path: str) -> str:
+    """The file name of a path (inbox records keep the full path)."""
+    return str(path).replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def status_context(user) -> dict:
     from ..schedule import next_consolidation_run
-    from ..services.inbox import watcher_last_seen
+    from ..services.inbox import refused_files, watcher_last_seen
 
     return {
+        "refused": refused_files(owner=user, limit=3),
         "counts": space_counts(owner=user),
         "provider": provider_info(),
         "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,

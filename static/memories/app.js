@@ -53,6 +53,19 @@
     if (form && e.detail.successful && e.detail.xhr.status === 200) form.reset();
   });
 
+  // The bank's "select all on this page" ticks the cards' boxes (they belong to #bulk-form).
+  document.addEventListener("change", (e) => {
+    if (e.target.id !== "select-all") return;
+    document.querySelectorAll("#results input.pick").forEach((box) => { box.checked = e.target.checked; });
+  });
+  document.addEventListener("htmx:confirm", (e) => {
+    if (e.target.id === "bulk-form" && !document.querySelector("#results input.pick:checked")) {
+      e.preventDefault();
+      const flash = document.getElementById("flash");
+      if (flash) { flash.innerHTML = '<p class="flash error"></p>'; flash.firstChild.textContent = "Select at least one memory to delete."; }
+    }
+  });
+
   // A redirect to the sign-in page means the session ended: go there instead of swapping it in.
   document.addEventListener("htmx:beforeSwap", (e) => {
     const url = e.detail.xhr.responseURL || "";

@@ -6,6 +6,13 @@ from ...llm import get_provider, provider_name
 from ...services import resolve_owner
 
 
+def note(command: BaseCommand, message: str) -> None:
+    """An informational line on stderr (stdout stays for the output a script reads), in
+    plain colours: Django styles everything on stderr as an error, and red start-up lines
+    teach people to ignore red."""
+    command.stderr.write(message, style_func=lambda text: text)
+
+
 class MemoryCommand(BaseCommand):
     def add_user_argument(self, parser):
         parser.add_argument("--user", help="Whose memory space to use (default: MEMORY_INBOX_USER or the first superuser).")
@@ -20,9 +27,10 @@ class MemoryCommand(BaseCommand):
         """Tell the user plainly which engine is working for them."""
         provider = get_provider()
         if provider.is_language_model:
-            self.stderr.write(f"Provider: {provider.label}")
+            note(self, f"Provider: {provider.label}")
         else:
-            self.stderr.write(
+            note(
+                self,
                 f"Provider: {provider_name()} — the built-in extractive engine, not a language model "
                 "(set GEMINI_API_KEY or OPENAI_BASE_URL for one)."
             )

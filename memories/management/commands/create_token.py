@@ -1,7 +1,8 @@
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from ...services import resolve_owner
 from ...services.tokens import TokenError, create_token
+from ._base import note
 
 
 class Command(BaseCommand):
@@ -12,15 +13,15 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="cli", help="What the token is for (shown on the settings page).")
 
     def handle(self, *args, **options):
-        User = get_user_model()
         try:
-            owner = User.objects.get(**{User.USERNAME_FIELD: options["username"]})
-        except User.DoesNotExist:
-            raise CommandError(f"No user named {options['username']!r}.") from None
+            # The default owner is created if this is a fresh install, as every command does.
+            owner = resolve_owner(options["username"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
         try:
             token, plaintext = create_token(owner=owner, name=options["name"])
         except TokenError as exc:
             raise CommandError(str(exc)) from None
         # Notes on stderr, the token alone on stdout's last line: T=$(manage.py create_token me | tail -1)
-        self.stderr.write(f"Token {token.name!r} ({token.prefix}…) for {owner}. It is shown only now; keep it safe.")
+        note(self, f"Token {token.name!r} ({token.prefix}…) for {owner}. It is shown only now; keep it safe.")
         self.stdout.write(plaintext)

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from ...services.inbox import SETTLE_SECONDS, scan_inbox
-from ._base import MemoryCommand
+from ._base import MemoryCommand, note
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ class Command(MemoryCommand):
         self.stopping = False
         signal.signal(signal.SIGTERM, self.on_sigterm)
         signal.signal(signal.SIGINT, self.on_sigterm)
-        self.stderr.write(f"Watching {settings.MEMORY_INBOX_DIR}")
+        note(self, f"Watching {settings.MEMORY_INBOX_DIR}")
         self.say_provider()
         while not self.stopping:
             try:
