@@ -205,7 +205,7 @@ def recall(request, params: Query[RecallParams]):
     "/export",
     url_name="export",
     summary="The caller's whole memory space as one JSON Lines stream (format: README, Export and import)",
-    openapi_extra={"responses": {"200": {"description": "JSON Lines", "content": {"application/x-ndjson": {}}}}},
+    openapi_extra={"responses": {200: {"description": "JSON Lines", "content": {"application/x-ndjson": {}}}}},
 )
 def export(request):
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.auth.get_username()).strip("-") or "user"
