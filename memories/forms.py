@@ -98,6 +98,17 @@ class MemoryFilterForm(forms.Form):
     sort = forms.ChoiceField(choices=[(k, SORT_LABELS.get(k, k)) for k in SORTS], required=False)
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    # Set by the timeline and the graph (a clicked range, a source); shown once set.
+    source = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
+    date_by = forms.ChoiceField(choices=[("occurred", "Happened"), ("stored", "Stored")], required=False)
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("The range starts after it ends.")
+        return data
 
 
 class ClearForm(forms.Form):

@@ -400,12 +400,13 @@ def _with_link_counts(memories: list[Memory]) -> list[Memory]:
 def memory_list(request):
     form = MemoryFilterForm(request.GET)
     if not form.is_valid():
-        return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" for k, v in form.errors.items()))
+        return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" if k != "__all__" else v[0] for k, v in form.errors.items()))
     f = form.cleaned_data
     sort = f["sort"] or "new"
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
-    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
+    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort,
+                                      source=f["source"], date_by=f["date_by"] or "occurred", date_from=f["date_from"], date_to=f["date_to"])
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]
@@ -428,7 +429,7 @@ def memory_list(request):
         "form": form,
         "memories": _with_link_counts(rows),
         "total": memories.count(),
-        "filtered": any(f[k] for k in ("q", "topic", "entity", "status")),
+        "filtered": any(f[k] for k in ("q", "topic", "entity", "status", "source", "date_from", "date_to")),
         "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
         "prev_url": f"?{base_query}&before={rows[0].pk}" if has_prev and rows else "",
         "first_url": f"?{base_query}" if has_prev else "",

@@ -12,9 +12,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..llm import ProviderError, get_provider
+from ..llm import ProviderError, get_provider, provider_name
 from ..llm.base import MemoryNote
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
+from . import usage
 from .history import SYSTEM, Actor, consolidation_snapshot, record
 
 log = logging.getLogger(__name__)
@@ -82,10 +83,15 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
             if len(batch) < 2:
                 break
             result = provider.consolidate([note_for(m) for m in batch])
+            usage.record_call(owner_id=owner.pk, provider=provider_name())
             made.append(_store(owner, batch, result, provider.label, actor))
             run.memories_consolidated += len(batch)
+            # Saved per batch so "consolidate now" can show the batches done while it runs.
+            run.consolidations_made = len(made)
+            run.save(update_fields=["memories_consolidated", "consolidations_made"])
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
+        usage.record_call(owner_id=owner.pk, provider=provider_name(), failed=True)
         run.error = str(exc)[:2000]
     finally:
         provider.close()
@@ -135,6 +141,7 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
             record(consolidation, Event.Action.RETIRED, actor, before=before, note="fewer than two sources remain")
         return
     result = provider.consolidate([note_for(m) for m in remaining])
+    usage.record_call(owner_id=consolidation.owner_id, provider=provider_name())
     with transaction.atomic():
         consolidation.summary, consolidation.insight = result.summary.strip(), result.insight.strip()
         consolidation.stale_at = None

@@ -22,6 +22,7 @@ from .. import extract, textutil
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
+from . import usage
 from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
@@ -249,16 +250,19 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
-        if exc.retryable:
-            circuit.record_failure(provider_name(), str(exc))
+        usage.record_call(owner_id=memory.owner_id, provider=provider_name(), failed=True)
+        if exc.retryable and circuit.record_failure(provider_name(), str(exc)):
+            usage.record_breaker_trip(provider=provider_name())
         return _mark_failed(memory, str(exc), actor)
     except Exception as exc:  # a provider bug must not leave the input stuck in pending
         log.exception("extraction of memory %s crashed", memory.pk)
+        usage.record_call(owner_id=memory.owner_id, provider=provider_name(), failed=True)
         return _mark_failed(memory, f"{type(exc).__name__}: {exc}", actor)
     finally:
         if provider is not None:
             provider.close()
     circuit.record_success(provider_name())
+    usage.record_call(owner_id=memory.owner_id, provider=provider_name())
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
     memory.entities = _clean_list(result.entities)
     memory.topics = _clean_list(result.topics)
