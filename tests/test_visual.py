@@ -221,10 +221,12 @@ def test_the_bank_accepts_the_ranges_the_timeline_links_to(signed_in, space):
     assert backwards.status_code == 400 and b"starts after it ends" in backwards.content
 
 
-def test_pages_render_for_the_owner_only(client, signed_in, space):
+def test_pages_render_for_the_owner_only(signed_in, space):
+    from django.test import Client
+
     for url in ("/graph/", "/timeline/", "/stats/"):
         assert signed_in.get(url).status_code == 200
-        assert client.get(url).status_code == 302  # signed out: to the sign-in page
+        assert Client().get(url).status_code == 302  # signed out: to the sign-in page
     timeline = signed_in.get("/timeline/", {"zoom": "month"}).content.decode()
     assert "date_by=occurred&amp;date_from=2025-03-01&amp;date_to=2025-03-31" in timeline
     assert signed_in.get("/timeline/", {"zoom": "century"}).status_code == 400
@@ -242,7 +244,7 @@ def test_picture_endpoints_need_authentication(client):
         assert client.get(f"/api/{path}").status_code == 401
 
 
-def test_consolidation_progress_is_saved_per_batch(settings, user, memory_factory):
+def test_consolidation_progress_is_saved_per_batch(settings, monkeypatch, user, memory_factory):
     settings.MEMORY_CONSOLIDATE_BATCH_SIZE = 2
     for i in range(6):
         memory_factory(f"Note number {i} about the garden: tomatoes, beans and water schedule {i}.")
@@ -257,11 +259,8 @@ def test_consolidation_progress_is_saved_per_batch(settings, user, memory_factor
         seen.append(run.consolidations_made)
         return original(*args, **kwargs)
 
-    consolidate_module._store = spy
-    try:
-        consolidate_owner(owner=user)
-    finally:
-        consolidate_module._store = original
+    monkeypatch.setattr(consolidate_module, "_store", spy)
+    consolidate_owner(owner=user)
     assert seen == [0, 1, 2]
 
 
