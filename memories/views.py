@@ -696,10 +696,10 @@ def timeline(request):
 @login_required
 @require_GET
 def stats(request):
-    form = StatsForm(request.GET)
-    if not form.is_valid():
+    form = StatsForm(request.GET or None, initial={"days": 30})
+    if request.GET and not form.is_valid():
         return _error(request, "Choose 7, 30, 90 or 365 days.")
-    days = form.cleaned_data["days"] or 30
+    days = (form.cleaned_data["days"] if form.is_bound else None) or 30
     data = visual.stats_data(owner=request.user, days=days)
     return render(request, "memories/stats.html", {
         "form": form, "stats": data, "days": days,

@@ -229,7 +229,8 @@ def timeline_data(*, owner, zoom: str = "month", date_from: date | None = None, 
     if not span:
         return {"zoom": zoom, "buckets": [], "runs": [], "truncated": False, "date_from": date_from, "date_to": date_to}
     first = _bucket_start(date_from, zoom) if date_from else min(span)
-    last = _bucket_start(date_to, zoom) if date_to else max(span)
+    # Up to now (runs and stored memories are marked there), or to a future occurred_at.
+    last = _bucket_start(date_to, zoom) if date_to else max(max(span), _bucket_start(timezone.localdate(), zoom))
     starts = []
     cursor = last
     # Walk back from the newest bucket so a long history keeps its recent end.

@@ -31,7 +31,7 @@ def format_html(fmt, *args):
 def format_html_join(sep, fmt, rows):
     return _format_html_join(sep, fmt, (tuple(_num(a) for a in row) for row in rows))
 
-WIDTH = 640
+WIDTH = 400
 PLOT_TOP = 8
 LABEL_ROOM = 18
 
@@ -39,8 +39,8 @@ LABEL_ROOM = 18
 def _nice_max(value: int) -> int:
     if value <= 5:
         return max(value, 1)
-    for step in (1, 2, 2.5, 5):
-        for power in range(0, 9):
+    for power in range(0, 12):
+        for step in (1, 2, 2.5, 5):
             candidate = int(step * 10**power)
             if candidate >= value:
                 return candidate
@@ -56,10 +56,10 @@ def _axis_labels(labels: list[str], xs: list[float], height: int, every: int) ->
 
 def _frame(height: int, top: int, label: str, body: str) -> str:
     return format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="none">'
-        '<text class="axis" x="2" y="{}">{}</text>'
+        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">'
+        '<text class="axis" x="2" y="{}">{} {}</text>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>{}</svg>',
-        WIDTH, height, label, PLOT_TOP + 10, top, WIDTH, height - LABEL_ROOM, height - LABEL_ROOM, mark_safe(body),
+        WIDTH, height, label, PLOT_TOP + 10, top, label, WIDTH, height - LABEL_ROOM, height - LABEL_ROOM, mark_safe(body),
     )
 
 
@@ -130,6 +130,7 @@ def hbar_list(rows, *, value="count", label="source", css="bar"):
 
 
 TIMELINE_BAR = 26
+TIMELINE_FILL = 820
 TIMELINE_LANE = 90
 
 
@@ -144,8 +145,11 @@ def timeline_svg(timeline):
     formats = {"day": "M j", "week": "M j", "month": "M Y", "year": "Y"}
     from django.utils.dateformat import format as date_format_fn
 
-    width = max(WIDTH, len(buckets) * TIMELINE_BAR)
-    top = _nice_max(max(max(b["occurred"], b["stored"]) for b in buckets))
+    # Wide enough to fill the panel when there are few buckets; scrolls sideways when many.
+    bar = max(TIMELINE_BAR, TIMELINE_FILL // len(buckets))
+    width = len(buckets) * bar + 40  # room for the last period's label
+    # Each lane on its own scale: a bulk import can store a year of memories in one day.
+    tops = {key: _nice_max(max(b[key] for b in buckets)) for key in ("occurred", "stored")}
     lane = TIMELINE_LANE
     height = 2 * lane + 70
     bank = reverse("memories:list")
@@ -154,12 +158,12 @@ def timeline_svg(timeline):
         runs_by_bucket.setdefault(run["bucket"], []).append(run)
     parts = []
     for i, b in enumerate(buckets):
-        x = i * TIMELINE_BAR
+        x = i * bar
         period = date_format_fn(b["start"], formats[zoom])
         span = f"{b['start']:%Y-%m-%d} – {b['end']:%Y-%m-%d}" if b["start"] != b["end"] else f"{b['start']:%Y-%m-%d}"
         for key, y0, css, what in (("occurred", 14, "bar occurred", "happened"), ("stored", lane + 30, "bar stored", "stored")):
             n = b[key]
-            h = (lane - 4) * n / top
+            h = (lane - 4) * n / tops[key]
             query = urlencode({"date_by": key, "date_from": b["start"].isoformat(), "date_to": b["end"].isoformat()})
             parts.append(format_html(
                 '<a class="range" href="{}?{}" data-by="{}" data-from="{}" data-to="{}">'
@@ -167,7 +171,7 @@ def timeline_svg(timeline):
                 '<rect class="{}" x="{}" y="{}" width="{}" height="{}"></rect>'
                 '<title>{}: {} memor{} {}</title></a>',
                 bank, query, key, b["start"].isoformat(), b["end"].isoformat(),
-                x, y0, TIMELINE_BAR, lane, css, x + 3, y0 + lane - h, TIMELINE_BAR - 6, h,
+                x, y0, bar, lane, css, x + 3, y0 + lane - h, bar - 6, h,
                 span, n, "y" if n == 1 else "ies", what,
             ))
         runs = runs_by_bucket.get(b["start"], [])
@@ -176,16 +180,16 @@ def timeline_svg(timeline):
             failed = any(r["error"] for r in runs)
             parts.append(format_html(
                 '<g class="run{}"><path d="M{} {} l6 -9 l6 9 z"></path><title>{} consolidation run{}, {} insight{}{}</title></g>',
-                " failed" if failed else "", x + TIMELINE_BAR / 2 - 6, 2 * lane + 42, len(runs), "s" if len(runs) != 1 else "",
+                " failed" if failed else "", x + bar / 2 - 6, 2 * lane + 42, len(runs), "s" if len(runs) != 1 else "",
                 made, "s" if made != 1 else "", " (one stopped early)" if failed else "",
             ))
         every = {"day": 7, "week": 4, "month": 3, "year": 1}[zoom] if len(buckets) > 12 else 1
         if i % every == 0:
             parts.append(format_html('<text class="axis" x="{}" y="{}">{}</text>', x + 2, 2 * lane + 62, period))
     lanes = format_html(
-        '<text class="lane" x="2" y="10">When it happened</text><text class="lane" x="2" y="{}">When it was stored</text>'
+        '<text class="lane" x="2" y="10">When it happened (full bar = {})</text><text class="lane" x="2" y="{}">When it was stored (full bar = {})</text>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line><line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>',
-        lane + 26, width, lane + 14, lane + 14, width, 2 * lane + 30, 2 * lane + 30,
+        tops["occurred"], lane + 26, tops["stored"], width, lane + 14, lane + 14, width, 2 * lane + 30, 2 * lane + 30,
     )
     return format_html(
         '<svg class="timeline-chart" width="{}" height="{}" viewBox="0 0 {} {}" role="img" aria-label="Memories over time">{}{}</svg>',

@@ -92,6 +92,8 @@
       : { name: "cose", animate: false, fit: fit, randomize: true, nodeRepulsion: () => 9000, idealEdgeLength: () => 60,
           numIter: 800, padding: 20 };
     eles.layout(options).run();
+    // A handful of nodes fitted to the box would be drawn huge.
+    if (fit && cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }
   }
 
   function say(text) { statusLine.textContent = text; }
@@ -113,6 +115,7 @@
 
   async function load() {
     say("Loading the graph…");
+    tip.hidden = true;
     let data;
     try {
       data = await fetchGraph(params());
@@ -133,6 +136,7 @@
     const memoryId = selected.data("memory_id");
     const query = new URLSearchParams({ focus: memoryId, depth: onlyThis ? 2 : 1, limit: form.elements.limit.value || 200 });
     say("Expanding from memory " + memoryId + "…");
+    tip.hidden = true;
     let data;
     try {
       data = await fetchGraph(query);
