@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -66,10 +67,11 @@ def _start_run(owner) -> ConsolidationRun:
         raise ConsolidationBusy(f"A consolidation for {owner} is already running.") from None
 
 
-def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM) -> ConsolidationOutcome:
+def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM,
+                      on_batch: Callable[[int], None] | None = None) -> ConsolidationOutcome:
     """Repair insights whose sources changed, then consolidate the owner's backlog oldest
     first, a batch at a time, until it is drained (fewer than two left) or the per-run cap
-    is reached."""
+    is reached. on_batch(memories in it) is called after each batch (progress bars)."""
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
     max_batches = max_batches or settings.MEMORY_CONSOLIDATE_MAX_BATCHES
     run = _start_run(owner)
@@ -89,6 +91,8 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
             # Saved per batch so "consolidate now" can show the batches done while it runs.
             run.consolidations_made = len(made)
             run.save(update_fields=["memories_consolidated", "consolidations_made"])
+            if on_batch is not None:
+                on_batch(len(batch))
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
         usage.record_call(owner_id=owner.pk, provider=provider_name(), failed=True)
@@ -163,14 +167,22 @@ def queue_consolidation(*, owner) -> bool:
     return True
 
 
-def consolidate_all(*, actor: Actor = SYSTEM) -> list[ConsolidationOutcome]:
+def planned_batches(*, owner=None) -> int:
+    """How many batches the next run(s) will make at most: for a progress bar's total."""
+    waiting = unconsolidated(owner).count() if owner is not None else Memory.objects.filter(
+        status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True).count()
+    batch_size = max(2, settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
+    return -(-waiting // batch_size) if owner is None else min(-(-waiting // batch_size), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
+
+
+def consolidate_all(*, actor: Actor = SYSTEM, on_batch: Callable[[int], None] | None = None) -> list[ConsolidationOutcome]:
     """The scheduled job: every owner with memories waiting or insights to repair."""
     User = get_user_model()
     outcomes = []
     stale_owners = Consolidation.objects.filter(stale_at__isnull=False).values("owner_id")
     for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)):
         try:
-            outcomes.append(consolidate_owner(owner=owner, actor=actor))
+            outcomes.append(consolidate_owner(owner=owner, actor=actor, on_batch=on_batch))
         except ConsolidationBusy:
             log.info("consolidation for %s already running; skipped", owner)
     return outcomes
