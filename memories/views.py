@@ -38,7 +38,7 @@ from .llm import ProviderError
 from .models import Consolidation, ConsolidationRun, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
 from .services import browse, visual
-from .services.consolidate import unconsolidated
+from .services.consolidate import planned_batches, unconsolidated
 from .services.history import Actor
 from .services.setup import SetupError, create_first_owner, needs_first_user, user_for_sign_in_token
 from .templatetags.memories_ui import status_context
@@ -598,7 +598,14 @@ def _run_state(request) -> dict:
     just_finished = bool(requested_at and state == "idle")
     if just_finished or (requested and not requested_at):
         request.session.pop(REQUEST_KEY, None)
-    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run()}
+    progress = None
+    if state == "running":
+        # Batches are saved as they finish; what is still waiting says how many may follow.
+        done = latest.consolidations_made
+        total = min(done + planned_batches(owner=request.user), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
+        progress = {"done": done, "total": max(total, done, 1), "memories": latest.memories_consolidated}
+    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run(),
+            "progress": progress}
 
 
 @login_required

@@ -64,8 +64,7 @@ def open_page(browser, live_server, user):  # noqa: F811
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        # Console errors too (a refused script or style would show there), not the favicon nobody serves.
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and "favicon" not in msg.location.get("url", "") else None)
+        page.on("console", lambda msg: _console(msg, errors))
         page.goto("/accounts/login/")
         page.fill("#id_username", user.username)
         page.fill("#id_password", PASSWORD)
@@ -79,6 +78,16 @@ def open_page(browser, live_server, user):  # noqa: F811
         context.close()
     settle(live_server)
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def _console(msg, errors):
+    """Console errors count too (a script or style a CSP refused shows there), but not the
+    favicon nobody serves, nor a 4xx the page asked for and shows as a message (a refused file)."""
+    if msg.type != "error" or "favicon" in msg.location.get("url", ""):
+        return
+    if "Failed to load resource" in msg.text and "status of 4" in msg.text:
+        return
+    errors.append(msg.text)
 
 
 def _graph_loaded(page):
@@ -203,3 +212,51 @@ def test_stats_show_their_charts(open_page, many_memories, viewport, name):
     page.click("#stats-range button")
     page.wait_for_url("**days=7**")
     assert page.locator("#stats-stored svg rect.bar").count() == 7
+
+
+def test_uploads_show_a_bar_per_file(open_page, user, tmp_path):
+    page = open_page("/")
+    files = []
+    for name, body in (("trip.md", "# Trip\nFlight to Oslo on May 3 with Ingrid."), ("tool.exe", "MZ"),
+                       ("big.txt", "Harbour notes. " * 40_000)):
+        path = tmp_path / name
+        path.write_text(body)
+        files.append(str(path))
+    page.set_input_files("#id_files", files)
+    page.click("#upload-form button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#upload-list .state.good, #upload-list .state.bad').length === 3")
+    rows = page.locator("#upload-list li")
+    assert rows.count() == 3
+    states = [rows.nth(i).locator(".state").inner_text() for i in range(3)]
+    assert states == ["saved", "refused", "saved"]
+    # Every file's bytes went up (the refusal comes after); each bar reached the end.
+    assert page.evaluate("Array.from(document.querySelectorAll('#upload-list progress')).map(p => p.value)") == [100, 100, 100]
+    assert "not supported" in page.inner_text("#flash")
+    assert page.locator("#new-items article.card").count() == 2
+    assert sorted(m.metadata["file_name"] for m in Memory.objects.filter(owner=user)) == ["big.txt", "trip.md"]
+    shot(page, "upload-progress")
+
+
+def test_consolidate_now_shows_batches_live_and_the_sidebar_the_queue(open_page, user, memory_factory, settings):
+    from memories.models import ConsolidationRun
+
+    for i in range(5):
+        memory_factory(f"Garden log {i}: watered the tomatoes and beans, day {i}.")
+    page = open_page("/consolidations/")
+    page.click("#consolidate-now")
+    page.wait_for_selector("#run-status.state-queued")
+    # The task waits in the broker's queue (no worker runs in this test): the sidebar says so.
+    page.reload()
+    page.wait_for_selector("#queue-length")
+    assert "1 task waiting" in page.inner_text("#queue-length")
+    assert "Not seen yet" in page.inner_text("#status")
+    # A worker picks it up and finishes two batches of three: the page polls and shows them.
+    run = ConsolidationRun.objects.create(owner=user, consolidations_made=2, memories_consolidated=4)
+    page.wait_for_selector("#run-status.state-running #batches-done")
+    assert page.inner_text("#batches-done") == "2"
+    assert "memories consolidated" in page.inner_text("#run-progress")
+    shot(page, "consolidate-progress")
+    run.consolidations_made, run.finished_at = 3, timezone.now()
+    run.save()
+    page.wait_for_selector("#run-status.state-idle")
+    assert "3 insights" in page.inner_text("#run-status")
