@@ -80,6 +80,12 @@ def open_page(browser, live_server, user):  # noqa: F811
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
+def main_shot(page, name):
+    """The page's main column alone (no sidebar): what the README shows, from docs/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator("main").screenshot(path=str(ARTIFACTS / f"main-{name}.png"))
+
+
 def _console(msg, errors):
     """Console errors count too (a script or style a CSP refused shows there), but not the
     favicon nobody serves, nor a 4xx the page asked for and shows as a message (a refused file)."""
@@ -121,6 +127,7 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
     assert "Showing 200 memories of 300" in page.inner_text("#graph-status")
     assert page.evaluate("window.memoryGraph.nodes(\"[kind = 'insight']\").length") > 0
     shot(page, f"graph-{name}")
+    main_shot(page, f"graph-{name}")
 
     memory_id = _click_node(page)
     page.wait_for_selector(f"#graph-card #memory-{memory_id}")
@@ -166,6 +173,7 @@ def test_timeline_zooms_and_a_bar_opens_the_bank_filtered(open_page, many_memori
     page.wait_for_selector("svg.timeline-chart")
     assert page.locator("svg.timeline-chart .run").count() >= 1
     shot(page, f"timeline-{name}")
+    main_shot(page, f"timeline-{name}")
     page.click(".zooms >> text=Week")
     page.wait_for_url("**zoom=week**")
     bars = page.locator("svg.timeline-chart a.range[data-by=occurred]")
@@ -208,6 +216,7 @@ def test_stats_show_their_charts(open_page, many_memories, viewport, name):
     assert "300" in page.inner_text("#stats-status")
     assert "failures" in page.inner_text("#stats-provider")
     shot(page, f"stats-{name}")
+    main_shot(page, f"stats-{name}")
     page.select_option("#id_days", "7")
     page.click("#stats-range button")
     page.wait_for_url("**days=7**")
