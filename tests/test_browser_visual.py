@@ -83,6 +83,7 @@ def open_page(browser, live_server, user):  # noqa: F811
 def main_shot(page, name):
     """The page's main column alone (no sidebar): what the README shows, from docs/."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(600)  # cosmetic: Cytoscape sharpens its first, coarse frame just after
     page.locator("main").screenshot(path=str(ARTIFACTS / f"main-{name}.png"))
 
 
@@ -102,11 +103,20 @@ def _graph_loaded(page):
 
 
 def _click_node(page, selector="[kind = 'memory']"):
-    """Click the node Cytoscape drew for the most important match (real mouse, on the canvas)."""
+    """Click a node Cytoscape drew (real mouse, on the canvas)."""
     x, y, memory_id = page.evaluate(
         """(sel) => {
             const cy = window.memoryGraph;
-            const node = cy.nodes(sel).sort((a, b) => b.data('importance') - a.data('importance'))[0];
+            // The most important node that no other node overlaps: the click must land on it alone.
+            const clear = (n) => {
+                const a = n.boundingBox();
+                return cy.nodes().every((m) => {
+                    if (m.same(n)) return true;
+                    const b = m.boundingBox();
+                    return a.x2 < b.x1 || b.x2 < a.x1 || a.y2 < b.y1 || b.y2 < a.y1;
+                });
+            };
+            const node = cy.nodes(sel).sort((a, b) => b.data('importance') - a.data('importance')).filter(clear)[0];
             cy.center(node);
             cy.container().scrollIntoView({block: 'center'});
             const box = cy.container().getBoundingClientRect();
@@ -127,11 +137,11 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
     assert "Showing 200 memories of 300" in page.inner_text("#graph-status")
     assert page.evaluate("window.memoryGraph.nodes(\"[kind = 'insight']\").length") > 0
     shot(page, f"graph-{name}")
-    main_shot(page, f"graph-{name}")
 
     memory_id = _click_node(page)
     page.wait_for_selector(f"#graph-card #memory-{memory_id}")
     assert page.is_visible("#graph-expand")
+    main_shot(page, f"graph-{name}")
     before = page.evaluate("window.memoryGraph.nodes().length")
     page.click("#graph-focus")
     page.wait_for_function("document.querySelector('#graph-status').textContent.includes('Neighbourhood of memory')")
@@ -153,7 +163,17 @@ def test_graph_shows_relationship_on_hover_and_colours_by_source(open_page, many
     x, y, relationship = page.evaluate(
         """() => {
             const cy = window.memoryGraph;
-            const edge = cy.edges("[kind != 'insight']")[0] || cy.edges()[0];
+            // An edge whose middle lies clear of every node: hovering there hovers the edge alone.
+            const clear = (e) => {
+                const p = e.midpoint();
+                return cy.nodes().every((n) => {
+                    const b = n.boundingBox();
+                    return p.x < b.x1 - 4 || p.x > b.x2 + 4 || p.y < b.y1 - 4 || p.y > b.y2 + 4;
+                });
+            };
+            const edge = cy.edges("[kind != 'insight']").filter(clear)[0];
+            cy.center(edge);
+            cy.container().scrollIntoView({block: 'center'});
             const box = cy.container().getBoundingClientRect();
             const p = edge.renderedMidpoint();
             return [box.left + p.x, box.top + p.y, edge.data('relationship')];

@@ -32,7 +32,7 @@ def format_html_join(sep, fmt, rows):
     return _format_html_join(sep, fmt, (tuple(_num(a) for a in row) for row in rows))
 
 WIDTH = 400
-PLOT_TOP = 8
+PLOT_TOP = 18
 LABEL_ROOM = 18
 
 
@@ -47,10 +47,15 @@ def _nice_max(value: int) -> int:
     return value
 
 
+def _anchor(x: float) -> str:
+    # Labels at the edges grow inwards, so none is cut off by the frame.
+    return "start" if x < 25 else "end" if x > WIDTH - 25 else "middle"
+
+
 def _axis_labels(labels: list[str], xs: list[float], height: int, every: int) -> str:
     return format_html_join(
-        "", '<text class="axis" x="{}" y="{}" text-anchor="middle">{}</text>',
-        ((x, height - 4, label) for i, (x, label) in enumerate(zip(xs, labels)) if i % every == 0),
+        "", '<text class="axis" x="{}" y="{}" text-anchor="{}">{}</text>',
+        ((x, height - 4, _anchor(x), label) for i, (x, label) in enumerate(zip(xs, labels)) if i % every == 0),
     )
 
 
@@ -59,7 +64,7 @@ def _frame(height: int, top: int, label: str, body: str) -> str:
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">'
         '<text class="axis" x="2" y="{}">{} {}</text>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>{}</svg>',
-        WIDTH, height, label, PLOT_TOP + 10, top, label, WIDTH, height - LABEL_ROOM, height - LABEL_ROOM, mark_safe(body),
+        WIDTH, height, label, PLOT_TOP - 6, top, label, WIDTH, height - LABEL_ROOM, height - LABEL_ROOM, mark_safe(body),
     )
 
 
@@ -111,7 +116,7 @@ def line_chart(points, *, series, height=140, title="", date_key="day", date_for
             ((css, x, PLOT_TOP + plot - plot * p[key] / top, name, label, p[key]) for x, p, label in zip(xs, points, labels) if p[key]),
         ))
     every = max(1, len(points) // 8)
-    return _frame(height, top, title, "".join(body) + _axis_labels(labels, [max(min(x, WIDTH - 20), 20) for x in xs], height, every))
+    return _frame(height, top, title, "".join(body) + _axis_labels(labels, xs, height, every))
 
 
 @register.simple_tag
