@@ -90,7 +90,7 @@ def bar_chart(points, *, value="count", label="day", height=140, title="", css="
         ))
         xs.append(x + step / 2)
         labels.append(shown)
-    every = max(1, len(points) // 8)
+    every = max(1, -(-len(points) // 6))
     return _frame(height, top, title, "".join(bars) + _axis_labels(labels, xs, height, every))
 
 
@@ -115,7 +115,7 @@ def line_chart(points, *, series, height=140, title="", date_key="day", date_for
             "", '<circle class="dot {}" cx="{}" cy="{}" r="3"><title>{} {}: {}</title></circle>',
             ((css, x, PLOT_TOP + plot - plot * p[key] / top, name, label, p[key]) for x, p, label in zip(xs, points, labels) if p[key]),
         ))
-    every = max(1, len(points) // 8)
+    every = max(1, -(-len(points) // 6))
     return _frame(height, top, title, "".join(body) + _axis_labels(labels, xs, height, every))
 
 
@@ -135,7 +135,7 @@ def hbar_list(rows, *, value="count", label="source", css="bar"):
 
 
 TIMELINE_BAR = 26
-TIMELINE_FILL = 820
+TIMELINE_FILL = 780
 TIMELINE_LANE = 90
 
 
