@@ -94,6 +94,8 @@ class Memory(models.Model):
             # not a sort of all the owner's rows.
             models.Index(fields=["owner", "-created_at", "-id"], name="memory_owner_new", condition=LIVE),
             models.Index(fields=["owner", "-importance", "-id"], name="memory_owner_importance", condition=LIVE),
+            # The timeline counts live memories per day of occurred_at: a scan of this index, not the table.
+            models.Index(fields=["owner", "occurred_at"], name="memory_owner_occurred", condition=LIVE),
             models.Index(
                 fields=["owner", "created_at"],
                 condition=Q(status="ready", consolidated_at__isnull=True),

@@ -136,6 +136,9 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
     assert 0 < count <= 200 + 150  # the default limit of memories plus insight hubs
     assert "Showing 200 memories of 300" in page.inner_text("#graph-status")
     assert page.evaluate("window.memoryGraph.nodes(\"[kind = 'insight']\").length") > 0
+    # Nothing inline for a Content-Security-Policy to refuse: Cytoscape found our stylesheet
+    # and added no <style> element of its own.
+    assert page.evaluate("document.querySelectorAll('style').length") == 0
     shot(page, f"graph-{name}")
 
     memory_id = _click_node(page)
