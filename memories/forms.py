@@ -98,6 +98,17 @@ class MemoryFilterForm(forms.Form):
     sort = forms.ChoiceField(choices=[(k, SORT_LABELS.get(k, k)) for k in SORTS], required=False)
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    # Set by the timeline and the graph (a clicked range, a source); shown once set.
+    source = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
+    date_by = forms.ChoiceField(choices=[("occurred", "Happened"), ("stored", "Stored")], required=False)
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("The range starts after it ends.")
+        return data
 
 
 class BulkDeleteForm(forms.Form):
@@ -163,3 +174,19 @@ class PurgeForm(forms.Form):
         "required": "Confirm the purge on its confirmation page; nothing was erased.",
         "invalid_choice": "Confirm the purge on its confirmation page; nothing was erased.",
     })
+
+
+class TimelineForm(forms.Form):
+    zoom = forms.ChoiceField(choices=[("day", "Day"), ("week", "Week"), ("month", "Month"), ("year", "Year")], required=False)
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("The range starts after it ends.")
+        return data
+
+
+class StatsForm(forms.Form):
+    days = forms.TypedChoiceField(choices=[(7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "a year")], coerce=int, required=False)

@@ -96,6 +96,8 @@ class Memory(models.Model):
             # not a sort of all the owner's rows.
             models.Index(fields=["owner", "-created_at", "-id"], name="memory_owner_new", condition=LIVE),
             models.Index(fields=["owner", "-importance", "-id"], name="memory_owner_importance", condition=LIVE),
+            # The timeline counts live memories per day of occurred_at: a scan of this index, not the table.
+            models.Index(fields=["owner", "occurred_at"], name="memory_owner_occurred", condition=LIVE),
             models.Index(
                 fields=["owner", "created_at"],
                 condition=Q(status="ready", consolidated_at__isnull=True),
@@ -316,3 +318,28 @@ class Event(models.Model):
 
     def __str__(self):
         return f"{self.subject_type} {self.subject_id} {self.action} by {self.actor}"
+
+
+class ProviderUsage(models.Model):
+    """Calls to the model per owner, day and engine, for the stats page: one row a day,
+    counted with an UPDATE, so recording a call costs one small write.
+
+    Breaker trips stop the engine for everyone, so they are counted on the row with no owner.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="provider_usage")
+    day = models.DateField()
+    provider = models.CharField(max_length=100)
+    calls = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+    breaker_trips = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["day"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "day", "provider"], name="usage_once_per_day"),
+            models.UniqueConstraint(fields=["day", "provider"], condition=Q(owner__isnull=True), name="engine_usage_once_per_day"),
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.day}: {self.calls} calls, {self.failures} failed"

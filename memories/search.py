@@ -114,10 +114,23 @@ def _sqlite_uninstall(cursor) -> None:
     cursor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
 
 
-def _sqlite_rebuild(cursor) -> None:
+REBUILD_CHUNK = 5000
+
+
+def _sqlite_rebuild(cursor, progress=None) -> None:
     columns = _sqlite_columns(cursor, "memories_memory")
     cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('delete-all')")
-    cursor.execute(f"INSERT INTO {FTS_TABLE}(rowid, {', '.join(FTS_COLUMNS)}) SELECT m.id, {_values('m', columns)} FROM memories_memory m")
+    cursor.execute("SELECT coalesce(max(id), 0) FROM memories_memory")
+    highest = cursor.fetchone()[0]
+    # In id ranges, so a progress bar can follow a rebuild of 100,000 memories.
+    for start in range(0, highest, REBUILD_CHUNK):
+        cursor.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, {', '.join(FTS_COLUMNS)}) SELECT m.id, {_values('m', columns)} "
+            "FROM memories_memory m WHERE m.id > %s AND m.id <= %s",
+            [start, start + REBUILD_CHUNK],
+        )
+        if progress is not None:
+            progress(max(cursor.rowcount, 0))
 
 
 PG_VECTOR = (
@@ -173,15 +186,19 @@ def uninstall(connection=None) -> None:
                 cursor.execute(sql)
 
 
-def rebuild(connection=None) -> None:
-    """Re-create the index from the memories table (after a restore, or to repair it)."""
+def rebuild(connection=None, *, progress=None) -> None:
+    """Re-create the index from the memories table (after a restore, or to repair it).
+    progress(n), when given, is called as each n memories are indexed."""
     connection = connection or default_connection
     install(connection)
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            _sqlite_rebuild(cursor)
+            _sqlite_rebuild(cursor, progress)
         elif connection.vendor == "postgresql":
             cursor.execute("REINDEX INDEX memories_memory_search_gin")
+            if progress is not None:
+                cursor.execute("SELECT count(*) FROM memories_memory")
+                progress(cursor.fetchone()[0])
 
 
 _PLAIN = re.compile(r"[^a-z0-9]+")

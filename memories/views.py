@@ -31,13 +31,15 @@ from .forms import (
     MemoryFilterForm,
     PurgeForm,
     QuestionForm,
+    StatsForm,
     TextIngestForm,
+    TimelineForm,
 )
 from .llm import ProviderError
 from .models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile
 from .schedule import next_consolidation_run
-from .services import browse, health
-from .services.consolidate import unconsolidated
+from .services import browse, health, visual
+from .services.consolidate import planned_batches, unconsolidated
 from .services.inbox import refused_files
 from .services.history import Actor
 from .services.setup import SetupError, user_for_sign_in_token
@@ -441,13 +443,14 @@ def _with_link_counts(memories: list[Memory]) -> list[Memory]:
 def memory_list(request):
     form = MemoryFilterForm(request.GET)
     if not form.is_valid():
-        return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" for k, v in form.errors.items()))
+        return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" if k != "__all__" else v[0] for k, v in form.errors.items()))
     f = form.cleaned_data
     sort = f["sort"] or "new"
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
-    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
-    filtered = any(f[k] for k in ("q", "topic", "entity", "status"))
+    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort,
+                                      source=f["source"], date_by=f["date_by"] or "occurred", date_from=f["date_from"], date_to=f["date_to"])
+    filtered = any(f[k] for k in ("q", "topic", "entity", "status", "source", "date_from", "date_to"))
     # Counting every match of a common word costs a scan, so searches count to "1,000+";
     # the whole bank (or one status) is counted from an index, exactly.
     total, more = browse.count_matches(memories) if any(f[k] for k in ("q", "topic", "entity")) else (memories.count(), False)
@@ -683,8 +686,14 @@ def _run_state(request) -> dict:
     just_finished = bool(requested_at and state == "idle")
     if just_finished or (requested and not requested_at):
         request.session.pop(REQUEST_KEY, None)
+    progress = None
+    if state == "running":
+        # Batches are saved as they finish; what is still waiting says how many may follow.
+        done = latest.consolidations_made
+        total = min(done + planned_batches(owner=request.user), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
+        progress = {"done": done, "total": max(total, done, 1), "memories": latest.memories_consolidated}
     return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run(),
-            "waiting": unconsolidated(request.user).count()}
+            "progress": progress, "waiting": unconsolidated(request.user).count()}
 
 
 @login_required
@@ -757,3 +766,54 @@ def clear(request):
     }
     return render(request, "memories/clear.html", context, status=400 if request.method == "POST" else 200)
 
+
+
+# --- pictures: graph, timeline, stats ----------------------------------------------------------
+
+
+@login_required
+@require_GET
+def graph(request):
+    """The page; the browser fetches the nodes from /api/graph (the same data the API gives)."""
+    return render(request, "memories/graph.html", {"facets": visual.graph_facets(owner=request.user),
+                                                   "limit": visual.GRAPH_DEFAULT_LIMIT, "max_limit": visual.GRAPH_MAX_LIMIT})
+
+
+@login_required
+@require_GET
+def timeline(request):
+    form = TimelineForm(request.GET)
+    if not form.is_valid():
+        return _error(request, "That timeline range is not valid: " + "; ".join(v[0] for v in form.errors.values()))
+    f = form.cleaned_data
+    zoom = f["zoom"] or "month"
+    data = visual.timeline_data(owner=request.user, zoom=zoom, date_from=f["date_from"], date_to=f["date_to"])
+    return render(request, "memories/timeline.html", {"form": form, "zoom": zoom, "timeline": data, "zooms": list(visual.ZOOMS),
+                                                      "range_query": _without(request, "zoom")})
+
+
+@login_required
+@require_GET
+def stats(request):
+    form = StatsForm(request.GET or None, initial={"days": 30})
+    if request.GET and not form.is_valid():
+        return _error(request, "Choose 7, 30, 90 or 365 days.")
+    days = (form.cleaned_data["days"] if form.is_bound else None) or 30
+    data = visual.stats_data(owner=request.user, days=days)
+    return render(request, "memories/stats.html", {
+        "form": form, "stats": data, "days": days,
+        "status_rows": [{"status": Memory.Status(k).label, "count": v} for k, v in data["by_status"].items()],
+        "usage_totals": {k: sum(d[k] for d in data["provider_per_day"]) for k in ("calls", "failures", "breaker_trips")},
+        "usage_series": USAGE_SERIES, "backlog_series": BACKLOG_SERIES,
+    })
+
+
+USAGE_SERIES = [("calls", "s0", "calls"), ("failures", "bad", "failures"), ("breaker_trips", "warn", "breaker trips")]
+BACKLOG_SERIES = [("backlog", "s2", "waiting")]
+
+
+def _without(request, *keys: str) -> str:
+    params = request.GET.copy()
+    for key in keys:
+        params.pop(key, None)
+    return params.urlencode()

@@ -28,6 +28,7 @@ from .auth import session_auth, token_auth
 from .common import RateLimited
 from .original import router as original_router
 from .resources import router as resources_router
+from .visual import router as visual_router
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ api = NinjaAPI(
 )
 api.add_router("", original_router)
 api.add_router("", resources_router)
+api.add_router("", visual_router)
 
 
 def _error(request, status: int, detail: str, **extra) -> HttpResponse:

@@ -27,11 +27,14 @@ def is_open(provider: str) -> bool:
     return state(provider)["open_until"] > time.time()
 
 
-def record_failure(provider: str, error: str) -> None:
+def record_failure(provider: str, error: str) -> bool:
+    """Count a failure; True when this one opened the circuit (a breaker trip)."""
     current = state(provider)
     failures = current["failures"] + 1
+    was_open = current["open_until"] > time.time()
     open_until = time.time() + COOLDOWN_SECONDS if failures >= FAILURES_TO_OPEN else current["open_until"]
     cache.set(_key(provider), {"failures": failures, "open_until": open_until, "last_error": error[:300]}, None)
+    return failures >= FAILURES_TO_OPEN and not was_open
 
 
 def record_success(provider: str) -> None:

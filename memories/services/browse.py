@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import operator
 import re
+from datetime import date, datetime, time, timedelta
 from functools import reduce
 
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import BooleanField, Count, QuerySet
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from ..models import Memory
 from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
@@ -121,12 +123,31 @@ def _search(memories: QuerySet[Memory], q: str, within: list[int] | None) -> Que
     return memories
 
 
-def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
+# Which time a date range applies to: when it happened, or when it was stored.
+DATE_FIELDS = {"occurred": "occurred_at", "stored": "created_at"}
+
+
+def day_start(day: date) -> datetime:
+    """Midnight at the start of a calendar day in the server's time zone."""
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new",
+                    source: str = "", date_by: str = "occurred", date_from: date | None = None,
+                    date_to: date | None = None) -> QuerySet[Memory]:
     """The owner's live memories matching the filters, in the chosen order (no annotations:
     cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
-    the text, summary, entities, topics or source."""
+    the text, summary, entities, topics or source. date_from and date_to are whole days,
+    both included, of occurred_at or created_at (date_by)."""
     memories = Memory.objects.filter(owner=owner)
     within = None
+    field = DATE_FIELDS.get(date_by, "occurred_at")
+    if date_from:
+        memories = memories.filter(**{f"{field}__gte": day_start(date_from)})
+    if date_to:
+        memories = memories.filter(**{f"{field}__lt": day_start(date_to + timedelta(days=1))})
+    if source:
+        memories = memories.filter(source=source)
     if topic:
         memories, within = _filter_item(memories, "topics", topic, within)
     if entity:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -12,10 +13,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..llm import ProviderError, get_provider
+from ..llm import ProviderError, get_provider, provider_name
 from ..llm.base import MemoryNote
 from ..llm.extractive import insights
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
+from . import usage
 from .history import SYSTEM, Actor, consolidation_snapshot, record, record_many
 
 log = logging.getLogger(__name__)
@@ -67,13 +69,15 @@ def _start_run(owner) -> ConsolidationRun:
         raise ConsolidationBusy(f"A consolidation for {owner} is already running.") from None
 
 
-def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM) -> ConsolidationOutcome:
+def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM,
+                      on_batch: Callable[[int], None] | None = None) -> ConsolidationOutcome:
     """Repair insights whose sources changed, then consolidate the owner's backlog: memories
     close to each other (by meaning, or by words without an embedding layer) are grouped,
     at most `batch_size` a group, closest first; the ones close to nothing are grouped as
     unrelated. A language model gets at most `max_batches` groups a run (each is a call);
     the offline engine drains the backlog (up to MEMORY_CONSOLIDATE_MAX_BACKLOG) in one run.
-    A lone memory left over waits for the next run."""
+    A lone memory left over waits for the next run. on_batch(memories in it) is called
+    after each group (progress bars)."""
     batch_size = max(2, batch_size or settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
     run = _start_run(owner)
     made: list[Consolidation] = []
@@ -100,9 +104,17 @@ def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int 
                     result = provider.consolidate(notes)
                     made.append(_store(owner, batch, result, provider.label, actor))
                     run.memories_consolidated += len(batch)
+                    if on_batch is not None:
+                        on_batch(len(batch))
+                usage.record_call(owner_id=owner.pk, provider=provider_name(), calls=len(groups[start : start + chunk]))
+                # Saved per chunk so "consolidate now" can show the batches done while it runs.
+                run.consolidations_made = len(made)
+                run.save(update_fields=["memories_consolidated", "consolidations_made"])
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
+        if provider is not None:  # a provider that could not even be made was never called
+            usage.record_call(owner_id=owner.pk, provider=provider_name(), failed=True)
     finally:
         if provider is not None:
             provider.close()
@@ -151,6 +163,7 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
             record(consolidation, Event.Action.RETIRED, actor, before=before, note="fewer than two sources remain")
         return
     result = provider.consolidate([note_for(m) for m in remaining])
+    usage.record_call(owner_id=consolidation.owner_id, provider=provider_name())
     with transaction.atomic():
         consolidation.summary, consolidation.insight = result.summary.strip(), result.insight.strip()
         consolidation.stale_at = None
@@ -172,14 +185,22 @@ def queue_consolidation(*, owner) -> bool:
     return True
 
 
-def consolidate_all(*, actor: Actor = SYSTEM) -> list[ConsolidationOutcome]:
+def planned_batches(*, owner=None) -> int:
+    """How many batches the next run(s) will make at most: for a progress bar's total."""
+    waiting = unconsolidated(owner).count() if owner is not None else Memory.objects.filter(
+        status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True).count()
+    batch_size = max(2, settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
+    return -(-waiting // batch_size) if owner is None else min(-(-waiting // batch_size), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
+
+
+def consolidate_all(*, actor: Actor = SYSTEM, on_batch: Callable[[int], None] | None = None) -> list[ConsolidationOutcome]:
     """The scheduled job: every owner with memories waiting or insights to repair."""
     User = get_user_model()
     outcomes = []
     stale_owners = Consolidation.objects.filter(stale_at__isnull=False).values("owner_id")
     for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)):
         try:
-            outcomes.append(consolidate_owner(owner=owner, actor=actor))
+            outcomes.append(consolidate_owner(owner=owner, actor=actor, on_batch=on_batch))
         except ConsolidationBusy:
             log.info("consolidation for %s already running; skipped", owner)
     return outcomes

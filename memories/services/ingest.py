@@ -24,6 +24,7 @@ from ..llm import ProviderError, circuit, get_provider, provider_name, transcrib
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import entities
+from . import usage
 from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
@@ -303,16 +304,19 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
         result = provider.extract(text=memory.raw_text, files=_note_files(memory), source=memory.source)
     except ProviderError as exc:
         log.warning("extraction of memory %s failed: %s", memory.pk, exc)
-        if exc.retryable:
-            circuit.record_failure(provider_name(), str(exc))
+        usage.record_call(owner_id=memory.owner_id, provider=provider_name(), failed=True)
+        if exc.retryable and circuit.record_failure(provider_name(), str(exc)):
+            usage.record_breaker_trip(provider=provider_name())
         return _mark_failed(memory, str(exc), actor)
     except Exception as exc:  # a provider bug must not leave the input stuck in pending
         log.exception("extraction of memory %s crashed", memory.pk)
+        usage.record_call(owner_id=memory.owner_id, provider=provider_name(), failed=True)
         return _mark_failed(memory, f"{type(exc).__name__}: {exc}", actor)
     finally:
         if provider is not None:
             provider.close()
     circuit.record_success(provider_name())
+    usage.record_call(owner_id=memory.owner_id, provider=provider_name())
     memory.status = Memory.Status.REVIEW if settings.MEMORY_REVIEW_MODE else Memory.Status.READY
     memory.extracting_since = None
     with transaction.atomic():

@@ -6,9 +6,10 @@ import re
 import time
 from dataclasses import dataclass
 
-from ..llm import get_provider
+from ..llm import ProviderError, get_provider, provider_name
 from ..llm.base import CITATION_RE, cited_ids
 from ..recall import RecallResult, recall
+from . import usage
 
 
 @dataclass
@@ -32,8 +33,12 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
     provider = get_provider()
     try:
         answer = provider.answer(question=question, context=context.to_context())
+    except ProviderError:
+        usage.record_call(owner_id=owner.pk, provider=provider_name(), failed=True)
+        raise
     finally:
         provider.close()
+    usage.record_call(owner_id=owner.pk, provider=provider_name())
     answer = strip_foreign_citations(answer, allowed=set(context.memory_ids))
     return QueryResult(
         question=question,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -10,6 +11,8 @@ from django.db.models import Count
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..models import Consolidation, Memory
 from .consolidate import unconsolidated
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -49,3 +52,15 @@ def space_counts(*, owner) -> dict[str, int]:
         "unconsolidated": unconsolidated(owner).count(),
         "consolidations": Consolidation.objects.filter(owner=owner).count(),
     }
+
+
+def task_queue_length() -> int | None:
+    """Tasks waiting for a worker (extractions, consolidations), or None when the broker
+    cannot say. The whole queue, not one owner's: it is how busy the workers are."""
+    from django_q.brokers import get_broker
+
+    try:
+        return get_broker().queue_size()
+    except Exception:  # a broker that is down must not take the sidebar with it
+        log.warning("could not read the task queue length", exc_info=True)
+        return None

@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from ..models import Memory
-from ..services.status import engine_status, space_counts
+from ..services.status import engine_status, space_counts, task_queue_length
 
 register = template.Library()
 
@@ -132,6 +132,7 @@ def status_context(user) -> dict:
         "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,
         "next_run": next_consolidation_run(),
         "watcher_seen": watcher_last_seen(),
+        "queue_length": task_queue_length(),
     }
 
 

@@ -7,7 +7,8 @@
     const input = form.querySelector("input[type=file]");
     const zone = form.querySelector(".dropzone");
     const chosen = form.querySelector("#chosen");
-    const progress = form.querySelector("#upload-progress");
+    const list = form.querySelector("#upload-list");
+    const button = form.querySelector("button[type=submit]");
     const maxBytes = Number(form.dataset.maxMb) * 1024 * 1024;
 
     function describe() {
@@ -30,16 +31,93 @@
       input.files = e.dataTransfer.files;
       describe();
     });
-    form.addEventListener("htmx:confirm", (e) => {
-      if (!input.files.length) { e.preventDefault(); chosen.textContent = "Choose at least one file."; chosen.className = "flash error"; }
-      else if (!describe()) { e.preventDefault(); }
-    });
-    form.addEventListener("htmx:xhr:progress", (e) => {
-      if (e.detail.lengthComputable) { progress.hidden = false; progress.value = (e.detail.loaded / e.detail.total) * 100; }
-    });
-    form.addEventListener("htmx:afterRequest", (e) => {
-      progress.hidden = true;
-      if (e.detail.successful) { form.reset(); chosen.textContent = ""; }
+
+    function row(file) {
+      const li = document.createElement("li");
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = file.name;
+      const bar = document.createElement("progress");
+      bar.max = 100;
+      bar.value = 0;
+      const state = document.createElement("span");
+      state.className = "state";
+      state.textContent = "waiting";
+      li.append(name, bar, state);
+      list.append(li);
+      return { li, bar, state };
+    }
+
+    // One request a file: each gets its own bar, and one refused file does not hold up the rest.
+    function send(file, source, view) {
+      return new Promise((resolve) => {
+        const data = new FormData();
+        data.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
+        data.append("source", source);
+        data.append("files", file, file.name);
+        const xhr = new XMLHttpRequest();
+        xhr.open("POST", form.action);
+        xhr.setRequestHeader("HX-Request", "true");
+        xhr.setRequestHeader("HX-Target", "new-items");
+        xhr.upload.addEventListener("progress", (e) => {
+          if (e.lengthComputable) { view.bar.value = (e.loaded / e.total) * 100; view.state.textContent = Math.round(view.bar.value) + "%"; }
+        });
+        xhr.addEventListener("load", () => resolve(xhr));
+        xhr.addEventListener("error", () => resolve(xhr));
+        view.state.textContent = "0%";
+        xhr.send(data);
+      });
+    }
+
+    function absorb(xhr, view, flashes) {
+      if ((xhr.responseURL || "").includes("/accounts/login/")) { window.location.href = xhr.responseURL; return; }
+      const tpl = document.createElement("template");
+      tpl.innerHTML = xhr.responseText || "";
+      if (xhr.status === 200) {
+        const flash = tpl.content.querySelector("#flash");
+        if (flash) { flashes.push(...flash.childNodes); flash.remove(); }
+        const empty = tpl.content.querySelector("#empty-latest");
+        if (empty) { empty.remove(); const shown = document.getElementById("empty-latest"); if (shown) shown.remove(); }
+        const cards = Array.from(tpl.content.children);
+        document.getElementById("new-items").prepend(tpl.content);
+        cards.forEach((card) => window.htmx.process(card));
+        view.bar.value = 100;
+        view.state.textContent = "saved";
+        view.state.className = "state good";
+        document.body.dispatchEvent(new CustomEvent("memories-changed", { bubbles: true }));
+      } else if (xhr.status >= 400 && xhr.status < 500 && xhr.getResponseHeader("HX-Retarget") === "#flash") {
+        flashes.push(...tpl.content.childNodes);
+        view.state.textContent = "refused";
+        view.state.className = "state bad";
+      } else {
+        const p = document.createElement("p");
+        p.className = "flash error";
+        p.textContent = view.li.firstChild.textContent + ": the server could not take it (" + (xhr.status || "no connection") + "). Try again.";
+        flashes.push(p);
+        view.state.textContent = "failed";
+        view.state.className = "state bad";
+      }
+    }
+
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (!input.files.length) { chosen.textContent = "Choose at least one file."; chosen.className = "flash error"; return; }
+      if (!describe()) return;
+      const files = Array.from(input.files);
+      const source = form.querySelector("[name=source]").value;
+      list.replaceChildren();
+      const views = files.map(row);
+      const flashes = [];
+      button.disabled = true;
+      for (let i = 0; i < files.length; i++) {
+        absorb(await send(files[i], source, views[i]), views[i], flashes);
+      }
+      button.disabled = false;
+      const flash = document.getElementById("flash");
+      flash.replaceChildren(...flashes);
+      window.htmx.process(flash);
+      form.reset();
+      chosen.textContent = "";
     });
   }
 

@@ -1,6 +1,9 @@
 """Shared bits of the memory commands."""
 
+import sys
+
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from ...llm import get_provider, provider_name
 from ...services import resolve_owner
@@ -34,3 +37,17 @@ class MemoryCommand(BaseCommand):
                 f"Provider: {provider_name()} — the built-in extractive engine, not a language model "
                 "(set GEMINI_API_KEY or OPENAI_BASE_URL for one)."
             )
+
+
+def progress_bar(*, total: int | None, desc: str, unit: str = "it", stream=None) -> tqdm:
+    """A progress bar with counts, rate and time left on stderr; silent when stderr is not a
+    terminal (cron, pipes, tests), so logs get no carriage-return noise."""
+    stream = stream or sys.stderr
+    return tqdm(total=total, desc=desc, unit=unit, file=stream, disable=None, dynamic_ncols=True, leave=False)
+
+
+def line_writer(command: BaseCommand, bar: tqdm):
+    """Print result lines to stdout without tearing the bar: tqdm clears it, prints, redraws."""
+    if bar.disable:
+        return command.stdout.write
+    return lambda text: bar.write(text, file=command.stdout._out)

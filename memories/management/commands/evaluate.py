@@ -20,6 +20,7 @@ from ... import textutil
 from ...llm.offline import OfflineProvider
 from ...models import Memory, content_hash
 from ...recall import STRATEGIES, recall
+from ._base import progress_bar
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
 DEFAULT_KS = (5, 10, 25, 50)
@@ -134,7 +135,7 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Me
     return Memory.objects.bulk_create(memories, batch_size=batch_size)
 
 
-def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int]) -> dict:
+def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int], on_question=None) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
     in its own throwaway space (rolled back afterwards)."""
     found = {s: {k: defaultdict(list) for k in ks} for s in strategies}
@@ -156,6 +157,8 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
                         got = {dia_of.get(pk) for pk in result.memory_ids}
                         found[strategy][k][qa["category"]].append(len(evidence & got) / len(evidence))
                         tokens[strategy][k].append(result.context_tokens)
+                if on_question is not None:
+                    on_question()
             transaction.set_rollback(True)
     report = {}
     for strategy in strategies:
@@ -312,7 +315,9 @@ class Command(BaseCommand):
                 return
             self._answer_table(report, len(conversations))
             return
-        report = evaluate(conversations, strategies=strategies, ks=ks)
+        total = sum(len(c.questions) for c in conversations)
+        with progress_bar(total=total, desc="questions", unit="q") as bar:
+            report = evaluate(conversations, strategies=strategies, ks=ks, on_question=lambda: bar.update(1))
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return

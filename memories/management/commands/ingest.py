@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from ...services import IngestError, extract_memory, ingest_file, ingest_text
-from ._base import MemoryCommand
+from ._base import MemoryCommand, line_writer, progress_bar
 
 
 class Command(MemoryCommand):
@@ -36,17 +36,24 @@ class Command(MemoryCommand):
             with path.open("rb") as fh:
                 results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"]), name))
         if options["jsonl"]:
-            results.extend(self._jsonl(owner, Path(options["jsonl"])))
-        for result in results:
-            if result is None:
-                failures += 1
-                continue
-            memory = result.memory
-            if result.created and not options["no_extract"]:
-                memory = extract_memory(memory.pk)
-            detail = memory.error if memory.status == "failed" else result.message
-            self.stdout.write(f"{memory.pk}\t{memory.status}\t{detail}")
-            failures += memory.status == "failed"
+            path = Path(options["jsonl"])
+            with progress_bar(total=self._line_count(path), desc="saving", unit="line") as bar:
+                for result in self._jsonl(owner, path):
+                    results.append(result)
+                    bar.update(1)
+        with progress_bar(total=len(results), desc="extracting", unit="memory") as bar:
+            say = line_writer(self, bar)
+            for result in results:
+                bar.update(1)
+                if result is None:
+                    failures += 1
+                    continue
+                memory = result.memory
+                if result.created and not options["no_extract"]:
+                    memory = extract_memory(memory.pk)
+                detail = memory.error if memory.status == "failed" else result.message
+                say(f"{memory.pk}\t{memory.status}\t{detail}")
+                failures += memory.status == "failed"
         if failures:
             raise CommandError(f"{failures} input(s) failed; see above.")
 
@@ -56,6 +63,14 @@ class Command(MemoryCommand):
         except IngestError as exc:
             self.stderr.write(f"{label}: {exc}")
             return None
+
+    @staticmethod
+    def _line_count(path: Path) -> int | None:
+        try:
+            with path.open("rb") as fh:
+                return sum(1 for line in fh if line.strip())
+        except OSError:
+            return None  # _jsonl reports why
 
     def _jsonl(self, owner, path: Path):
         try:

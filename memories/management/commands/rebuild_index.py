@@ -3,6 +3,7 @@ from django.db import connection, transaction
 
 from ... import search
 from ...models import Memory
+from ._base import progress_bar
 
 
 class Command(BaseCommand):
@@ -12,7 +13,7 @@ class Command(BaseCommand):
         if connection.vendor not in ("sqlite", "postgresql"):
             self.stdout.write(f"{connection.vendor}: no full-text index here; recall scans memories instead.")
             return
-        with transaction.atomic():
-            search.rebuild(connection)
         count = Memory.all_objects.count()
+        with progress_bar(total=count, desc="indexing", unit="memory") as bar, transaction.atomic():
+            search.rebuild(connection, progress=bar.update)
         self.stdout.write(f"Rebuilt the {connection.vendor} full-text index over {count} memories.")
