@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # pyenv picks .python-version when it is installed; otherwise any python3.12 on PATH.
 BOOTSTRAP_PY := $(shell command -v pyenv >/dev/null 2>&1 && pyenv which python 2>/dev/null || command -v python3.12 || command -v python3)
 
-.PHONY: run test install install-dev browser migrate bench clean
+.PHONY: run test lint install install-dev browser migrate bench clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(BOOTSTRAP_PY) -m venv $(VENV)
@@ -37,6 +37,10 @@ run: migrate
 
 test: install-dev browser
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Errors a reader should never meet: undefined or unused names, syntax (rules in pyproject.toml).
+lint: install-dev
+	$(VENV)/bin/ruff check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache
