@@ -19,6 +19,7 @@ from .base import (
     FilePart,
     MemoryNote,
     Provider,
+    UpdateJudgement,
 )
 
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
@@ -231,8 +232,45 @@ class OfflineProvider(Provider):
                 break
             if (memory_id, sentence) not in seen:
                 seen.add((memory_id, sentence))
-                picked.append(f"- {sentence} [Memory {memory_id}]")
-        return "From your memories:\n\n" + "\n".join(picked)
+                picked.append((memory_id, sentence))
+        return "From your memories:\n\n" + "\n".join(self._current_first(picked, context, q_terms))
+
+    @staticmethod
+    def _current_first(picked: list[tuple[int, str]], context: AnswerContext, q_terms: list[str]) -> list[str]:
+        """What is true now before what was: a superseded memory's successor (in the context)
+        is quoted first, even when it shares no word with the question ("I moved to Berlin"
+        for "Where do I live?"), and the old memory is marked as past."""
+        notes = {m.id: m for m in context.memories}
+
+        def current_of(note: MemoryNote) -> MemoryNote | None:
+            seen = set()
+            while note.outdated_by and note.outdated_by in notes and note.id not in seen:
+                seen.add(note.id)
+                note = notes[note.outdated_by]
+            return note if not note.valid_until else None
+
+        def best_sentence(note: MemoryNote) -> str:
+            sents = textutil.sentences(note.text or note.summary) or [note.summary]
+            return max(sents, key=lambda s: sum(t in set(textutil.terms(s)) for t in q_terms))
+
+        current, past, quoted = [], [], set()
+        for memory_id, sentence in picked:
+            note = notes[memory_id]
+            if note.valid_until:
+                successor = current_of(note)
+                if successor is not None and successor.id not in quoted:
+                    quoted.add(successor.id)
+                    current.append(f"- {best_sentence(successor)} [Memory {successor.id}]")
+                past.append(f"- Past ({note.past_marker}): {sentence} [Memory {memory_id}]")
+            elif memory_id not in quoted or all(sentence not in line for line in current):
+                quoted.add(memory_id)
+                current.append(f"- {sentence} [Memory {memory_id}]")
+        return current + past
+
+    def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
+        from . import update_rules
+
+        return update_rules.judge(new, candidates)
 
     @staticmethod
     def _overview(context: AnswerContext) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..llm import get_provider
 from ..llm.base import CITATION_RE, cited_ids
 from ..recall import RecallResult, recall
+from .forgetting import mark_used
 
 
 @dataclass
@@ -35,6 +36,8 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
     finally:
         provider.close()
     answer = strip_foreign_citations(answer, allowed=set(context.memory_ids))
+    # Read in an answer: what an answer cites stays fresh (importance fades otherwise).
+    mark_used(owner=owner, memory_ids=cited_ids(answer))
     return QueryResult(
         question=question,
         answer=answer,
