@@ -405,7 +405,8 @@ def memory_list(request):
     sort = f["sort"] or "new"
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
-    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort)
+    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort,
+                                      fact=f["fact"])
     # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
     # 4,000 costs what page 1 costs, which OFFSET cannot promise.
     anchor_id = f["after"] or f["before"]
@@ -428,7 +429,7 @@ def memory_list(request):
         "form": form,
         "memories": _with_link_counts(rows),
         "total": memories.count(),
-        "filtered": any(f[k] for k in ("q", "topic", "entity", "status")),
+        "filtered": any(f[k] for k in ("q", "topic", "entity", "status", "fact")),
         "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
         "prev_url": f"?{base_query}&before={rows[0].pk}" if has_prev and rows else "",
         "first_url": f"?{base_query}" if has_prev else "",
@@ -442,7 +443,7 @@ def memory_list(request):
 def _owned_any(request, memory_id: int) -> Memory:
     """One of the owner's memories in any state, deleted and superseded included: its page
     still shows what happened to it and offers the way back. Others' stay a 404."""
-    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by"), pk=memory_id, owner=request.user)
+    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by"), pk=memory_id, owner=request.user)
 
 
 def _detail_context(request, memory: Memory, form=None) -> dict:
@@ -462,6 +463,8 @@ def _detail_context(request, memory: Memory, form=None) -> dict:
         # The live managers hide these (they are out of the record), but the page should say they exist.
         "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
         "near_duplicates": Memory.objects.filter(owner=request.user, duplicate_of=memory).order_by("pk"),
+        # Facts change: the older facts this memory superseded.
+        "outdates": Memory.objects.filter(owner=request.user, outdated_by=memory).order_by("-occurred_at"),
     }
 
 
@@ -518,6 +521,21 @@ def _edited(request, memory: Memory, message: str):
     context = {**_detail_context(request, memory), "flash": [("success", message)]}
     response = render(request, "memories/memory_detail.html#edited", context)
     return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_POST
+def memory_not_update(request, memory_id: int):
+    """Undo a wrong update: the superseded memory is current again (recorded)."""
+    _owned_memory(request, memory_id)
+    memory = services.undo_update(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
+    if memory is None:
+        return _error(request, f"Memory {memory_id} is not superseded by a newer fact.", status=409)
+    message = f"Memory {memory_id} is current again; the update was undone."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("memories:detail", memory_id)
+    return _edited(request, memory, message)
 
 
 @login_required
@@ -607,7 +625,8 @@ def consolidations(request):
         .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
         .order_by("-created_at", "-id"), 20
     ).get_page(request.GET.get("page"))
-    context = {"page": page, "waiting": unconsolidated(request.user).count(), **_run_state(request)}
+    context = {"page": page, "waiting": unconsolidated(request.user).count(), "updates": services.recent_updates(owner=request.user),
+               **_run_state(request)}
     if request.htmx and request.htmx.target == "insights":
         return render(request, "memories/consolidations.html#insights", context)
     return render(request, "memories/consolidations.html", context)

@@ -1,13 +1,23 @@
 """Listing and searching an owner's memories for the bank page and the API."""
 
 from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Now
 
 from ..models import Memory
 
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
 
 
-def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new") -> QuerySet[Memory]:
+# Whether a memory's fact still holds: current, superseded by a newer fact, or expired.
+FACT_STATES = {
+    "current": Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now())),
+    "superseded": Q(outdated_by__isnull=False),
+    "expired": Q(expires_at__lte=Now()),
+}
+
+
+def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new",
+                    fact: str = "") -> QuerySet[Memory]:
     """The owner's live memories matching the filters, in the chosen order (no annotations:
     cheap enough to page through 100,000 rows)."""
     memories = Memory.objects.filter(owner=owner)
@@ -20,6 +30,8 @@ def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
         memories = memories.filter(entities__icontains=f'"{entity}"')
     if status:
         memories = memories.filter(status=status)
+    if fact in FACT_STATES:
+        memories = memories.filter(FACT_STATES[fact])
     return memories.order_by(*SORTS.get(sort, SORTS["new"]))
 
 
