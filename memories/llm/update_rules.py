@@ -28,10 +28,10 @@ from .. import textutil
 from .base import MemoryNote, UpdateJudgement
 
 _MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "january|february|march|april|(?-i:May)|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|tomorrow|tonight|today"
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend"
 DATE_VALUE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|(?:next\s+|this\s+)?(?:{_WEEKDAYS})"
@@ -85,11 +85,17 @@ REPLACED = [
     re.compile(r",\s*not\s+(?P<old>[^,.;!?]{1,40})", re.I),
     re.compile(r"\bnot\s+(?P<old>[^,.;!?]{1,30}?)\s*(?:,\s*)?but\b", re.I),
     re.compile(
-        r"\b(?:no longer|stopped|quit|gave up|don't|do not|doesn't|does not|isn't|is not|aren't|cancell?ed|called off|"
-        r"moved out of|moved away from|left)\s+(?P<old>[^,.;!?]{1,40})",
+        r"\b(?:no longer|stopped|quit|gave up|cancell?ed|called off|moved out of|moved away from|left)\s+(?P<old>[^,.;!?]{1,40})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:don't|do not|doesn't|does not|isn't|is not|aren't|are not|not)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?:anymore|any more|any longer)\b",
         re.I,
     ),
 ]
+NEGATION_REPLACED = REPLACED[-2:]
+# A named replaced value starts with a content word (or "my"/"the" before one), not "and you're ...".
+_OPENERS = {"a", "an", "the", "my", "our", "his", "her", "their", "in", "at", "to", "with", "for", "on", "from"}
 # Where what a negation names ends ("live in Denver anymore; ...").
 NEGATED_END = re.compile(r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days)\b.*$", re.I)
 # A sentence about a time long gone is history, not a current fact ("when I was a kid we moved to Texas").
@@ -133,11 +139,11 @@ ATTRIBUTES = (
         rf"\b(?:work|works|working|worked)\s+(?:now\s+|currently\s+)?(?:at|for)\s+{_VALUE}",
         rf"\b(?:job|position|role|internship|gig)\s+(?:is\s+)?(?:at|with)\s+{_VALUE}",
         rf"\b(?:employed|hired)\s+(?:at|by)\s+{_VALUE}",
-        rf"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>[A-Z][^,.;!?()\n]{{0,50}})",
-        rf"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>[A-Z][^,.;!?()\n]{{0,50}})",
+        rf"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
+        rf"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
         rf"\bnew\s+job\s+(?:at|with)\s+{_VALUE}",
         rf"\bemployer\s+is\s+(?:now\s+)?{_VALUE}",
-        rf"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>[A-Z][^,.;!?()\n]{{0,50}})",
+        rf"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
     )),
     Attribute("role", _p(
         rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?{_VALUE}",
@@ -146,8 +152,9 @@ ATTRIBUTES = (
         rf"\bnew\s+role\s+as\s+(?:an?\s+)?{_VALUE}",
     )),
     Attribute("partner", _p(
-        rf"\b(?:dating|seeing|engaged to|married to|going out with|in a relationship with)\s+{_VALUE}",
-        rf"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+        rf"\b(?:dating|engaged to|married to|going out with|in a relationship with)\s+{_VALUE}",
+        rf"\bseeing\s+(?P<value>(?-i:[A-Z])[\w'-]*)(?:\s+(?:now|these days|again))",
+        rf"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
         rf"\b(?:broke up|split up|separated|divorced)\s+(?:with|from)?\s*{_VALUE}",
     )),
     Attribute("favourite", _p(
@@ -176,12 +183,12 @@ ATTRIBUTES = (
     Attribute("lead", _p(
         rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
         rf"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|landlord|contact|point person)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
-        rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
-        rf"\b(?P<value>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
+        rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+        rf"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
     ), person=False),
     Attribute("school", _p(
         rf"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
-        rf"transferred to|moved to|starts at|started at)\s+(?P<value>[A-Z][^,.;!?()\n]{{0,40}}?"
+        rf"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,40}}?"
         rf"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
     )),
     Attribute("place", _p(
@@ -279,7 +286,7 @@ _SENTENCE_WORDS = {
     "since", "after", "then", "still", "finally", "officially", "good", "news", "big", "note", "fyi", "btw", "oh", "well",
     "starting", "from", "last", "this", "next", "in", "on", "at", "just", "ok", "okay", "quick", "reminder", "heads",
     "update:", "it", "it's", "we", "i", "my", "our", "guess", "turns", "out", "sadly", "anyway", "hey", "hi",
-} | {m.lower() for m in _MONTHS.split("|")} | set(_WEEKDAYS.split("|"))
+} | {m.lower() for m in _MONTHS.replace("(?-i:May)", "may").split("|")} | set(_WEEKDAYS.split("|"))
 
 
 def _thing(before: str, value: str) -> frozenset[str]:
@@ -350,6 +357,22 @@ def _amounts(text: str) -> set[str]:
     return {re.sub(r"[\s,]", "", m.group(0).lower()) for m in AMOUNT_VALUE.finditer(text)}
 
 
+def _changed(text: str, pattern: re.Pattern) -> set[str]:
+    """Values the text says something changed to: a change word shortly before them, in
+    the same clause ("slipped to April 22", "now costs $45"), not anywhere in a long note."""
+    out = set()
+    for m in pattern.finditer(text):
+        window = text[max(0, m.start() - CUE_REACH) : m.start()]
+        window = re.split(r"[.!?;\n]", window)[-1]
+        if CHANGE_CUE.search(window):
+            value = m.group(0).lower()
+            out.add(" ".join(value.split()) if pattern is DATE_VALUE else re.sub(r"[\s,]", "", value))
+    return out
+
+
+CUE_REACH = 45
+
+
 def _content(text: str) -> set[str]:
     dated = " ".join(m.group(0) for m in DATE_VALUE.finditer(text)) + " " + " ".join(m.group(0) for m in AMOUNT_VALUE.finditer(text))
     return {t for t in textutil.terms(text) if len(t) > 2 and not t.isdigit()} - CUE_WORDS - _norm_words(dated)
@@ -358,6 +381,10 @@ def _content(text: str) -> set[str]:
 def judge_pair(old_text: str, new_text: str) -> str:
     """Why the new text updates the old one, or "" when it does not."""
     if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower():
+        return ""
+    # Two transcript lines ("Ann: I moved ...", "Bob: I live ...") are two people's "I".
+    speakers = _SPEAKER.match(old_text), _SPEAKER.match(new_text)
+    if all(speakers) and speakers[0].group(1).lower() != speakers[1].group(1).lower():
         return ""
     cue = CHANGE_CUE.search(new_text)
     additive = ADDITIVE.search(new_text)
@@ -368,7 +395,10 @@ def judge_pair(old_text: str, new_text: str) -> str:
     # 1. The newer text names what it replaces, and the older one states it.
     for pattern in REPLACED:
         for m in pattern.finditer(new_text):
-            old_value = NEGATED_END.sub("", m.group("old")) if pattern is REPLACED[-1] else _trim_value(m.group("old"))
+            old_value = NEGATED_END.sub("", m.group("old")) if pattern in NEGATION_REPLACED else _trim_value(m.group("old"))
+            first = (textutil.words(old_value) or [""])[0]
+            if first in textutil.STOPWORDS and first not in _OPENERS:
+                continue
             if PAST_FRAME.search(new_text):
                 continue
             if old_value and _in_text(old_value, old_text) and not _in_text(old_value, new_text.replace(m.group(0), " ")):
@@ -413,7 +443,7 @@ def judge_pair(old_text: str, new_text: str) -> str:
             return ""
         if shared:
             for kind, values in (("date", _dates), ("amount", _amounts)):
-                old_values, new_values = values(old_text), values(new_text)
+                old_values, new_values = values(old_text), _changed(new_text, DATE_VALUE if kind == "date" else AMOUNT_VALUE)
                 if old_values and new_values and (new_values - old_values) and not (new_values <= old_values):
                     if kind == "date" and not (old_values - new_values):
                         continue
@@ -422,6 +452,7 @@ def judge_pair(old_text: str, new_text: str) -> str:
 
 
 ATTR = {a.name: a for a in ATTRIBUTES}
+_SPEAKER = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})\s*:\s")
 # A habit is one of several ("I drink coffee", "I drink tea in the afternoon"): only these replace one.
 STRONG_CUE = re.compile(r"\b(?:instead|switched|switching|replaced|no longer|anymore|any more|sold|gave up|stopped|quit)\b", re.I)
 TERMINAL = {"cancelled", "canceled", "called off"}
