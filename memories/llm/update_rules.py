@@ -34,7 +34,7 @@ _MONTHS = (
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend"
 DATE_VALUE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|(?:next\s+|this\s+)?(?:{_WEEKDAYS})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|(?:next\s+|this\s+)?(?:{_WEEKDAYS})s?"
     rf"|q[1-4](?:\s+\d{{4}})?|(?:early|mid|late)[-\s](?:{_MONTHS}|\d{{4}})|\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)|noon|\d{{1,2}}:\d{{2}}"
     rf"|(?:spring|summer|fall|autumn|winter)(?:\s+\d{{4}})?|(?:19|20)\d\d)\b",
     re.I,
@@ -49,7 +49,7 @@ NUMBER = re.compile(r"\b\d[\d,.]*\b")
 # The newer text says something changed. Kept to words that mean change, not merely time.
 CHANGE_CUE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|moved|moving|relocated|changed|changing|switched|switching|"
-    r"slipped|slips|pushed|down to|up to|postponed|delayed|rescheduled|reschedule|shifted|brought forward|moved up|bumped|"
+    r"slipped|slips|pushed|extended|extends|advanced|revised|shortened|down to|up to|postponed|delayed|rescheduled|reschedule|shifted|brought forward|moved up|bumped|"
     r"instead|replaced|replacing|swapped|updated?|new|newly|became|become|becomes|turned|"
     r"raised|increased|increases|decreased|dropped|lowered|cut|reduced|went up|went down|goes up|rose|fell|hiked|"
     r"quit|left|leaving|resigned|retired|fired|laid off|hired|joined|joining|started|starting|promoted|transferred|"
@@ -80,8 +80,8 @@ REPLACED = [
         r"transferred|promoted|jumped|grown|grew|bumped|hiked)\b[^.;!?]{0,30}?\bfrom\s+(?P<old>[^,.;!?]{1,40}?)\s+(?:to|into|for)\b",
         re.I,
     ),
-    re.compile(r"\breplac(?:ed|ing|e)\s+(?P<old>[^,.;!?]{1,40}?)\s+(?:with|by)\b", re.I),
-    re.compile(r"\bswapped\s+(?P<old>[^,.;!?]{1,40}?)\s+for\b", re.I),
+    re.compile(r"\breplac(?:ed|ing|es|e)\s+(?P<old>[^,.;!?]{1,40}?)(?:\s+(?:with|by)\b|\s*[,.;!?]|\s*$)", re.I),
+    re.compile(r"\b(?:swapped|traded)(?:\s+in)?\s+(?P<old>[^,.;!?]{1,40}?)\s+for\b", re.I),
     re.compile(r",\s*not\s+(?P<old>[^,.;!?]{1,40})", re.I),
     re.compile(r"\bnot\s+(?P<old>[^,.;!?]{1,30}?)\s*(?:,\s*)?but\b", re.I),
     re.compile(
@@ -134,6 +134,8 @@ ATTRIBUTES = (
         rf"\bhome\s+(?:is|was)\s+(?:now\s+)?(?:in\s+)?{_VALUE}",
         rf"\baddress\s+(?:is|was)\s+(?:now\s+)?{_VALUE}",
         rf"\bnew\s+(?:apartment|flat|house|home|place)\s+(?:is\s+)?in\s+{_VALUE}",
+        rf"\b(?:bought|buying|rented|renting|rent|own|leased)\s+(?:a|an|our|my)\s+(?:new\s+|small\s+|little\s+)?"
+        rf"(?:house|flat|apartment|home|place|condo|studio)\s+in\s+{_VALUE}",
     )),
     Attribute("employer", _p(
         rf"\b(?:work|works|working|worked)\s+(?:now\s+|currently\s+)?(?:at|for)\s+{_VALUE}",
@@ -169,7 +171,7 @@ ATTRIBUTES = (
         r"\b(?:is|are|am|i'm|we're|got|getting|now)\s+(?:now\s+|officially\s+)?(?P<value>engaged|married|divorced|single|separated)\b",
     )),
     Attribute("weight", _p(
-        r"\b(?:weigh|weighs|weight is|down to|up to)\s+(?:about\s+|around\s+)?(?P<value>\d+(?:\.\d+)?\s?(?:kg|kilos|lbs?|pounds))",
+        r"\b(?:weigh|weighs|weight is|down to|up to|now at|now)\s+(?:about\s+|around\s+)?(?P<value>\d+(?:\.\d+)?\s?(?:kg|kilos|lbs?|pounds))",
     )),
     Attribute("habit", _p(
         rf"\b(?P<key>prefer|prefers|drink|drinks|drinking|use|uses|using|drive|drives|driving|play|plays|ride|rides|smoke|smokes)"
@@ -179,12 +181,15 @@ ATTRIBUTES = (
     Attribute("contact", _p(
         rf"\b(?P<key>phone number|phone|email|e-mail|email address|wifi password|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
         rf"(?:is|was|has been|was changed to|changed to|is now)\s+(?:now\s+|changed\s+to\s+)?{_VALUE}",
+        rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?P<key>wifi password|password|pin|code|phone number|email)\s+to\s+{_VALUE}",
     ), person=False),
     Attribute("lead", _p(
         rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
         rf"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|landlord|contact|point person)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
         rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
         rf"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
+        rf"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
+        rf"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|landlord|contact|point person)\b",
     ), person=False),
     Attribute("school", _p(
         rf"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
@@ -231,7 +236,16 @@ class Fact:
 
 
 def _norm_words(text: str) -> set[str]:
-    return {textutil.stem(w) for w in textutil.words(text) if w not in textutil.STOPWORDS and w not in ("now", "currently", "new")}
+    return {r for r in (_root(w) for w in textutil.words(text) if w not in textutil.STOPWORDS) if r not in _STOP_ROOTS}
+
+
+_STOP_ROOTS: set[str] = set()
+
+
+def _root(word: str) -> str:
+    # The stemmer leaves "take" but cuts "taking" to "tak": drop a final e on both sides.
+    root = textutil.stem(word)
+    return root[:-1] if root.endswith("e") and len(root) > 3 else root
 
 
 def _trim_value(value: str) -> str:
@@ -247,7 +261,7 @@ def _trim_value(value: str) -> str:
 
 def _clause_before(text: str, start: int) -> str:
     head = text[:start]
-    cut = max(head.rfind(c) for c in ".!?;\n")
+    cut = max(head.rfind(c) for c in ".!?;:\n")
     return head[cut + 1 :]
 
 
@@ -263,6 +277,8 @@ def _person(before: str) -> frozenset[str]:
         low = raw.lower().replace("’", "'")
         if low in PERSON_WORDS:
             return frozenset({"self"})
+        if i > 0 and tokens[i - 1].lower().endswith(("'s", "’s")) and low not in SELF_NOUNS:
+            return frozenset({tokens[i - 1].lower()[:-2] + " " + textutil.stem(low)})  # "Tom's wife"
         if i > 0 and tokens[i - 1].lower() in ("my", "our"):
             if low in SELF_NOUNS:
                 return frozenset({"self"})
@@ -292,6 +308,10 @@ _SENTENCE_WORDS = {
 def _thing(before: str, value: str) -> frozenset[str]:
     """What a clause is about when the subject is a thing: its content words and names."""
     words = {textutil.stem(w) for w in textutil.words(before) if w not in textutil.STOPWORDS and len(w) > 2}
+    # Whose: "my phone number" is not "Dad's phone number"; "Priya's manager" is not "my manager".
+    if re.search(r"\b(?:my|our)\b", before, re.I):
+        words.add("self")
+    words |= {"of:" + m.group(1).lower() for m in re.finditer(r"\b(\w+)['’]s\b", before)}
     words -= CUE_WORDS
     words -= _norm_words(value)
     words -= {w for w in words if DATE_VALUE.fullmatch(w)}
@@ -314,7 +334,7 @@ def facts_of(text: str) -> list[Fact]:
                     subject = _person(before)
                 else:
                     # A named lead is about the thing led, said before or after ("X now runs Y").
-                    subject = _thing(before + " " + text[m.end() : m.end() + 60] if attribute.name == "lead" else before, value)
+                    subject = _thing(before + " " + text[m.end() : m.end() + 60] if attribute.name == "lead" and not m.groupdict().get("key") else before, value)
                 key = textutil.stem((m.groupdict().get("key") or "").lower().split(" ")[0]) if m.groupdict().get("key") else ""
                 # Only the words right before the pattern: "I sold the Civic and drive a Tesla" drives a Tesla.
                 negated = bool(NEGATION.search(" ".join(before.split()[-3:]) + " " + m.group(0)))
@@ -325,7 +345,10 @@ def facts_of(text: str) -> list[Fact]:
 def _same_subject(a: frozenset[str], b: frozenset[str], *, thing: bool, key: str = "") -> bool:
     if not thing:
         return bool(a & b) and "someone" not in a | b
-    if key and (not a or not b):
+    owners_a, owners_b = ({w for w in x if w == "self" or w.startswith("of:")} for x in (a, b))
+    if owners_a and owners_b and not (owners_a & owners_b):
+        return False  # "my phone number" and "Dad's phone number"
+    if key and (not a - owners_a or not b - owners_b):
         return True  # "the manager is Bryan": the role names the subject
     if not a or not b:
         return False
@@ -371,6 +394,31 @@ def _changed(text: str, pattern: re.Pattern) -> set[str]:
 
 
 CUE_REACH = 45
+# Verbs an event or a price comes with, saying nothing of which event or price it is.
+EVENT_VERBS = {textutil.stem(w) for w in textutil.words(
+    "leave leaves leaving arrive arrives start starts begin begins ship ships meet meets open opens close closes run runs "
+    "happen happens take place held costs cost is was be will update"
+)}
+
+
+def _subject_words(text: str) -> set[str]:
+    """What a note about a date or an amount is about: the content words before its
+    first value or change word ("the client meeting" in "the client meeting moved to...")."""
+    cut = len(text)
+    for pattern in (DATE_VALUE, AMOUNT_VALUE, CHANGE_CUE):
+        if m := pattern.search(text):
+            cut = min(cut, m.start())
+    head = text[:cut]
+    words = {_root(w) for w in textutil.words(head) if w not in textutil.STOPWORDS and len(w) > 2}
+    return words - {_root(w) for w in _SENTENCE_WORDS} - GENERIC - CUE_WORDS - EVENT_VERBS - _STOP_ROOTS
+
+
+def _same_thing(old_text: str, new_text: str) -> bool:
+    """The same thing's date or price: at most one word of either's subject missing from
+    the other note ("the team meeting" vs "the client meeting" is two)."""
+    old_words, new_words = _subject_words(old_text), _subject_words(new_text)
+    old_all, new_all = _norm_words(old_text), _norm_words(new_text)
+    return len(old_words - new_all) + len(new_words - old_all) < 2
 
 
 def _content(text: str) -> set[str]:
@@ -441,7 +489,7 @@ def judge_pair(old_text: str, new_text: str) -> str:
             return ""
         if people_new and people_old and not (people_new & people_old):
             return ""
-        if shared:
+        if shared and _same_thing(old_text, new_text):
             for kind, values in (("date", _dates), ("amount", _amounts)):
                 old_values, new_values = values(old_text), _changed(new_text, DATE_VALUE if kind == "date" else AMOUNT_VALUE)
                 if old_values and new_values and (new_values - old_values) and not (new_values <= old_values):
@@ -462,7 +510,7 @@ def _names(text: str) -> set[str]:
     out = set()
     for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+\b", text):
         word = m.group(0).lower()
-        if word not in _SENTENCE_WORDS:
+        if word not in _SENTENCE_WORDS and word.rstrip("s") not in _SENTENCE_WORDS:
             out.add(textutil.stem(word))
     return out
 
@@ -470,7 +518,9 @@ def _names(text: str) -> set[str]:
 def _subjectless(old_text: str, new_text: str) -> bool:
     """Both are first-person notes (a correction of one's own note needs no shared word)."""
     first = re.compile(r"\b(?:i|my|i'm|we|our)\b", re.I)
-    return bool(first.search(old_text) and first.search(new_text))
+    third = re.compile(r"\b(?:he|she|they|his|her|their|he's|she's|they're)\b", re.I)
+    # A note that names no one ("Traded in the Focus for an Outback") is the writer's own.
+    return bool(first.search(old_text) and (first.search(new_text) or not third.search(new_text)))
 
 
 def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
@@ -482,3 +532,6 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if reason:
             out.append(UpdateJudgement(old_id=old.id, reason=reason))
     return out
+
+
+_STOP_ROOTS.update(_root(w) for w in textutil.STOPWORDS | {"now", "currently", "new"})
