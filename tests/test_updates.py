@@ -464,3 +464,13 @@ def test_gemini_judges_updates_with_a_schema(settings, monkeypatch, user):
         assert check["generationConfig"]["responseMimeType"] == "application/json"
     old.refresh_from_db()
     assert old.outdated_by_id == new.pk
+
+
+def test_offline_rules_on_pairs_written_after_them():
+    from memories.llm.update_rules import judge_pair
+
+    pairs = json.loads(open("tests/data/update_pairs.json").read())["pairs"]
+    false = [p for p in pairs if not p["update"] and judge_pair(p["old"], p["new"])]
+    missed = [p for p in pairs if p["update"] and not judge_pair(p["old"], p["new"])]
+    assert not false
+    assert len(missed) <= 1, missed
