@@ -474,3 +474,22 @@ def test_offline_rules_on_pairs_written_after_them():
     missed = [p for p in pairs if p["update"] and not judge_pair(p["old"], p["new"])]
     assert not false
     assert len(missed) <= 1, missed
+
+
+def test_every_entry_point_answers_berlin_and_shows_paris_as_past(moved, signed_in, api):
+    paris, berlin = moved
+
+    def check(text):
+        assert text.index(f"[Memory {berlin.pk}]") < text.index(f"[Memory {paris.pk}]"), text
+        assert "Berlin" in text and "Past (until 2025-06)" in text
+
+    out = io.StringIO()
+    call_command("query", "Where do I live?", "--user", "alice", stdout=out, stderr=io.StringIO())
+    check(out.getvalue())
+    check(api.get("/api/query", {"q": "Where do I live?"}).json()["answer"])
+    page = signed_in.get(reverse("memories:query"), {"q": "Where do I live?"}).content.decode()
+    assert page.index(f"Memory {berlin.pk}") < page.index(f"Memory {paris.pk}")
+    assert "Past (until 2025-06)" in page
+    recalled = io.StringIO()
+    call_command("recall", "Where do I live?", "--user", "alice", "--json", stdout=recalled, stderr=io.StringIO())
+    assert f"superseded by #{berlin.pk}" in recalled.getvalue()
