@@ -115,6 +115,9 @@ def detect_updates(memory: Memory, *, actor: Actor = SYSTEM, provider: Provider 
     except ProviderError as exc:
         log.warning("update check of memory %s failed; nothing marked: %s", memory.pk, exc)
         return []
+    except Exception:  # a judge's bug must not fail the ingest that already succeeded
+        log.exception("update check of memory %s crashed; nothing marked", memory.pk)
+        return []
     finally:
         if own:
             provider.close()
