@@ -94,10 +94,11 @@ REPLACED = [
     ),
 ]
 NEGATION_REPLACED = REPLACED[-2:]
+REPLACED.append(re.compile(r"\b(?P<old>(?-i:[A-Z])[\w'-]+)\s+and\s+I\s+(?:broke up|split up|separated|divorced|are over|ended things)", re.I))
 # A named replaced value starts with a content word (or "my"/"the" before one), not "and you're ...".
 _OPENERS = {"a", "an", "the", "my", "our", "his", "her", "their", "in", "at", "to", "with", "for", "on", "from"}
 # Where what a negation names ends ("live in Denver anymore; ...").
-NEGATED_END = re.compile(r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days)\b.*$", re.I)
+NEGATED_END = re.compile(r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days|and|but|so|when)\b.*$", re.I)
 # A sentence about a time long gone is history, not a current fact ("when I was a kid we moved to Texas").
 PAST_FRAME = re.compile(
     r"\b(?:when i was|when we were|as a (?:kid|child|teen|teenager|student)|growing up|years ago|back in|in my (?:teens|twenties|childhood)|"
@@ -132,6 +133,7 @@ ATTRIBUTES = (
         rf"\b(?:moved|moving|relocated|relocating|move)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+{_VALUE}",
         rf"\b(?:moved|relocated)\s+from\s+[^,.;!?]{{1,40}}?\s+to\s+{_VALUE}",
         rf"\bhome\s+(?:is|was)\s+(?:now\s+)?(?:in\s+)?{_VALUE}",
+        rf"\b(?:lives|live|living|stays|staying)\s+(?:now\s+)?with\s+{_VALUE}",
         rf"\baddress\s+(?:is|was)\s+(?:now\s+)?{_VALUE}",
         rf"\bnew\s+(?:apartment|flat|house|home|place)\s+(?:is\s+)?in\s+{_VALUE}",
         rf"\b(?:bought|buying|rented|renting|rent|own|leased)\s+(?:a|an|our|my)\s+(?:new\s+|small\s+|little\s+)?"
@@ -145,6 +147,8 @@ ATTRIBUTES = (
         rf"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
         rf"\bnew\s+job\s+(?:at|with)\s+{_VALUE}",
         rf"\bemployer\s+is\s+(?:now\s+)?{_VALUE}",
+        rf"\b(?:i'm|i am|is|am|was)\s+(?:now\s+)?(?:an?\s+)(?:[a-z]+\s+){{0,2}}?(?:at|for|with)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
+        rf"\b(?:joined|joining|work(?:s|ing)?\s+(?:at|for))\s+(?:an?|the)\s+[\w\s-]{{0,30}}?\s+called\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,40}})",
         rf"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
     )),
     Attribute("role", _p(
@@ -160,7 +164,7 @@ ATTRIBUTES = (
         rf"\b(?:broke up|split up|separated|divorced)\s+(?:with|from)?\s*{_VALUE}",
     )),
     Attribute("favourite", _p(
-        rf"\bfavou?rite\s+(?P<key>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?{_VALUE}",
+        rf"\bfavou?rite\s+(?:[a-z]+\s+)?(?P<key>(?!now\b)[a-z]+)\s+(?:now\s+|these days\s+)?(?:is|are)\s+(?:now\s+)?{_VALUE}",
     )),
     Attribute("diet", _p(
         r"\b(?:i'm|i am|we're|we are|is|became|become|went|gone|going)\s+(?:now\s+|fully\s+)?(?:an?\s+)?"
@@ -169,6 +173,7 @@ ATTRIBUTES = (
     )),
     Attribute("relstatus", _p(
         r"\b(?:is|are|am|i'm|we're|got|getting|now)\s+(?:now\s+|officially\s+)?(?P<value>engaged|married|divorced|single|separated)\b",
+        r"\b(?:i've been|i have been|i'm|i am|been|started|now|is|are)\s+(?:now\s+)?(?P<value>dating|seeing someone|in a relationship)\b",
     )),
     Attribute("weight", _p(
         r"\b(?:weigh|weighs|weight is|down to|up to|now at|now)\s+(?:about\s+|around\s+)?(?P<value>\d+(?:\.\d+)?\s?(?:kg|kilos|lbs?|pounds))",
@@ -179,17 +184,18 @@ ATTRIBUTES = (
         rf"\b(?P<key>switch)(?:ed|ing)?\s+(?:from\s+[^,.;!?]{{1,40}}?\s+|(?:the|our|my)\s+[\w ]{{1,20}}?\s+)?to\s+{_VALUE}",
     ), single=False),
     Attribute("contact", _p(
-        rf"\b(?P<key>phone number|phone|email|e-mail|email address|wifi password|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
+        rf"\b(?:wi-?fi\s+|door\s+|gate\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s*:\s*{_VALUE}",
+        rf"\b(?:wi-?fi\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
         rf"(?:is|was|has been|was changed to|changed to|is now)\s+(?:now\s+|changed\s+to\s+)?{_VALUE}",
-        rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?P<key>wifi password|password|pin|code|phone number|email)\s+to\s+{_VALUE}",
+        rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi\s+)?(?P<key>password|pin|code|phone number|email)\s+to\s+{_VALUE}",
     ), person=False),
     Attribute("lead", _p(
         rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
-        rf"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|landlord|contact|point person)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
+        rf"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
         rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
         rf"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
         rf"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
-        rf"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|landlord|contact|point person)\b",
+        rf"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
     ), person=False),
     Attribute("school", _p(
         rf"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
@@ -335,9 +341,10 @@ def facts_of(text: str) -> list[Fact]:
                 else:
                     # A named lead is about the thing led, said before or after ("X now runs Y").
                     subject = _thing(before + " " + text[m.end() : m.end() + 60] if attribute.name == "lead" and not m.groupdict().get("key") else before, value)
-                key = textutil.stem((m.groupdict().get("key") or "").lower().split(" ")[0]) if m.groupdict().get("key") else ""
+                key = textutil.stem((m.groupdict().get("key") or "").lower().split(" ")[-1]) if m.groupdict().get("key") else ""
                 # Only the words right before the pattern: "I sold the Civic and drive a Tesla" drives a Tesla.
-                negated = bool(NEGATION.search(" ".join(before.split()[-3:]) + " " + m.group(0)))
+                near = re.split(r"\b(?:and|but|then|so)\b|,", before)[-1]
+                negated = bool(NEGATION.search(" ".join(near.split()[-3:]) + " " + m.group(0)))
                 facts.append(Fact(attribute.name, subject, value, key=key, negated=negated))
     return facts
 
@@ -355,12 +362,22 @@ def _same_subject(a: frozenset[str], b: frozenset[str], *, thing: bool, key: str
     return bool(a & b)
 
 
+def _unshared(subject: frozenset[str], other_text: str) -> int:
+    other = {textutil.stem(w) for w in textutil.words(other_text)}
+    return sum(1 for w in subject if w != "self" and not w.startswith("of:") and w not in other)
+
+
 def _values_differ(old: str, new: str) -> bool:
     a, b = _norm_words(old), _norm_words(new)
     if not a or not b:
         return old.strip().lower() != new.strip().lower()
     # "Google" and "the Google Maps team" are one employer; "junior" and "senior designer" are not one role.
     return not (a <= b or b <= a)
+
+
+def _last(value: str) -> str:
+    words = [_root(w) for w in textutil.words(value)]
+    return words[-1] if words else ""
 
 
 def _in_text(phrase: str, text: str) -> bool:
@@ -387,13 +404,15 @@ def _changed(text: str, pattern: re.Pattern) -> set[str]:
     for m in pattern.finditer(text):
         window = text[max(0, m.start() - CUE_REACH) : m.start()]
         window = re.split(r"[.!?;\n]", window)[-1]
-        if CHANGE_CUE.search(window):
+        if CHANGE_CUE.search(window) and _LEADS_VALUE.search(text[max(0, m.start() - 16) : m.start()]):
             value = m.group(0).lower()
             out.add(" ".join(value.split()) if pattern is DATE_VALUE else re.sub(r"[\s,]", "", value))
     return out
 
 
 CUE_REACH = 45
+# A changed value is what something changed to: "slipped to April", "now $45", "opens at 5:30".
+_LEADS_VALUE = re.compile(r"\b(?:to|now|on|at|until|till|for|is|be|costs?|again|actually)\s*(?:the\s+|next\s+|this\s+|about\s+)?[,:]?\s*$", re.I)
 # Verbs an event or a price comes with, saying nothing of which event or price it is.
 EVENT_VERBS = {textutil.stem(w) for w in textutil.words(
     "leave leaves leaving arrive arrives start starts begin begins ship ships meet meets open opens close closes run runs "
@@ -465,6 +484,8 @@ def judge_pair(old_text: str, new_text: str) -> str:
                 continue
             if not _same_subject(of.subject, nf.subject, thing=not attribute.person, key=nf.key):
                 continue
+            if not attribute.person and _unshared(of.subject, new_text) + _unshared(nf.subject, old_text) >= 2:
+                continue  # "the guest network password" is not "the Wi-Fi password"
             if nf.negated:
                 # "I quit Acme" ends "I work at Acme"; "I no longer eat meat" says nothing of sushi.
                 if _in_text(nf.value, of.value) or _in_text(of.value, new_text):
@@ -474,7 +495,9 @@ def judge_pair(old_text: str, new_text: str) -> str:
                 continue
             if additive and not (cue and cue.group(0).lower() in ("instead", "no longer", "switched", "replaced")):
                 continue
-            if attribute.single or (cue and STRONG_CUE.search(new_text)):
+            # "the window seat" then "the aisle seat": one preference of a kind replaced.
+            same_kind = nf.key == of.key and _norm_words(of.value) and _last(of.value) == _last(nf.value)
+            if attribute.single or (cue and STRONG_CUE.search(new_text)) or same_kind:
                 return f"{nf.attribute}: {of.value} -> {nf.value}"
         # "The Japan trip is cancelled": a plan the older note states has ended.
         if nf.attribute == "status" and nf.value.lower() in TERMINAL and nf.subject & _content(old_text):
