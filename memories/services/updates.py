@@ -36,17 +36,22 @@ LINK_PREFIX = "updates"
 # in Paris", with which it shares no word.
 WORD_FAMILIES = [
     "live lives living lived moved move moving relocated relocate home address based apartment flat house city reside",
-    "work works working job employer joined hired company quit left position role title promoted startup",
+    "work works working job employer employed joined hired company quit left position role title promoted startup teacher teaching",
     "dating partner girlfriend boyfriend married engaged wife husband broke split seeing divorced single relationship",
     "cost costs price rent salary fee pay raised increased subscription budget charge",
     "favorite favourite prefer switched use drink drive car editor",
-    "vegetarian vegan meat eat diet",
+    "vegetarian vegan pescatarian meat eat eating fish diet",
     "smoke smoking drink drinking",
     "school elementary college university class",
     "lead leads manager boss owner owned took over runs doctor dentist",
     "code password phone number email",
 ]
 _FAMILIES = [set(f.split()) for f in WORD_FAMILIES]
+_FAMILY_STEMS = [{textutil.stem(w) for w in f} for f in _FAMILIES]
+# The newest memories before it are judged too, whatever their words: a change usually
+# follows soon after what it changes, and is often said in other words ("I'm a teacher at
+# Lincoln High", then "I left teaching and joined a startup").
+RECENT = 3
 
 # Where more arms (e.g. embeddings, nearest in meaning) plug in: each takes the new memory
 # and a limit and returns ids of the owner's memories, best first.
@@ -57,9 +62,9 @@ EXTRA_ARMS: list[Arm] = []
 def _query_words(memory: Memory) -> list[str]:
     text = f"{memory.raw_text[:2000] or memory.summary} {' '.join(map(str, memory.entities))}"
     words = list(dict.fromkeys(search.query_words(text)))
-    have = set(textutil.words(text))
-    for family in _FAMILIES:
-        if family & have:
+    have = {textutil.stem(w) for w in textutil.words(text)}
+    for family, stems in zip(_FAMILIES, _FAMILY_STEMS):
+        if stems & have:
             words.extend(w for w in sorted(family) if w not in words)
     return words[:60]
 
@@ -69,12 +74,20 @@ def lexical_arm(memory: Memory, limit: int) -> list[int]:
     return [h.memory_id for h in hits]
 
 
+def recent_arm(memory: Memory, limit: int) -> list[int]:
+    older = Q(occurred_at__lt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__lt=memory.pk)
+    rows = Memory.objects.filter(owner_id=memory.owner_id, status=Memory.Status.READY).filter(older)
+    return list(rows.order_by("-occurred_at", "-pk").values_list("pk", flat=True)[: min(limit, RECENT)])
+
+
 def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:
-    """Older memories of the same owner that may state a fact this one changes: found by
-    shared words (and any extra arm), current (not superseded, expired or deleted), and
-    not already judged "not an update" of it; the newest `limit` of them."""
+    """Older memories of the same owner that may state a fact this one changes: the few
+    newest, then the best matches by shared words (and any extra arm), at most `limit`,
+    newest first; only current ones (not superseded, expired or deleted) and none already
+    judged "not an update" of it."""
     ids: dict[int, None] = {}
-    for arm in arms if arms is not None else [lexical_arm, *EXTRA_ARMS]:
+    # Arm by arm, best first within each: the few newest, then the best matches.
+    for arm in arms if arms is not None else [recent_arm, lexical_arm, *EXTRA_ARMS]:
         ids.update(dict.fromkeys(arm(memory, LEXICAL_POOL)))
     ids.pop(memory.pk, None)
     if not ids:
@@ -84,9 +97,9 @@ def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | Non
         Memory.objects.filter(owner_id=memory.owner_id, pk__in=list(ids), status=Memory.Status.READY,
                               outdated_by__isnull=True, duplicate_of__isnull=True)
         .filter(older).filter(not_expired())
-        .order_by("-occurred_at", "-pk")
-    )
-    return [m for m in rows[: limit * 2] if memory.pk not in (m.metadata or {}).get("not_updated_by", [])][:limit]
+    ).in_bulk()
+    usable = [rows[pk] for pk in ids if pk in rows and memory.pk not in (rows[pk].metadata or {}).get("not_updated_by", [])]
+    return sorted(usable[:limit], key=lambda m: (m.occurred_at, m.pk), reverse=True)
 
 
 def note_of(memory: Memory) -> MemoryNote:
