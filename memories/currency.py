@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from django.db.models import Q
 from django.utils import timezone
@@ -36,9 +36,6 @@ class Ranked(Protocol):
     def score(self) -> float: ...
 
 
-C = TypeVar("C", bound=Ranked)
-
-
 class Span(Protocol):
     start: date | None
     end: date | None
@@ -53,7 +50,7 @@ def past_marker(valid_until: datetime | None) -> str:
     return f"until {timezone.localtime(valid_until):%Y-%m}" if valid_until else ""
 
 
-def prefer_current(
+def prefer_current[C: Ranked](
     ranked: Sequence[C],
     *,
     owner,

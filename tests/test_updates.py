@@ -5,6 +5,7 @@ server."""
 import io
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -165,7 +166,7 @@ def test_recall_ranks_the_current_fact_first_and_marks_the_old_one(moved, user):
 
 
 def test_a_question_about_the_past_still_finds_the_old_fact_first(moved, user):
-    paris, berlin = moved
+    paris, _berlin = moved
     ids = recall(owner=user, question="Where did I live in 2024?", k=5).memory_ids
     assert ids[0] == paris.pk
 
@@ -228,7 +229,7 @@ def test_faded_importance_curve():
 
 
 def test_an_answer_records_what_it_used(moved, user):
-    paris, berlin = moved
+    _paris, berlin = moved
     answer_question(owner=user, question="Where do I live?")
     berlin.refresh_from_db()
     assert berlin.last_recalled_at is not None
@@ -348,7 +349,7 @@ def test_faded_importance_is_visible_on_the_card(signed_in, memory_factory):
 
 
 def test_admin_not_an_update_action(client, user_factory, moved):
-    paris, berlin = moved
+    paris, _berlin = moved
     client.force_login(user_factory("root", is_staff=True, is_superuser=True))
     listing = client.get(reverse("admin:memories_memory_changelist"), {"fact": "outdated"}).content.decode()
     assert f"/admin/memories/memory/{paris.pk}/change/" in listing
@@ -373,7 +374,7 @@ def test_ingest_command_takes_an_expiry(user):
 
 
 def test_evaluate_updates_reports_the_figures(db, tmp_path):
-    data = json.loads(open("tests/data/updates.json").read())
+    data = json.loads(Path("tests/data/updates.json").read_text())
     assert len(data["scenarios"]) >= 60
     kinds = {s["kind"] for s in data["scenarios"]}
     assert {"move", "job", "relationship", "plan", "price", "preference", "negation", "correction", "non-update"} <= kinds
@@ -469,7 +470,7 @@ def test_gemini_judges_updates_with_a_schema(settings, monkeypatch, user):
 def test_offline_rules_on_pairs_written_after_them():
     from memories.llm.update_rules import judge_pair
 
-    pairs = json.loads(open("tests/data/update_pairs.json").read())["pairs"]
+    pairs = json.loads(Path("tests/data/update_pairs.json").read_text())["pairs"]
     false = [p for p in pairs if not p["update"] and judge_pair(p["old"], p["new"])]
     missed = [p for p in pairs if p["update"] and not judge_pair(p["old"], p["new"])]
     assert not false

@@ -143,13 +143,13 @@ ATTRIBUTES = (
         rf"\b(?:work|works|working|worked)\s+(?:now\s+|currently\s+)?(?:at|for)\s+{_VALUE}",
         rf"\b(?:job|position|role|internship|gig)\s+(?:is\s+)?(?:at|with)\s+{_VALUE}",
         rf"\b(?:employed|hired)\s+(?:at|by)\s+{_VALUE}",
-        rf"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
-        rf"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
+        r"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+        r"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
         rf"\bnew\s+job\s+(?:at|with)\s+{_VALUE}",
         rf"\bemployer\s+is\s+(?:now\s+)?{_VALUE}",
-        rf"\b(?:i'm|i am|is|am|was)\s+(?:now\s+)?(?:an?\s+)(?:[a-z]+\s+){{0,2}}?(?:at|for|with)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
-        rf"\b(?:joined|joining|work(?:s|ing)?\s+(?:at|for))\s+(?:an?|the)\s+[\w\s-]{{0,30}}?\s+called\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,40}})",
-        rf"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,50}})",
+        r"\b(?:i'm|i am|is|am|was)\s+(?:now\s+)?(?:an?\s+)(?:[a-z]+\s+){0,2}?(?:at|for|with)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+        r"\b(?:joined|joining|work(?:s|ing)?\s+(?:at|for))\s+(?:an?|the)\s+[\w\s-]{0,30}?\s+called\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40})",
+        r"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
     )),
     Attribute("role", _p(
         rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?{_VALUE}",
@@ -159,8 +159,8 @@ ATTRIBUTES = (
     )),
     Attribute("partner", _p(
         rf"\b(?:dating|engaged to|married to|going out with|in a relationship with)\s+{_VALUE}",
-        rf"\bseeing\s+(?P<value>(?-i:[A-Z])[\w'-]*)(?:\s+(?:now|these days|again))",
-        rf"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+        r"\bseeing\s+(?P<value>(?-i:[A-Z])[\w'-]*)(?:\s+(?:now|these days|again))",
+        r"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
         rf"\b(?:broke up|split up|separated|divorced)\s+(?:with|from)?\s*{_VALUE}",
     )),
     Attribute("favourite", _p(
@@ -191,16 +191,16 @@ ATTRIBUTES = (
     ), person=False),
     Attribute("lead", _p(
         rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
-        rf"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
-        rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
-        rf"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
-        rf"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
-        rf"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
+        r"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
+        r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+        r"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
+        r"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
+        r"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
     ), person=False),
     Attribute("school", _p(
-        rf"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
-        rf"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{{0,40}}?"
-        rf"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
+        r"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
+        r"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40}?"
+        r"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
     )),
     Attribute("place", _p(
         rf"\b(?:is|are|was|will be)\s+(?:now\s+)?(?:held\s+|located\s+)?(?:on|in|at)\s+(?:the\s+)?{_VALUE}",
@@ -500,9 +500,9 @@ def judge_pair(old_text: str, new_text: str) -> str:
             if attribute.single or (cue and STRONG_CUE.search(new_text)) or same_kind:
                 return f"{nf.attribute}: {of.value} -> {nf.value}"
         # "The Japan trip is cancelled": a plan the older note states has ended.
-        if nf.attribute == "status" and nf.value.lower() in TERMINAL and nf.subject & _content(old_text):
-            if not re.search(rf"\b{re.escape(nf.value)}\b", old_text, re.I):
-                return f"status: {nf.value}"
+        if (nf.attribute == "status" and nf.value.lower() in TERMINAL and nf.subject & _content(old_text)
+                and not re.search(rf"\b{re.escape(nf.value)}\b", old_text, re.I)):
+            return f"status: {nf.value}"
 
     # 3. Something changed, and both give a date (or an amount) for the same thing.
     if cue and not additive:

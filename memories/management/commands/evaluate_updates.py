@@ -25,10 +25,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from ...llm.base import cited_ids
 from ...models import Memory
 from ...recall import recall
 from ...services import answer_question, extract_memory, ingest_text
-from ...llm.base import cited_ids
 
 
 def load_scenarios(path: Path) -> dict:
