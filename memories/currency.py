@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Protocol
 
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -63,7 +64,8 @@ def prefer_current[C: Ranked](
     now = now or timezone.now()
     if not ranked:
         return list(ranked)
-    states = _states(owner, {c.id for c in ranked})
+    # Only the few candidates with an expiry or a successor come back: nearly always none.
+    states = _states(owner, {c.id for c in ranked}, flagged=True)
     current_of = _current_successors(owner, states, now)
     missing = {s for s in current_of.values() if s is not None} - {c.id for c in ranked}
     extra = fetch(missing) if (fetch and missing) else {}
@@ -75,7 +77,11 @@ def prefer_current[C: Ranked](
         if c.id in placed:
             continue
         state = states.get(c.id)
-        if state is None or _expired(state["expires_at"], now):
+        if state is None:  # nothing to say: current, no expiry
+            out.append(c)
+            placed.add(c.id)
+            continue
+        if _expired(state["expires_at"], now):
             continue
         successor_id = current_of.get(c.id)
         if successor_id is not None and state["valid_until"] is not None:
@@ -100,11 +106,34 @@ def _expired(expires_at, now: datetime) -> bool:
     return expires_at is not None and expires_at <= now
 
 
-def _states(owner, ids: set[int]) -> dict[int, dict]:
+def _states(owner, ids: set[int], *, flagged: bool = False) -> dict[int, dict]:
     if not ids:
         return {}
-    rows = Memory.objects.filter(owner=owner, pk__in=ids).values("id", "outdated_by_id", "valid_until", "expires_at", "occurred_at", "status")
-    return {row["id"]: row for row in rows}
+    if flagged:
+        ids = _flagged(ids)
+        if not ids:
+            return {}
+    # Owner and liveness are checked on the few rows that come back.
+    rows = Memory.all_objects.filter(pk__in=ids).order_by().values("id", "owner_id", "deleted_at", "superseded_by_id", "outdated_by_id", "valid_until", "expires_at",
+                       "occurred_at", "status")
+    return {
+        row["id"]: row for row in rows
+        if row["owner_id"] == owner.pk and row["deleted_at"] is None and row["superseded_by_id"] is None
+    }
+
+
+def _flagged(ids: set[int]) -> set[int]:
+    """Of these ids, those with an expiry or a successor: one primary-key lookup per id in
+    plain SQL (recall hands over hundreds of ids; building that query through the ORM
+    costs more than running it)."""
+    ids = list(ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {Memory._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(ids))}) "
+            "AND (outdated_by_id IS NOT NULL OR expires_at IS NOT NULL)",
+            ids,
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _current_successors(owner, states: dict[int, dict], now: datetime) -> dict[int, int | None]:
