@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models.functions import Now
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -14,7 +15,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import services
-from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
+from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
 from .services.history import EDITABLE_FIELDS, Actor
 from .signin import ThrottledAdminAuthenticationForm
 
@@ -80,8 +81,15 @@ def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.S
 StateFilter = choice_filter("state", {
     "live": ("Live", Q(deleted_at__isnull=True, superseded_by__isnull=True)),
     "deleted": ("Deleted", Q(deleted_at__isnull=False)),
-    "superseded": ("Superseded", Q(superseded_by__isnull=False)),
+    "superseded": ("Superseded (replaced version)", Q(superseded_by__isnull=False)),
 })
+FactFilter = choice_filter("fact", {
+    "current": ("Current", Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now()))),
+    "outdated": ("Superseded by a newer fact", Q(outdated_by__isnull=False)),
+    "expired": ("Expired", Q(expires_at__lte=Now())),
+    "faded": ("Importance faded", Q(base_importance__isnull=False)),
+})
+FactFilter.parameter_name = "fact"
 InsightStateFilter = choice_filter("state", {
     "current": ("Current", Q(stale_at__isnull=True, retired_at__isnull=True)),
     "stale": ("Stale (a source left)", Q(stale_at__isnull=False, retired_at__isnull=True)),
@@ -136,7 +144,7 @@ class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
     list_display = ["id", "summary_short", "owner", "source", "status", "state", "importance", "occurred_at", "created_at"]
     list_display_links = ["id", "summary_short"]
-    list_filter = ["status", StateFilter, DuplicateFilter, ConsolidatedFilter, "provider", "owner"]
+    list_filter = ["status", StateFilter, FactFilter, DuplicateFilter, ConsolidatedFilter, "provider", "owner"]
     search_fields = ["summary", "raw_text", "source", "owner__username"]
     list_select_related = ["owner"]
     date_hierarchy = "created_at"
@@ -149,16 +157,19 @@ class MemoryAdmin(admin.ModelAdmin):
         "owner", "status", "source", "raw_text", "mime_type", "metadata",
         "content_hash", "created_at", "updated_at", "attempts", "provider", "consolidated_at", "error",
         "original_link", "connections", "in_consolidations", "lifecycle", "history",
+        "outdated_by", "valid_until", "last_recalled_at", "base_importance",
     ]
     fieldsets = [
         (None, {"fields": ["owner", "status", "lifecycle", "error", "source", "occurred_at", "importance"]}),
         ("Extracted", {"fields": ["summary", "entities", "topics"]}),
+        ("Facts change and forgetting", {"fields": ["outdated_by", "valid_until", "expires_at", "last_recalled_at", "base_importance"]}),
         ("Input", {"fields": ["raw_text", "original_link", "mime_type", "metadata"]}),
         ("Graph", {"fields": ["connections", "in_consolidations"]}),
         ("History", {"fields": ["history"]}),
         ("Audit", {"fields": ["provider", "attempts", "content_hash", "consolidated_at", "created_at", "updated_at"]}),
     ]
-    actions = ["retry_extraction", "reextract", "delete_with_service", "restore_memories", "purge_memories", "consolidate_owners"]
+    actions = ["retry_extraction", "reextract", "delete_with_service", "restore_memories", "purge_memories", "consolidate_owners",
+               "not_an_update"]
 
     def get_queryset(self, request):
         # Staff see every memory, deleted and superseded ones included, so they can be
@@ -210,6 +221,11 @@ class MemoryAdmin(admin.ModelAdmin):
             parts.append(format_html("Superseded by {}", admin_link(obj.superseded_by, f"Memory {obj.superseded_by_id}")))
         if obj.duplicate_of_id:
             parts.append(format_html("Near-duplicate of {}", admin_link(obj.duplicate_of, f"Memory {obj.duplicate_of_id}")))
+        if obj.outdated_by_id:
+            parts.append(format_html("Superseded by the newer fact in {} (true until {}; the “Not an update” action undoes it)",
+                                     admin_link(obj.outdated_by, f"Memory {obj.outdated_by_id}"), obj.valid_until.strftime("%Y-%m-%d")))
+        if obj.is_expired:
+            parts.append(format_html("Expired {} (out of recall)", obj.expires_at.strftime("%Y-%m-%d %H:%M")))
         return format_html_join(mark_safe("<br>"), "{}", ((p,) for p in parts)) if parts else "live"
 
     @admin.display(description="history")
@@ -285,6 +301,14 @@ class MemoryAdmin(admin.ModelAdmin):
     def delete_with_service(self, request, queryset):
         count = self.delete_queryset(request, queryset)
         self.message_user(request, f"Deleted {count} memories.")
+
+    @admin.action(description="Not an update: make the selected superseded memories current again", permissions=["change"],
+                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    def not_an_update(self, request, queryset):
+        undone = 0
+        for memory in queryset.filter(outdated_by__isnull=False).select_related("owner"):
+            undone += services.undo_update(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+        self.message_user(request, f"{undone} memories are current again.", messages.SUCCESS if undone else messages.WARNING)
 
     @admin.action(description="Restore selected deleted memories", permissions=["change"],
                   location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
@@ -525,3 +549,11 @@ class RejectedContentAdmin(RecordAdmin):
         if not obj.memory_exists:
             return f"Memory {obj.memory_ref} (purged)"
         return format_html('<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref)
+
+
+@admin.register(SpaceSettings)
+class SpaceSettingsAdmin(admin.ModelAdmin):
+    """Per-space retention: what the daily maintenance task forgets (through delete, recorded)."""
+
+    list_display = ["owner", "retention_days", "retention_sources", "keep_importance", "updated_at"]
+    raw_id_fields = ["owner"]

@@ -85,6 +85,7 @@ class QuestionForm(forms.Form):
 
 
 STATUS_CHOICES = [("", "Any status"), *Memory.Status.choices]
+FACT_CHOICES = [("", "Current or past"), ("current", "Current"), ("superseded", "Superseded"), ("expired", "Expired")]
 SORT_LABELS = {"new": "Newest", "old": "Oldest", "importance": "Most important", "occurred": "When it happened"}
 
 
@@ -95,6 +96,7 @@ class MemoryFilterForm(forms.Form):
     topic = forms.CharField(max_length=200, required=False)
     entity = forms.CharField(max_length=200, required=False)
     status = forms.ChoiceField(choices=STATUS_CHOICES, required=False)
+    fact = forms.ChoiceField(choices=FACT_CHOICES, required=False)
     sort = forms.ChoiceField(choices=[(k, SORT_LABELS.get(k, k)) for k in SORTS], required=False)
     after = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     before = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
@@ -152,6 +154,9 @@ class MemoryEditForm(forms.Form):
                                  widget=forms.TextInput(attrs={"inputmode": "decimal"}))
     occurred_at = forms.CharField(label="When it happened", required=False, max_length=40,
                                   widget=forms.TextInput(attrs={"type": "datetime-local"}))
+    expires_at = forms.CharField(label="Forget after", required=False, max_length=40,
+                                 help_text="It leaves recall then (stays in the bank, expired). Empty: never.",
+                                 widget=forms.TextInput(attrs={"type": "datetime-local"}))
 
     @classmethod
     def for_memory(cls, memory: Memory, data=None):
@@ -161,6 +166,7 @@ class MemoryEditForm(forms.Form):
             "topics": ", ".join(memory.topics or []),
             "importance": f"{memory.importance:g}",
             "occurred_at": timezone.localtime(memory.occurred_at).strftime("%Y-%m-%dT%H:%M"),
+            "expires_at": timezone.localtime(memory.expires_at).strftime("%Y-%m-%dT%H:%M") if memory.expires_at else "",
         }
         return cls(data, initial=initial, prefix="edit")
 

@@ -78,6 +78,17 @@ class Memory(models.Model):
 
     deleted_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes")
+    # A newer memory changed the fact this one states ("I moved to Berlin" after "I live in
+    # Paris"). Unlike superseded_by (a replaced file version, out of the record) it stays
+    # in the bank and in recall: true until `valid_until`, ranked below its successor.
+    outdated_by = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="outdates")
+    valid_until = models.DateTimeField(null=True, blank=True)
+    # Forgetting on purpose: past expires_at a memory leaves recall but stays in the bank.
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When an answer last cited it; importance fades with time unless it is used.
+    last_recalled_at = models.DateTimeField(null=True, blank=True)
+    # The importance before fading (null: not faded); using the memory brings it back.
+    base_importance = models.FloatField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -112,6 +123,14 @@ class Memory(models.Model):
     @property
     def is_live(self) -> bool:
         return self.deleted_at is None and self.superseded_by_id is None
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    @property
+    def is_faded(self) -> bool:
+        return self.base_importance is not None and self.base_importance > self.importance
 
     @property
     def file_name(self) -> str:
@@ -230,6 +249,31 @@ class ProcessedFile(models.Model):
         return f"{self.path} ({self.status})"
 
 
+class SpaceSettings(models.Model):
+    """Per-space choices about forgetting: sources older than `retention_days` are deleted
+    (a tombstone and a history event, like any delete) by the daily maintenance task,
+    unless the memory is at least `keep_importance` important."""
+
+    owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="space_settings")
+    retention_days = models.PositiveIntegerField(null=True, blank=True, help_text="Forget memories older than this many days (empty: keep all).")
+    retention_sources = models.CharField(
+        max_length=500, blank=True,
+        help_text="Comma-separated source prefixes the retention applies to (e.g. 'chat'); empty: every source.",
+    )
+    keep_importance = models.FloatField(default=0.7, help_text="Memories at least this important are kept whatever their age.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "space settings"
+        verbose_name_plural = "space settings"
+
+    def __str__(self):
+        return f"space settings of {self.owner}"
+
+    def source_prefixes(self) -> list[str]:
+        return [p.strip() for p in self.retention_sources.split(",") if p.strip()]
+
+
 class ApiToken(models.Model):
     """A bearer token for scripts and agents. Only a hash is stored; the token is shown once."""
 
@@ -294,6 +338,11 @@ class Event(models.Model):
         STALE = "stale", "Marked stale"
         REDERIVED = "rederived", "Re-derived"
         RETIRED = "retired", "Retired"
+        OUTDATED = "outdated", "Superseded by a newer fact"
+        UPDATES = "updates", "Updates an older fact"
+        NOT_UPDATE = "not_update", "Not an update (undone)"
+        FADED = "faded", "Importance faded"
+        REVIVED = "revived", "Importance restored by use"
 
     class Subject(models.TextChoices):
         MEMORY = "memory", "Memory"

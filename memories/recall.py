@@ -26,7 +26,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from . import search
+from . import currency, search
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .llm.offline import NOT_ENTITIES
 from .models import Consolidation, Memory, MemoryLink
@@ -112,6 +112,8 @@ def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -
         topics=tuple(t for t in map(str, topics) if f" {_plain(t)} " not in shown),
         importance=memory.importance,
         occurred_at=memory.occurred_at,
+        valid_until=memory.valid_until if memory.outdated_by_id else None,
+        outdated_by=memory.outdated_by_id,
     )
 
 
@@ -143,8 +145,9 @@ PENDING_REASON = "pending: saved, not extracted yet (found by its text)"
 
 def readable_memories(owner):
     """The memories recall may ever return: the owner's, extracted and ready (or pending),
-    live (the default manager leaves out deleted and superseded ones), and not a near-duplicate."""
-    return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True)
+    live (the default manager leaves out deleted and superseded ones), not a near-duplicate,
+    and not expired."""
+    return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True).filter(currency.not_expired())
 
 
 def usable_consolidations(owner):
@@ -655,6 +658,8 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
             if c.speaker and c.speaker not in q.speakers:
                 c.bonus -= (1 - OTHER_SPEAKER) * c.score
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
+    # What is true now: expired memories out, each superseded one below its successor.
+    ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: _fetch_scored(owner, ids, q))
     chosen, brief = _within_budget(owner, ranked, k)
     matcher, feedback_matcher = _word_matcher(q_words), _word_matcher(expansion)
     recalled = []
@@ -681,6 +686,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     return RecallResult(
         strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
     )
+
+
+def _fetch_scored(owner, ids, q: _Question) -> dict[int, _Candidate]:
+    fetched = _fetch(owner, ids)
+    for c in fetched.values():
+        _base_score(c, q)
+    return fetched
 
 
 def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:

@@ -320,6 +320,7 @@ _PG_READABLE = (
 # A store size for IDF is counted up to this many memories, and kept this long.
 PG_IDF_CAP = 50_000
 PG_SIZE_SECONDS = 300
+PG_SIZE_CACHE_FROM = 1000
 # Matches ranked with ts_rank at most (the rest, by the coarse score, are not relevant enough).
 PG_RERANK = 500
 
@@ -373,7 +374,11 @@ def _pg_owner_size(connection, owner_id: int) -> int:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {_PG_READABLE} LIMIT %s) AS mine", [owner_id, PG_IDF_CAP])
             size = cursor.fetchone()[0]
-        cache.set(key, size, PG_SIZE_SECONDS)
+        # A small space is counted afresh each time (cheap): a few memories more or less
+        # there move IDF a lot, and ingest searches too (the update check), so a count
+        # cached while a space is filling up would be well out of date.
+        if size >= PG_SIZE_CACHE_FROM:
+            cache.set(key, size, PG_SIZE_SECONDS)
     return size
 
 

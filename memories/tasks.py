@@ -33,6 +33,11 @@ def consolidate_owner(owner_id: int) -> str:
     return f"{len(outcome.consolidations)} consolidations, {outcome.run.memories_consolidated} memories"
 
 
+def maintain() -> str:
+    done = services.maintain(actor=services.SCHEDULER)
+    return f"faded {done['faded']}, forgot {done['forgotten']} by retention"
+
+
 def resume_stuck() -> str:
     ids = services.resume_stuck()
     return f"re-queued {len(ids)} stuck memories"

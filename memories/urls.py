@@ -18,6 +18,7 @@ urlpatterns = [
     path("memories/<int:memory_id>/", views.memory_detail, name="detail"),
     path("memories/<int:memory_id>/edit/", views.memory_edit, name="edit"),
     path("memories/<int:memory_id>/history/", views.memory_history, name="history"),
+    path("memories/<int:memory_id>/not-an-update/", views.memory_not_update, name="not_update"),
     path("memories/<int:memory_id>/purge/", views.memory_purge, name="purge"),
     path("memories/<int:memory_id>/approve/", views.memory_approve, name="approve"),
     path("memories/<int:memory_id>/reject/", views.memory_reject, name="reject"),

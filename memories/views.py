@@ -449,8 +449,9 @@ def memory_list(request):
     order = browse.SORTS.get(sort, browse.SORTS["new"])
     # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
     memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort,
-                                      source=f["source"], date_by=f["date_by"] or "occurred", date_from=f["date_from"], date_to=f["date_to"])
-    filtered = any(f[k] for k in ("q", "topic", "entity", "status", "source", "date_from", "date_to"))
+                                      source=f["source"], date_by=f["date_by"] or "occurred", date_from=f["date_from"], date_to=f["date_to"],
+                                      fact=f["fact"])
+    filtered = any(f[k] for k in ("q", "topic", "entity", "status", "source", "date_from", "date_to", "fact"))
     # Counting every match of a common word costs a scan, so searches count to "1,000+";
     # the whole bank (or one status) is counted from an index, exactly.
     total, more = browse.count_matches(memories) if any(f[k] for k in ("q", "topic", "entity")) else (memories.count(), False)
@@ -528,7 +529,7 @@ def memory_bulk_delete(request):
 def _owned_any(request, memory_id: int) -> Memory:
     """One of the owner's memories in any state, deleted and superseded included: its page
     still shows what happened to it and offers the way back. Others' stay a 404."""
-    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by"), pk=memory_id, owner=request.user)
+    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by"), pk=memory_id, owner=request.user)
 
 
 def _detail_context(request, memory: Memory, form=None) -> dict:
@@ -548,6 +549,8 @@ def _detail_context(request, memory: Memory, form=None) -> dict:
         # The live managers hide these (they are out of the record), but the page should say they exist.
         "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
         "near_duplicates": Memory.objects.filter(owner=request.user, duplicate_of=memory).order_by("pk"),
+        # Facts change: the older facts this memory superseded.
+        "outdates": Memory.objects.filter(owner=request.user, outdated_by=memory).order_by("-occurred_at"),
     }
 
 
@@ -605,6 +608,21 @@ def _edited(request, memory: Memory, message: str):
     context = {**_detail_context(request, memory), "flash": [("success", message)]}
     response = render(request, "memories/memory_detail.html#edited", context)
     return trigger_client_event(response, CHANGED)
+
+
+@login_required
+@require_POST
+def memory_not_update(request, memory_id: int):
+    """Undo a wrong update: the superseded memory is current again (recorded)."""
+    _owned_memory(request, memory_id)
+    memory = services.undo_update(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
+    if memory is None:
+        return _error(request, f"Memory {memory_id} is not superseded by a newer fact.", status=409)
+    message = f"Memory {memory_id} is current again; the update was undone."
+    if not request.htmx:
+        messages.success(request, message)
+        return redirect("memories:detail", memory_id)
+    return _edited(request, memory, message)
 
 
 @login_required
@@ -705,7 +723,7 @@ def consolidations(request):
         .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
         .order_by("-created_at", "-id"), 20
     ).get_page(request.GET.get("page"))
-    context = {"page": page, **_run_state(request)}
+    context = {"page": page, "updates": services.recent_updates(owner=request.user), **_run_state(request)}
     if request.htmx and request.htmx.target == "insights":
         return render(request, "memories/consolidations.html#insights", context)
     return render(request, "memories/consolidations.html", context)

@@ -263,6 +263,14 @@ MEMORY_EXTRACT_TIME_BUDGET_SECONDS = float(os.getenv("MEMORY_EXTRACT_TIME_BUDGET
 MEMORY_EXTRACTION_LEASE_MINUTES = float(os.getenv("MEMORY_EXTRACTION_LEASE_MINUTES", "10"))
 # Review mode: new memories wait for a person to approve them before recall uses them.
 MEMORY_REVIEW_MODE = env_bool("MEMORY_REVIEW_MODE")
+# Facts change: a new memory that changes an older one's fact supersedes it (off: "0").
+MEMORY_DETECT_UPDATES = env_bool("MEMORY_DETECT_UPDATES", default=True)
+# Forgetting: importance fades once a memory has gone unused (not cited by an answer) for
+# MEMORY_FADE_AFTER_DAYS, halving every MEMORY_FADE_HALF_LIFE_DAYS after that (0: never).
+MEMORY_FADE_AFTER_DAYS = int(os.getenv("MEMORY_FADE_AFTER_DAYS", "90"))
+MEMORY_FADE_HALF_LIFE_DAYS = int(os.getenv("MEMORY_FADE_HALF_LIFE_DAYS", "180"))
+# How often the maintenance task (fading, per-space retention) runs.
+MEMORY_MAINTAIN_EVERY_MINUTES = int(os.getenv("MEMORY_MAINTAIN_EVERY_MINUTES", "1440"))
 
 # --- Background tasks (django-q2) ----------------------------------------------------
 

@@ -461,3 +461,20 @@ def test_clear_everything_then_the_same_sample_is_new_again(page, user, settings
     page.click("button.sample[data-sample='q1']")
     page.wait_for_selector("#flash .flash.success:has-text('Saved as memory')")
     assert Memory.objects.filter(owner=user).count() == 1
+
+
+def test_a_superseded_fact_shows_its_successor_and_can_be_undone(page, user):
+    from memories.services import ingest_text
+
+    paris = extract_memory(ingest_text(owner=user, text="I live in Paris.", occurred_at="2024-03-10").memory.pk)
+    berlin = extract_memory(ingest_text(owner=user, text="I moved to Berlin.", occurred_at="2025-06-12").memory.pk)
+    page.goto("/memories/?fact=superseded")
+    page.wait_for_selector(f"#memory-{paris.pk} .badge:has-text('Past · until 2025-06')")
+    assert page.locator(f"#memory-{berlin.pk}").count() == 0
+    page.goto(f"/memories/{paris.pk}/")
+    page.wait_for_selector(f"#fact-state a:has-text('Memory {berlin.pk}')")
+    shot(page, "memory-superseded")
+    page.click("#not-an-update")
+    page.wait_for_selector("text=is current again")
+    assert page.locator("#fact-state").count() == 0
+    assert Memory.objects.get(pk=paris.pk).outdated_by_id is None

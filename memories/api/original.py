@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -50,6 +51,7 @@ class MemoryFilters(Schema):
     topic: s.Text = Field("", max_length=200)
     entity: s.Text = Field("", max_length=200)
     status: s.StatusName | None = None
+    fact: Literal["current", "superseded", "expired"] | None = Field(None, description="current, superseded (by a newer fact) or expired.")
     sort: s.SortName = "new"
     limit: int = Field(50, ge=1, le=500)
     offset: int = Field(0, ge=0, le=10**9)
@@ -59,7 +61,7 @@ class MemoryFilters(Schema):
 def memories(request, filters: Query[MemoryFilters]):
     found = search_memories(
         owner=request.auth, q=filters.q.strip(), topic=filters.topic.strip(), entity=filters.entity.strip(),
-        status=filters.status or "", sort=filters.sort,
+        status=filters.status or "", sort=filters.sort, fact=filters.fact or "",
     )
     result = page(with_connections(found), limit=filters.limit, offset=filters.offset)
     result["memories"] = result.pop("items")
@@ -78,6 +80,7 @@ INGEST_BODY = {
                         "file": {"type": "string", "format": "binary", "description": "A file to remember."},
                         "source": {"type": "string", "maxLength": 500},
                         "occurred_at": {"type": "string", "description": "ISO 8601 date or datetime."},
+                        "expires_at": {"type": "string", "description": "Forget after: ISO 8601 date or datetime."},
                     },
                     "required": ["file"],
                 }
@@ -135,28 +138,31 @@ def _ingest_json(request):
     except PydanticValidationError as exc:
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     return ingest_text(
-        owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request)
+        owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request),
+        expires_at=item.expires_at,
     )
 
 
 def _ingest_form(request):
     try:
         upload = request.FILES.get("file")
-        fields = {key: request.POST.get(key, "") for key in ("source", "occurred_at", "text")}
+        fields = {key: request.POST.get(key, "") for key in ("source", "occurred_at", "text", "expires_at")}
     except MultiPartParserError as exc:
         raise HttpError(400, f"The multipart body could not be read: {exc}") from None
     try:
         # The same rules as the JSON body; "text" is a stand-in, the file is the content here.
         checked = s.IngestIn.model_validate(
-            {"text": "-", "source": fields["source"][:500], "occurred_at": fields["occurred_at"] or None}
+            {"text": "-", "source": fields["source"][:500], "occurred_at": fields["occurred_at"] or None,
+             "expires_at": fields["expires_at"] or None}
         )
-        source, occurred_at = checked.source, checked.occurred_at
+        source, occurred_at, expires_at = checked.source, checked.occurred_at, checked.expires_at
     except PydanticValidationError as exc:
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     if upload is None:
         if fields["text"]:  # a plain HTML form posting text
             return ingest_text(
-                owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request)
+                owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request),
+                expires_at=expires_at,
             )
         raise HttpError(422, "Attach the file as the form field 'file' (curl -F file=@notes.pdf).")
     limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
@@ -164,7 +170,7 @@ def _ingest_form(request):
         raise HttpError(413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
     return ingest_file(
         owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at,
-        actor=actor(request),
+        actor=actor(request), expires_at=expires_at,
     )
 
 

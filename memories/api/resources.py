@@ -22,6 +22,7 @@ from ..services import (
     reject_memory,
     restore_memory,
     retry_memory,
+    undo_update,
     update_memory,
 )
 from ..services.portability import export_space
@@ -44,12 +45,27 @@ def memory_detail(request, memory_id: int = MemoryId):
     summary="Correct a memory's summary, entities, topics, importance or date",
 )
 def memory_update(request, payload: s.MemoryPatch, memory_id: int = MemoryId):
-    # null means "leave as is": none of these fields can be emptied to nothing.
-    changes = {field: value for field, value in payload.model_dump(exclude_unset=True).items() if value is not None}
+    # null means "leave as is" (none of these fields can be emptied to nothing), except for
+    # expires_at, where null clears the expiry.
+    changes = {
+        field: value for field, value in payload.model_dump(exclude_unset=True).items() if value is not None or field == "expires_at"
+    }
     try:
         update_memory(owner=request.auth, memory_id=memory_id, changes=changes, actor=actor(request))
     except Memory.DoesNotExist:
         raise HttpError(404, f"No memory {memory_id}.") from None
+    return own_memory(request, memory_id)
+
+
+@router.post(
+    "/memories/{memory_id}/not-an-update",
+    response={200: s.MemoryDetail, 404: s.Message, 409: s.Message},
+    summary="Undo a wrong update: the superseded memory is current again",
+)
+def memory_not_update(request, memory_id: int = MemoryId):
+    own_memory(request, memory_id)  # 404 for a memory that is not the caller's
+    if undo_update(owner=request.auth, memory_id=memory_id, actor=actor(request)) is None:
+        raise HttpError(409, f"Memory {memory_id} is not superseded by a newer fact.")
     return own_memory(request, memory_id)
 
 

@@ -57,6 +57,7 @@ class IngestIn(Schema):
     text: Text = Field(min_length=1, description="What to remember.")
     source: Text = Field("", max_length=500, description="Where it came from (a file name, an app, 'api').")
     occurred_at: When = Field(None, description="When it happened, ISO 8601 (2025-03-15 or 2025-03-15T14:30:00+01:00).")
+    expires_at: When = Field(None, description="Forget after: past this date it leaves recall (it stays in the bank, expired).")
 
 
 class IngestOut(Schema):
@@ -112,6 +113,20 @@ class MemoryOut(Schema):
     error: str
     file_name: str
     mime_type: str
+    outdated_by: int | None = Field(None, description="The memory whose newer fact superseded this one, if any.")
+    valid_until: datetime | None = Field(None, description="A superseded fact was true until then.")
+    expires_at: datetime | None = None
+    expired: bool = False
+    last_recalled_at: datetime | None = Field(None, description="When an answer last cited it.")
+    base_importance: float | None = Field(None, description="The importance before it faded (null: not faded).")
+
+    @staticmethod
+    def resolve_outdated_by(obj: Memory) -> int | None:
+        return obj.outdated_by_id
+
+    @staticmethod
+    def resolve_expired(obj: Memory) -> bool:
+        return obj.is_expired
 
     @staticmethod
     def resolve_consolidated(obj: Memory) -> bool:
@@ -130,6 +145,11 @@ class MemoryDetail(MemoryOut):
     provider: str
     attempts: int
     updated_at: datetime
+    supersedes: list[int] = Field(default_factory=list, description="Older memories whose facts this one changed.")
+
+    @staticmethod
+    def resolve_supersedes(obj: Memory) -> list[int]:
+        return list(Memory.objects.filter(owner_id=obj.owner_id, outdated_by=obj).order_by("pk").values_list("pk", flat=True))
 
 
 class MemoryList(Schema):
@@ -147,6 +167,7 @@ class MemoryPatch(Schema):
     topics: list[Label] | None = Field(None, max_length=30)
     importance: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     occurred_at: When = None
+    expires_at: When = Field(None, description="Forget after this date; null or \"\" clears it.")
 
     @field_validator("entities", "topics")
     @classmethod

@@ -62,6 +62,22 @@ class MemoryNote:
     topics: tuple[str, ...] = ()
     importance: float = 0.5
     occurred_at: datetime | None = None
+    #: Set when a newer memory changed this fact: true until then, no longer current.
+    valid_until: datetime | None = None
+    outdated_by: int | None = None
+
+    @property
+    def past_marker(self) -> str:
+        """"until 2025-06" for a superseded fact (what the model and the offline answer say)."""
+        return f"until {self.valid_until:%Y-%m}" if self.valid_until else ""
+
+
+@dataclass(frozen=True)
+class UpdateJudgement:
+    """The new memory changes the fact the old one states (the old one is superseded)."""
+
+    old_id: int
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,9 +117,11 @@ class AnswerContext:
         lines = []
         for note in self.memories:
             when = note.occurred_at.strftime("%Y-%m-%d %H:%M") if note.occurred_at else "unknown"
+            # A superseded fact says so before its summary: the model gives the current value.
+            past = f"; SUPERSEDED by Memory {note.outdated_by}: no longer current" if note.valid_until else ""
             lines.append(
-                f"[Memory {note.id}] (source: {note.source or 'unknown'}; when: {when}; importance: {note.importance:.2f})\n"
-                f"Summary: {note.summary}\n"
+                f"[Memory {note.id}] (source: {note.source or 'unknown'}; when: {when}; importance: {note.importance:.2f}{past})\n"
+                f"Summary: {note.past_marker + ': ' if note.valid_until else ''}{note.summary}\n"
                 + (f"Text: {note.text}\n" if note.text and note.text != note.summary else "")
                 + (f"Entities: {', '.join(note.entities)}\n" if note.entities else "")
                 + (f"Topics: {', '.join(note.topics)}\n" if note.topics else "")
@@ -151,6 +169,12 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     def answer(self, *, question: str, context: AnswerContext) -> str:
         """Answer from the context only, citing [Memory N]."""
+
+    def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
+        """Which older memories (of `candidates`) state a fact the new memory changes: the
+        same subject and attribute with a different value, not an addition. One call for
+        all the candidates of one new memory. The default judges nothing."""
+        return []
 
     def supports_files(self, mime_type: str) -> bool:
         """Whether this provider can read a file of this type itself."""

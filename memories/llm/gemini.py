@@ -15,7 +15,7 @@ from google import genai
 from google.genai import errors, types
 
 from . import prompts
-from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError
+from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError, UpdateJudgement
 
 try:  # google-genai's transport; its timeouts and dropped connections are worth a retry
     import httpx2
@@ -83,6 +83,15 @@ class GeminiProvider(Provider):
             prompts.consolidate_prompt(memories), system=prompts.CONSOLIDATE_SYSTEM, schema=prompts.ConsolidationSchema
         )
         return prompts.to_consolidation(prompts.parse_json(raw, prompts.ConsolidationSchema, label="Gemini"))
+
+    def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
+        if not candidates:
+            return []
+        raw = self._generate(
+            prompts.updates_prompt(new=new, candidates=candidates), system=prompts.UPDATES_SYSTEM, schema=prompts.UpdatesSchema
+        )
+        data = prompts.parse_json(raw, prompts.UpdatesSchema, label="Gemini")
+        return prompts.to_updates(data, allowed={c.id for c in candidates})
 
     def answer(self, *, question: str, context: AnswerContext) -> str:
         if not context.memories and not context.consolidations:

@@ -20,6 +20,7 @@ from .base import (
     FilePart,
     MemoryNote,
     Provider,
+    UpdateJudgement,
 )
 
 # Kept for callers that read them from here; the linear versions live in extractive.entities.
@@ -129,3 +130,8 @@ class OfflineProvider(Provider):
 
     def answer(self, *, question: str, context: AnswerContext) -> str:
         return answers_mod.answer(question=question, context=context)
+
+    def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
+        from . import update_rules
+
+        return update_rules.judge(new, candidates)

@@ -18,7 +18,7 @@ import urllib.request
 from django.conf import settings
 
 from . import prompts
-from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError
+from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError, UpdateJudgement
 
 # The image types vision models behind these servers accept as data URLs.
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -86,6 +86,15 @@ class OpenAICompatProvider(Provider):
             prompts.consolidate_prompt(memories), system=prompts.CONSOLIDATE_SYSTEM, schema=prompts.ConsolidationSchema
         )
         return prompts.to_consolidation(prompts.parse_json(raw, prompts.ConsolidationSchema, label=self._label))
+
+    def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
+        if not candidates:
+            return []
+        raw = self._chat(
+            prompts.updates_prompt(new=new, candidates=candidates), system=prompts.UPDATES_SYSTEM, schema=prompts.UpdatesSchema
+        )
+        data = prompts.parse_json(raw, prompts.UpdatesSchema, label=self._label)
+        return prompts.to_updates(data, allowed={c.id for c in candidates})
 
     def answer(self, *, question: str, context: AnswerContext) -> str:
         if not context.memories and not context.consolidations:

@@ -32,8 +32,10 @@ from .lifecycle import (
     supersede_memory,
     update_memory,
 )
+from .forgetting import apply_retention, fade_importance, maintain, mark_used
 from .owners import default_owner, may_fetch_original, resolve_owner
 from .query import QueryResult, answer_question
+from .updates import detect_updates, mark_superseded, recent_updates, undo_update
 
 __all__ = [
     "INBOX_WATCHER", "SCHEDULER", "SYSTEM", "Actor", "ConsolidationBusy", "IngestError", "IngestResult",
@@ -41,5 +43,6 @@ __all__ = [
     "consolidate_owner", "consolidation_history", "default_owner", "may_fetch_original", "delete_memories", "delete_memory", "deleted_memories",
     "extract_memory", "filter_memories", "get_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
     "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "should_yield", "supersede_memory",
-    "update_memory",
+    "update_memory", "apply_retention", "fade_importance", "maintain", "mark_used", "detect_updates", "mark_superseded",
+    "recent_updates", "undo_update",
 ]

@@ -18,7 +18,8 @@ from functools import reduce
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Count, QuerySet
+from django.db.models import BooleanField, Count, Q, QuerySet
+from django.db.models.functions import Now
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -132,9 +133,17 @@ def day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
+# Whether a memory's fact still holds: current, superseded by a newer fact, or expired.
+FACT_STATES = {
+    "current": Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now())),
+    "superseded": Q(outdated_by__isnull=False),
+    "expired": Q(expires_at__lte=Now()),
+}
+
+
 def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new",
                     source: str = "", date_by: str = "occurred", date_from: date | None = None,
-                    date_to: date | None = None) -> QuerySet[Memory]:
+                    date_to: date | None = None, fact: str = "") -> QuerySet[Memory]:
     """The owner's live memories matching the filters, in the chosen order (no annotations:
     cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
     the text, summary, entities, topics or source. date_from and date_to are whole days,
@@ -162,6 +171,8 @@ def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", st
         memories = _search(memories, q, None)
     if status:
         memories = memories.filter(status=status)
+    if fact in FACT_STATES:
+        memories = memories.filter(FACT_STATES[fact])
     order = SORTS.get(sort, SORTS["new"])
     if within is not None and connection.vendor == "sqlite":
         # A few hundred candidates: look them up by id and sort them, rather than walk the

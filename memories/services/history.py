@@ -8,7 +8,7 @@ from typing import Any
 from ..models import Consolidation, Event, Memory
 
 MEMORY_FIELDS = ("source", "summary", "entities", "topics", "importance", "occurred_at", "status")
-EDITABLE_FIELDS = ("summary", "entities", "topics", "importance", "occurred_at")
+EDITABLE_FIELDS = ("summary", "entities", "topics", "importance", "occurred_at", "expires_at")
 
 
 @dataclass(frozen=True)

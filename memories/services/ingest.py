@@ -109,7 +109,16 @@ def parse_occurred_at(value) -> datetime | None:
     return parsed
 
 
-def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM) -> IngestResult:
+def parse_expires_at(value) -> datetime | None:
+    """An expiry is a date or datetime like occurred_at; empty means none."""
+    try:
+        return parse_occurred_at(value)
+    except IngestError:
+        raise IngestError(f"expires_at {str(value)[:40]!r} is not a date or datetime (use ISO 8601, e.g. 2026-01-31).") from None
+
+
+def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM,
+                expires_at=None) -> IngestResult:
     """Store text as a pending memory. The same text twice for one owner is one memory."""
     if not isinstance(text, str) or not text.strip():
         raise IngestError("There is no text to remember.")
@@ -117,6 +126,7 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
         raise IngestError(f"The text is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}. Upload it as a file instead.")
     text = extract.decode_text(text.encode("utf-8", errors="replace"))
     when = parse_occurred_at(occurred_at)
+    expires = parse_expires_at(expires_at)
     digest = content_hash(text)
     _refuse_rejected(owner, digest)
     if existing := Memory.objects.filter(owner=owner, content_hash=digest).first():
@@ -127,6 +137,7 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
         raw_text=text,
         content_hash=digest,
         metadata={**(metadata or {}), **({"occurred_at_given": True} if when else {})},
+        expires_at=expires,
         **({"occurred_at": when} if when else {}),
     )
     return _create(memory, actor)
@@ -174,7 +185,8 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
             return
 
 
-def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM) -> IngestResult:
+def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM,
+                expires_at=None) -> IngestResult:
     """Store a file (kept as the original) and what can be read of it as a pending memory."""
     name = Path(name.replace("\\", "/")).name or "file"
     try:
@@ -183,6 +195,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         raise IngestError(str(exc)) from None
     limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
     when = parse_occurred_at(occurred_at)
+    expires = parse_expires_at(expires_at)
     # Spool to a temporary file while hashing: big files never sit in memory whole.
     digest = hashlib.sha256()
     size = 0
@@ -214,6 +227,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
             mime_type=mime,
             content_hash=sha,
             metadata={"file_name": name, "size": size, UNREAD: True, **({"occurred_at_given": True} if when else {})},
+            expires_at=expires,
             **({"occurred_at": when} if when else {}),
         )
         with open(tmp.name, "rb") as fh:
@@ -322,6 +336,10 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     with transaction.atomic():
         _apply_extraction(memory, result, provider.label, update_fields=["status", "extracting_since"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
+    if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY:
+        from .updates import detect_updates
+
+        detect_updates(memory, actor=actor)
     return memory
 
 

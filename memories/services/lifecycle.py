@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from . import inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
-from .ingest import IngestError, parse_occurred_at
+from .ingest import IngestError, parse_expires_at, parse_occurred_at
 from .owners import default_owner
 
 
@@ -21,7 +22,11 @@ def _own(owner, memory_id, manager=None) -> Memory | None:
 
 
 def _withdraw(memory: Memory, actor: Actor) -> None:
-    """A memory left the record: its links go, and insights built on it turn stale."""
+    """A memory left the record: its links go, insights built on it turn stale, and the
+    facts it superseded are current again."""
+    from .updates import release_successors
+
+    release_successors(memory, actor, why=f"memory {memory.pk}, which superseded it, left the record")
     MemoryLink.objects.filter(from_memory=memory).delete()
     MemoryLink.objects.filter(to_memory=memory).delete()
     now = timezone.now()
@@ -64,6 +69,8 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
             if when is None:
                 raise IngestError("occurred_at cannot be empty.", field=name)
             clean[name] = when
+        elif name == "expires_at":
+            clean[name] = parse_expires_at(value)  # empty clears it
     # A value that is already stored is not a change: nothing to save or record.
     clean = {name: value for name, value in clean.items() if getattr(memory, name) != value}
     if not clean:
@@ -71,7 +78,12 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
     before = snapshot(memory, tuple(clean))
     for name, value in clean.items():
         setattr(memory, name, value)
-    memory.save(update_fields=[*clean, "updated_at"])
+    if "importance" in clean:
+        memory.base_importance = None  # a person's rating replaces what fading did
+        clean_fields = [*clean, "base_importance"]
+    else:
+        clean_fields = list(clean)
+    memory.save(update_fields=[*clean_fields, "updated_at"])
     record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory, tuple(clean)))
     return memory
 
@@ -113,7 +125,16 @@ def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
         memory.save(update_fields=["deleted_at", "consolidated_at", "updated_at"])
         RejectedContent.objects.filter(owner=owner, content_hash=memory.content_hash).delete()
         record(memory, Event.Action.RESTORED, actor, after=snapshot(memory))
+    _check_updates(memory, actor)
     return memory
+
+
+def _check_updates(memory: Memory, actor: Actor) -> None:
+    """A memory back in (or into) the record may change an older fact again."""
+    if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY:
+        from .updates import detect_updates
+
+        detect_updates(memory, actor=actor)
 
 
 def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
@@ -229,6 +250,7 @@ def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
         return None
     memory = Memory.objects.get(pk=memory_id)
     record(memory, Event.Action.APPROVED, actor, after=snapshot(memory))
+    _check_updates(memory, actor)
     return memory
 
 

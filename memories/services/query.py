@@ -10,6 +10,7 @@ from ..llm import ProviderError, get_provider, provider_name
 from ..llm.base import CITATION_RE, cited_ids
 from ..recall import RecallResult, recall
 from . import usage
+from .forgetting import mark_used
 
 
 @dataclass
@@ -40,6 +41,8 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
         provider.close()
     usage.record_call(owner_id=owner.pk, provider=provider_name())
     answer = strip_foreign_citations(answer, allowed=set(context.memory_ids))
+    # Read in an answer: what an answer cites stays fresh (importance fades otherwise).
+    mark_used(owner=owner, memory_ids=cited_ids(answer))
     return QueryResult(
         question=question,
         answer=answer,

@@ -156,8 +156,38 @@ def answer(*, question: str, context: AnswerContext) -> str:
             continue
         seen.add(key)
         picked.append(s)
-    lines = [_quote(s, when="when" in wants or bool(dated)) for s in picked]
-    return "From your memories:\n\n" + "\n".join(lines)
+    return "From your memories:\n\n" + "\n".join(_current_first(picked, context, q_terms, when="when" in wants or bool(dated)))
+
+
+def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: list[str], *, when: bool) -> list[str]:
+    """What is true now before what was: a superseded memory's successor (when recall gave
+    it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
+    for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)")."""
+    notes = {m.id: m for m in context.memories}
+
+    def current_of(note: MemoryNote) -> MemoryNote | None:
+        seen: set[int] = set()
+        while note.outdated_by and note.outdated_by in notes and note.id not in seen:
+            seen.add(note.id)
+            note = notes[note.outdated_by]
+        return None if note.valid_until else note
+
+    def best_sentence(note: MemoryNote) -> str:
+        options = textutil.sentences(note.text or note.summary) or [note.summary]
+        return max(options, key=lambda text: sum(t in set(textutil.terms(text)) for t in q_terms))
+
+    current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
+    for s in picked:
+        note = s.memory
+        if note.valid_until:
+            successor = current_of(note)
+            if successor is not None and successor.id not in brought:
+                brought.add(successor.id)
+                current.append(f"- {quote_text(best_sentence(successor))} [Memory {successor.id}]")
+            past.append(f"- Past ({note.past_marker}): {quote_text(s.text)} [Memory {note.id}]")
+        elif note.id not in brought:
+            current.append(_quote(s, when=when))
+    return current + past
 
 
 def overview(context: AnswerContext) -> str:

@@ -15,7 +15,8 @@ class Command(MemoryCommand):
         parser.add_argument("--text", help="Text to ingest.")
         parser.add_argument("--source", default="", help="Where the input came from.")
         parser.add_argument("--occurred-at", help="When it happened (ISO 8601 date or datetime).")
-        parser.add_argument("--jsonl", help='A file with one {"text","source","occurred_at","metadata"} object a line.')
+        parser.add_argument("--expires", help="Forget after this date (ISO 8601): it then leaves recall, kept in the bank as expired.")
+        parser.add_argument("--jsonl", help='A file with one {"text","source","occurred_at","metadata","expires_at"} object a line.')
         parser.add_argument("--no-extract", action="store_true", help="Only save the inputs; extract later.")
         self.add_user_argument(parser)
 
@@ -26,7 +27,7 @@ class Command(MemoryCommand):
         self.say_provider()
         results, failures = [], 0
         if options["text"]:
-            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"]), "--text"))
+            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"], expires_at=options["expires"]), "--text"))
         for name in options["paths"]:
             path = Path(name)
             if not path.is_file():
@@ -34,11 +35,11 @@ class Command(MemoryCommand):
                 failures += 1
                 continue
             with path.open("rb") as fh:
-                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"]), name))
+                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"], expires_at=options["expires"]), name))
         if options["jsonl"]:
             path = Path(options["jsonl"])
             with progress_bar(total=self._line_count(path), desc="saving", unit="line") as bar:
-                for result in self._jsonl(owner, path):
+                for result in self._jsonl(owner, path, options["expires"]):
                     results.append(result)
                     bar.update(1)
         with progress_bar(total=len(results), desc="extracting", unit="memory") as bar:
@@ -72,7 +73,7 @@ class Command(MemoryCommand):
         except OSError:
             return None  # _jsonl reports why
 
-    def _jsonl(self, owner, path: Path):
+    def _jsonl(self, owner, path: Path, options_expires=None):
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -96,6 +97,6 @@ class Command(MemoryCommand):
                 yield None
                 continue
             yield self._try(
-                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata),
+                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata, expires_at=item.get("expires_at") or options_expires),
                 f"{path}:{number}",
             )

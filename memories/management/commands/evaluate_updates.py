@@ -1,0 +1,162 @@
+"""Measure knowledge updates over a JSON file of scenarios (tests/data/updates.json).
+
+Each scenario runs in a fresh space (rolled back afterwards): the shared background notes,
+then its dated memories in order, each through the real ingest flow (extraction and the
+update check, with the configured provider). Then its questions go through recall and
+the answer. Reported:
+
+- current first: for a question about the current value, its memory is recalled and ranks
+  above every memory it superseded (scenarios with an update);
+- past found: for a question about a past period, the superseded memory is in the top k;
+- false updates: scenarios where two compatible facts (an expected non-update, or any pair
+  not listed) were marked as an update;
+- missed updates: expected updates not marked;
+- answer names current: the answer quotes the current memory first (its first citation)
+  and holds the expected value.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from ...llm.base import cited_ids
+from ...models import Memory
+from ...recall import recall
+from ...services import answer_question, extract_memory, ingest_text
+
+
+def load_scenarios(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CommandError(f"{path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+        raise CommandError(f"{path}: expected an object with a 'scenarios' list.")
+    for i, s in enumerate(data["scenarios"]):
+        if not isinstance(s, dict) or not isinstance(s.get("memories"), list) or len(s["memories"]) < 2:
+            raise CommandError(f"{path}: scenario {i} needs at least two memories.")
+    return data
+
+
+def run_scenario(scenario: dict, background: list[dict], *, k: int, answer: bool) -> dict:
+    """One scenario in a space of its own; everything it stored is rolled back."""
+    User = get_user_model()
+    out = {"id": scenario.get("id", "?"), "questions": []}
+    with transaction.atomic():
+        owner = User.objects.create_user(username=f"evaluate-updates-{uuid.uuid4().hex[:12]}")
+        for note in background:
+            _store(owner, note)
+        ids = [_store(owner, note) for note in scenario["memories"]]
+        expected = {(ids[a], ids[b]) for a, b in scenario.get("updates", [])}
+        marked = {
+            (pk, new) for pk, new in Memory.objects.filter(owner=owner, outdated_by__isnull=False).values_list("pk", "outdated_by_id")
+        }
+        # In a chain A -> B -> C, C superseding A directly is as good as through B.
+        out["false"] = sorted(marked - expected - _transitive(expected))
+        out["missed"] = sorted(expected - marked)
+        olds = {ids[a] for a, _ in scenario.get("updates", [])}
+        for q in scenario.get("questions", []):
+            result = recall(owner=owner, question=q["q"], k=k)
+            ranked = result.memory_ids
+            row = {"q": q["q"], "type": q["type"]}
+            if q["type"] == "current":
+                want = ids[q["expect"]]
+                pos = ranked.index(want) if want in ranked else None
+                row["ok"] = pos is not None and all(o not in ranked[:pos] for o in olds if o != want)
+                if answer:
+                    reply = answer_question(owner=owner, question=q["q"], k=k).answer
+                    cites = cited_ids(reply)
+                    value = str(q.get("answer", "")).lower()
+                    row["answer_ok"] = bool(cites) and cites[0] == want and (not value or value in reply.lower())
+                    row["answer"] = reply
+            elif q["type"] == "past":
+                row["ok"] = ids[q["expect"]] in ranked
+            else:  # both: a non-update, every expected memory still recalled
+                wants = q["expect"] if isinstance(q["expect"], list) else [q["expect"]]
+                row["ok"] = all(ids[i] in ranked for i in wants)
+            out["questions"].append(row)
+        transaction.set_rollback(True)
+    return out
+
+
+def _transitive(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    out = set(pairs)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in list(out):
+            for c, d in list(out):
+                if b == c and (a, d) not in out:
+                    out.add((a, d))
+                    changed = True
+    return out
+
+
+def _store(owner, note: dict) -> int:
+    result = ingest_text(owner=owner, text=note["text"], source=note.get("source", "note"), occurred_at=note.get("occurred_at"))
+    extract_memory(result.memory.pk)
+    return result.memory.pk
+
+
+def summarise(results: list[dict], scenarios: list[dict]) -> dict:
+    def pct(hits, total):
+        return round(100.0 * hits / total, 1) if total else None
+
+    by_id = {s.get("id", "?"): s for s in scenarios}
+    current = [q for r in results for q in r["questions"] if q["type"] == "current"]
+    past = [q for r in results for q in r["questions"] if q["type"] == "past"]
+    both = [q for r in results for q in r["questions"] if q["type"] == "both"]
+    answered = [q for q in current if "answer_ok" in q]
+    non_updates = [r for r in results if not by_id[r["id"]].get("updates")]
+    with_updates = [r for r in results if by_id[r["id"]].get("updates")]
+    expected_pairs = sum(len(by_id[r["id"]]["updates"]) for r in with_updates)
+    return {
+        "scenarios": len(results),
+        "current_first_pct": pct(sum(q["ok"] for q in current), len(current)),
+        "past_found_pct": pct(sum(q["ok"] for q in past), len(past)),
+        "non_update_both_recalled_pct": pct(sum(q["ok"] for q in both), len(both)),
+        "false_update_pct": pct(sum(bool(r["false"]) for r in results), len(results)),
+        "false_update_in_non_updates_pct": pct(sum(bool(r["false"]) for r in non_updates), len(non_updates)),
+        "updates_found_pct": pct(expected_pairs - sum(len(r["missed"]) for r in with_updates), expected_pairs),
+        "answer_names_current_pct": pct(sum(q["answer_ok"] for q in answered), len(answered)),
+        "questions": {"current": len(current), "past": len(past), "both": len(both)},
+    }
+
+
+class Command(BaseCommand):
+    help = "Measure knowledge updates (current first, past found, false updates, answers) over a scenario file."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--k", type=int, default=5, help="Memories recalled per question (default 5).")
+        parser.add_argument("--no-answer", action="store_true", help="Skip the answers (recall and detection only).")
+        parser.add_argument("--json", action="store_true", help="Print the figures and every scenario's outcome as JSON.")
+        parser.add_argument("--verbose", action="store_true", help="List the scenarios that fail a check.")
+
+    def handle(self, *args, **options):
+        data = load_scenarios(options["file"])
+        scenarios, background = data["scenarios"], data.get("background", [])
+        results = [run_scenario(s, background, k=options["k"], answer=not options["no_answer"]) for s in scenarios]
+        summary = summarise(results, scenarios)
+        if options["json"]:
+            self.stdout.write(json.dumps({"summary": summary, "results": results}, indent=1, default=str))
+            return
+        for key, value in summary.items():
+            self.stdout.write(f"{key:34} {value}")
+        if options["verbose"]:
+            for r in results:
+                problems = [f"false update {r['false']}"] if r["false"] else []
+                problems += [f"missed update {r['missed']}"] if r["missed"] else []
+                problems += [
+                    f"{q['type']} {q['q']!r}: " + ("ok" if q["ok"] else "not first/found")
+                    + (f", answer {'ok' if q['answer_ok'] else 'wrong'}: {q['answer']!r}" if "answer_ok" in q and not q["answer_ok"] else "")
+                    for q in r["questions"] if not q["ok"] or not q.get("answer_ok", True)
+                ]
+                if problems:
+                    self.stdout.write(f"- {r['id']}: " + "; ".join(problems))

@@ -1,0 +1,131 @@
+"""Forgetting on purpose: importance that fades unless a memory is used, per-space
+retention of old sources, and what an answer used (which keeps a memory fresh).
+
+Expiry needs no task: recall leaves out a memory past its `expires_at` at once (it stays
+in the bank, marked expired, until deleted or purged). Nothing here erases: retention
+deletes through `delete_memory` (a tombstone and a history event), fading keeps the
+importance it started from (`base_importance`) and any use brings it back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from ..models import Event, Memory, SpaceSettings
+from .history import SCHEDULER, SYSTEM, Actor
+from .lifecycle import delete_memory
+
+# Fading moves in steps at least this large: a daily task does not write (or record) a
+# change of a hundredth every day for every memory.
+FADE_STEP = 0.05
+FADE_FLOOR = 0.05
+CHUNK = 2000
+RETENTION_BATCH = 1000
+
+
+def faded_importance(base: float, idle_days: float, *, after: int | None = None, half_life: int | None = None) -> float:
+    """What `base` importance has faded to after `idle_days` without use."""
+    after = settings.MEMORY_FADE_AFTER_DAYS if after is None else after
+    half_life = settings.MEMORY_FADE_HALF_LIFE_DAYS if half_life is None else half_life
+    if half_life <= 0 or idle_days <= after:
+        return base
+    return max(min(base, FADE_FLOOR), round(base * 0.5 ** ((idle_days - after) / half_life), 2))
+
+
+def fade_importance(*, now: datetime | None = None, actor: Actor = SCHEDULER, owner=None) -> int:
+    """Lower the importance of memories unused for a while; returns how many changed."""
+    now = now or timezone.now()
+    if settings.MEMORY_FADE_HALF_LIFE_DAYS <= 0:
+        return 0
+    cutoff = now - timedelta(days=settings.MEMORY_FADE_AFTER_DAYS)
+    idle = Memory.objects.filter(status=Memory.Status.READY, created_at__lt=cutoff).filter(
+        Q(last_recalled_at__isnull=True) | Q(last_recalled_at__lt=cutoff)
+    )
+    if owner is not None:
+        idle = idle.filter(owner=owner)
+    changed = 0
+    rows = idle.only("id", "owner_id", "importance", "base_importance", "created_at", "last_recalled_at").order_by("pk")
+    batch: list[Memory] = []
+    for memory in rows.iterator(chunk_size=CHUNK):
+        base = memory.base_importance if memory.base_importance is not None else memory.importance
+        since = max(memory.created_at, memory.last_recalled_at or memory.created_at)
+        target = faded_importance(base, (now - since).total_seconds() / 86400)
+        if memory.importance - target >= FADE_STEP or (target <= FADE_FLOOR < memory.importance):
+            batch.append(_faded(memory, base, target))
+        if len(batch) >= CHUNK:
+            changed += _save_faded(batch, actor, now)
+            batch = []
+    return changed + _save_faded(batch, actor, now)
+
+
+def _faded(memory: Memory, base: float, target: float) -> Memory:
+    memory.before_fade = memory.importance
+    memory.base_importance, memory.importance = base, target
+    return memory
+
+
+def _save_faded(batch: list[Memory], actor: Actor, now: datetime) -> int:
+    if not batch:
+        return 0
+    with transaction.atomic():
+        Memory.objects.bulk_update(batch, ["importance", "base_importance"])
+        Event.objects.bulk_create(
+            Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=Event.Action.FADED,
+                  actor=actor.label, actor_user=actor.user, before={"importance": m.before_fade},
+                  after={"importance": m.importance, "base_importance": m.base_importance}, created_at=now,
+                  note="unused for a while")
+            for m in batch
+        )
+    return len(batch)
+
+
+def mark_used(*, owner, memory_ids, now: datetime | None = None, actor: Actor = SYSTEM) -> None:
+    """An answer read these memories: they are fresh again, and a faded importance is back."""
+    ids = [int(i) for i in memory_ids]
+    if not ids:
+        return
+    now = now or timezone.now()
+    mine = Memory.objects.filter(owner=owner, pk__in=ids)
+    with transaction.atomic():
+        revived = list(mine.filter(base_importance__isnull=False).only("id", "owner_id", "importance", "base_importance"))
+        mine.update(last_recalled_at=now)
+        for memory in revived:
+            Memory.objects.filter(pk=memory.pk).update(importance=memory.base_importance, base_importance=None)
+        Event.objects.bulk_create(
+            Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=Event.Action.REVIVED,
+                  actor=actor.label, actor_user=actor.user, before={"importance": m.importance},
+                  after={"importance": m.base_importance}, created_at=now, note="used in an answer")
+            for m in revived
+        )
+
+
+def apply_retention(*, now: datetime | None = None, actor: Actor = SCHEDULER) -> int:
+    """Delete (tombstone, recorded) what each space's retention setting says to forget."""
+    now = now or timezone.now()
+    deleted = 0
+    for space in SpaceSettings.objects.filter(retention_days__isnull=False).select_related("owner"):
+        old = Memory.objects.filter(owner=space.owner, occurred_at__lt=now - timedelta(days=space.retention_days))
+        prefixes = space.source_prefixes()
+        if prefixes:
+            matches = Q()
+            for prefix in prefixes:
+                matches |= Q(source__startswith=prefix)
+            old = old.filter(matches)
+        # Important enough is kept, whatever fading did to it meanwhile.
+        old = old.filter(importance__lt=space.keep_importance).filter(
+            Q(base_importance__isnull=True) | Q(base_importance__lt=space.keep_importance)
+        )
+        for pk in old.values_list("pk", flat=True)[:RETENTION_BATCH]:
+            if delete_memory(owner=space.owner, memory_id=pk, actor=actor) is not None:
+                deleted += 1
+    return deleted
+
+
+def maintain(*, now: datetime | None = None, actor: Actor = SCHEDULER) -> dict[str, int]:
+    """The daily task: fading and retention."""
+    return {"faded": fade_importance(now=now, actor=actor), "forgotten": apply_retention(now=now, actor=actor)}

@@ -1,0 +1,210 @@
+"""Facts change: a new memory that changes what an older one states supersedes it.
+
+After extraction, the newest few older memories of the same owner that could state the
+same fact (the candidates) are judged by the provider in one call: a model with a
+structured prompt, or the offline rules (llm/update_rules.py). Each older memory judged
+updated is marked superseded (`outdated_by`, true until the newer one's `occurred_at`),
+linked to its successor with the relationship "updates: ...", and both get a history
+event. Nothing is lost: the old memory stays in the bank and, ranked below its successor,
+in recall. A wrong call is undone with `undo_update` ("not an update"), which is recorded
+and remembered so the same pair is not judged an update again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import transaction
+from django.db.models import Q
+
+from .. import search, textutil
+from ..currency import not_expired
+from ..llm import ProviderError, circuit, get_provider, provider_name
+from ..llm.base import MemoryNote, Provider
+from ..models import Event, Memory, MemoryLink
+from .history import SYSTEM, Actor, record
+
+log = logging.getLogger(__name__)
+
+# Older memories judged per new memory: the newest of the best matches. Few, so one model
+# call stays small, and an update is nearly always of something said recently about it.
+CANDIDATES = 8
+LEXICAL_POOL = 30
+LINK_PREFIX = "updates"
+# Words for one attribute said in different words: "I moved to Berlin" must find "I live
+# in Paris", with which it shares no word.
+WORD_FAMILIES = [
+    "live lives living lived moved move moving relocated relocate home address based apartment flat house city reside",
+    "work works working job employer employed joined hired company quit left position role title promoted startup teacher teaching",
+    "dating partner girlfriend boyfriend married engaged wife husband broke split seeing divorced single relationship",
+    "cost costs price rent salary fee pay raised increased subscription budget charge",
+    "favorite favourite prefer switched use drink drive car editor",
+    "vegetarian vegan pescatarian meat eat eating fish diet",
+    "smoke smoking drink drinking",
+    "school elementary college university class",
+    "lead leads manager boss owner owned took over runs doctor dentist",
+    "code password phone number email",
+]
+_FAMILIES = [set(f.split()) for f in WORD_FAMILIES]
+_FAMILY_STEMS = [{textutil.stem(w) for w in f} for f in _FAMILIES]
+# The newest memories before it are judged too, whatever their words: a change usually
+# follows soon after what it changes, and is often said in other words ("I'm a teacher at
+# Lincoln High", then "I left teaching and joined a startup").
+RECENT = 3
+
+# Where more arms (e.g. embeddings, nearest in meaning) plug in: each takes the new memory
+# and a limit and returns ids of the owner's memories, best first.
+Arm = Callable[[Memory, int], list[int]]
+EXTRA_ARMS: list[Arm] = []
+
+
+def _query_words(memory: Memory) -> list[str]:
+    text = f"{memory.raw_text[:2000] or memory.summary} {' '.join(map(str, memory.entities))}"
+    words = list(dict.fromkeys(search.query_words(text)))
+    have = {textutil.stem(w) for w in textutil.words(text)}
+    for family, stems in zip(_FAMILIES, _FAMILY_STEMS):
+        if stems & have:
+            words.extend(w for w in sorted(family) if w not in words)
+    return words[:60]
+
+
+def lexical_arm(memory: Memory, limit: int) -> list[int]:
+    hits = search.lexical_search(owner=memory.owner, query=_query_words(memory), limit=limit)
+    return [h.memory_id for h in hits]
+
+
+def recent_arm(memory: Memory, limit: int) -> list[int]:
+    older = Q(occurred_at__lt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__lt=memory.pk)
+    rows = Memory.objects.filter(owner_id=memory.owner_id, status=Memory.Status.READY).filter(older)
+    return list(rows.order_by("-occurred_at", "-pk").values_list("pk", flat=True)[: min(limit, RECENT)])
+
+
+def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:
+    """Older memories of the same owner that may state a fact this one changes: the few
+    newest, then the best matches by shared words (and any extra arm), at most `limit`,
+    newest first; only current ones (not superseded, expired or deleted) and none already
+    judged "not an update" of it."""
+    ids: dict[int, None] = {}
+    # Arm by arm, best first within each: the few newest, then the best matches.
+    for arm in arms if arms is not None else [recent_arm, lexical_arm, *EXTRA_ARMS]:
+        ids.update(dict.fromkeys(arm(memory, LEXICAL_POOL)))
+    ids.pop(memory.pk, None)
+    if not ids:
+        return []
+    older = Q(occurred_at__lt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__lt=memory.pk)
+    rows = (
+        Memory.objects.filter(owner_id=memory.owner_id, pk__in=list(ids), status=Memory.Status.READY,
+                              outdated_by__isnull=True, duplicate_of__isnull=True)
+        .filter(older).filter(not_expired())
+    ).in_bulk()
+    usable = [rows[pk] for pk in ids if pk in rows and memory.pk not in (rows[pk].metadata or {}).get("not_updated_by", [])]
+    return sorted(usable[:limit], key=lambda m: (m.occurred_at, m.pk), reverse=True)
+
+
+def note_of(memory: Memory) -> MemoryNote:
+    return MemoryNote(
+        id=memory.pk, summary=memory.summary, text=memory.raw_text[:4000], source=memory.source,
+        entities=tuple(map(str, memory.entities)), topics=tuple(map(str, memory.topics)),
+        importance=memory.importance, occurred_at=memory.occurred_at,
+    )
+
+
+def detect_updates(memory: Memory, *, actor: Actor = SYSTEM, provider: Provider | None = None) -> list[Memory]:
+    """Judge the new memory against its candidates (one provider call) and mark what it
+    supersedes. A model that fails or answers nonsense changes nothing."""
+    if memory.status != Memory.Status.READY or not memory.is_live or memory.outdated_by_id:
+        return []
+    found = candidates(memory)
+    if not found:
+        return []
+    own = provider is None
+    if own:
+        if circuit.is_open(provider_name()):
+            return []
+        provider = get_provider()
+    try:
+        verdicts = provider.judge_updates(new=note_of(memory), candidates=[note_of(m) for m in found])
+    except ProviderError as exc:
+        log.warning("update check of memory %s failed; nothing marked: %s", memory.pk, exc)
+        return []
+    except Exception:  # a judge's bug must not fail the ingest that already succeeded
+        log.exception("update check of memory %s crashed; nothing marked", memory.pk)
+        return []
+    finally:
+        if own:
+            provider.close()
+    by_id = {m.pk: m for m in found}
+    outdated = []
+    for verdict in verdicts:
+        old = by_id.get(verdict.old_id)
+        if old is not None and mark_superseded(old=old, new=memory, reason=verdict.reason, actor=actor):
+            outdated.append(old)
+    return outdated
+
+
+def mark_superseded(*, old: Memory, new: Memory, reason: str = "", actor: Actor = SYSTEM) -> bool:
+    """The old memory's fact was true until the new one's date; never across owners."""
+    if old.owner_id != new.owner_id or old.pk == new.pk:
+        return False
+    reason = " ".join((reason or "a newer fact").split())[:200]
+    with transaction.atomic():
+        # Only if still current: two updates of one fact at once mark it once.
+        changed = Memory.objects.filter(pk=old.pk, owner_id=new.owner_id, outdated_by__isnull=True).update(
+            outdated_by=new, valid_until=new.occurred_at
+        )
+        if not changed:
+            return False
+        old.refresh_from_db()
+        if not MemoryLink.objects.filter(from_memory=new, to_memory=old, relationship__startswith=LINK_PREFIX).exists():
+            MemoryLink.objects.create(from_memory=new, to_memory=old, relationship=f"{LINK_PREFIX}: {reason}"[:500])
+        when = old.valid_until.isoformat()
+        record(old, Event.Action.OUTDATED, actor, after={"outdated_by": new.pk, "valid_until": when}, note=reason)
+        record(new, Event.Action.UPDATES, actor, after={"supersedes": old.pk}, note=reason)
+    return True
+
+
+def undo_update(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
+    """"Not an update": the superseded memory is current again, the link goes, the pair
+    is remembered so it is not judged an update again; recorded on both memories."""
+    with transaction.atomic():
+        old = Memory.objects.filter(owner=owner, pk=memory_id, outdated_by__isnull=False).first()
+        if old is None:
+            return None
+        new_id, until = old.outdated_by_id, old.valid_until
+        metadata = dict(old.metadata or {})
+        metadata["not_updated_by"] = sorted({*metadata.get("not_updated_by", []), new_id})
+        old.outdated_by, old.valid_until, old.metadata = None, None, metadata
+        old.save(update_fields=["outdated_by", "valid_until", "metadata", "updated_at"])
+        MemoryLink.objects.filter(from_memory_id=new_id, to_memory=old, relationship__startswith=LINK_PREFIX).delete()
+        before = {"outdated_by": new_id, "valid_until": until.isoformat() if until else None}
+        record(old, Event.Action.NOT_UPDATE, actor, before=before, note=f"memory {new_id} does not change this fact")
+        if new := Memory.all_objects.filter(owner=owner, pk=new_id).first():
+            record(new, Event.Action.NOT_UPDATE, actor, before={"supersedes": old.pk}, note=f"does not change memory {old.pk}")
+    return old
+
+
+def release_successors(memory: Memory, actor: Actor, *, why: str) -> list[int]:
+    """Memories the given one superseded are current again (it left the record)."""
+    released = []
+    for old in Memory.objects.filter(owner_id=memory.owner_id, outdated_by=memory):
+        before = {"outdated_by": memory.pk, "valid_until": old.valid_until.isoformat() if old.valid_until else None}
+        old.outdated_by, old.valid_until = None, None
+        old.save(update_fields=["outdated_by", "valid_until", "updated_at"])
+        record(old, Event.Action.NOT_UPDATE, actor, before=before, note=why)
+        released.append(old.pk)
+    return released
+
+
+def recent_updates(*, owner, limit: int = 20):
+    """The latest updates found for the owner (the consolidations page lists them)."""
+    events = list(Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, action=Event.Action.OUTDATED)[:limit])
+    ids = {e.subject_id for e in events} | {e.after.get("outdated_by") for e in events if isinstance(e.after, dict)}
+    memories = Memory.all_objects.filter(owner=owner, pk__in=[i for i in ids if i]).in_bulk()
+    out = []
+    for e in events:
+        old, new = memories.get(e.subject_id), memories.get((e.after or {}).get("outdated_by"))
+        if old is not None and new is not None:
+            out.append({"event": e, "old": old, "new": new, "current": old.outdated_by_id == new.pk})
+    return out
+
