@@ -2,11 +2,13 @@
 desktop and phone widths. Screenshots go where test_browser.py puts its own."""
 
 import random
+import re
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect  # not wait_for_function: it evals in the page, which the CSP forbids
 from django.utils import timezone
 
 from memories.models import Memory, ProviderUsage
@@ -98,7 +100,7 @@ def _console(msg, errors):
 
 
 def _graph_loaded(page):
-    page.wait_for_function("Number(document.body.dataset.graphNodes || 0) > 0")
+    expect(page.locator("body")).to_have_attribute("data-graph-nodes", re.compile(r"^[1-9][0-9]*$"))
     return page.evaluate("window.memoryGraph.nodes().length")
 
 
@@ -147,13 +149,13 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
     main_shot(page, f"graph-{name}")
     before = page.evaluate("window.memoryGraph.nodes().length")
     page.click("#graph-focus")
-    page.wait_for_function("document.querySelector('#graph-status').textContent.includes('Neighbourhood of memory')")
+    expect(page.locator("#graph-status")).to_contain_text("Neighbourhood of memory")
     focused = page.evaluate("window.memoryGraph.nodes(\"[kind = 'memory']\").map(n => n.data('memory_id'))")
     assert memory_id in focused and len(focused) <= before
     shot(page, f"graph-{name}-card")
 
     page.select_option("select[name=source]", "email")
-    page.wait_for_function("document.querySelector('#graph-status').textContent.startsWith('Showing')")
+    expect(page.locator("#graph-status")).to_have_text(re.compile(r"^\s*Showing"))
     sources = page.evaluate("window.memoryGraph.nodes(\"[kind = 'memory']\").map(n => n.data('source'))")
     assert sources and set(sources) == {"email"}
     assert "source=email" in page.url
@@ -256,7 +258,7 @@ def test_uploads_show_a_bar_per_file(open_page, user, tmp_path):
         files.append(str(path))
     page.set_input_files("#id_files", files)
     page.click("#upload-form button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('#upload-list .state.good, #upload-list .state.bad').length === 3")
+    expect(page.locator("#upload-list .state.good, #upload-list .state.bad")).to_have_count(3)
     rows = page.locator("#upload-list li")
     assert rows.count() == 3
     states = [rows.nth(i).locator(".state").inner_text() for i in range(3)]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
 from memories.models import Consolidation, Event, Memory, MemoryLink, RejectedContent
 from memories.recall import recall
@@ -69,6 +71,11 @@ def build_space(owner) -> dict:
     old = extract_memory(ingest_text(owner=owner, text=OLD, actor=actor).memory.pk)
     new = extract_memory(ingest_text(owner=owner, text=NEW, actor=actor).memory.pk)
     supersede_memory(old=old, new=new, actor=actor)
+    # A fact that changed (marked by the update check) and one set to expire.
+    paris = extract_memory(ingest_text(owner=owner, text="I live in Paris.", occurred_at="2024-03-10", actor=actor).memory.pk)
+    extract_memory(ingest_text(owner=owner, text="I moved to Berlin.", occurred_at="2025-06-12", actor=actor).memory.pk)
+    assert Memory.all_objects.get(pk=paris.pk).outdated_by_id is not None
+    Memory.all_objects.filter(pk=made[0].pk).update(expires_at=timezone.now() + timedelta(days=30), base_importance=0.9)
     return {"made": made, "near": near, "upload": upload, "pending": pending, "failed": failed, "gone": gone}
 
 
@@ -89,7 +96,7 @@ def canonical(owner) -> dict:
 
     def remap(values: dict) -> dict:
         out = dict(values)
-        for key in ("duplicate_of", "superseded_by"):
+        for key in ("duplicate_of", "superseded_by", "outdated_by"):
             if key in out:
                 out[key] = ref(out[key])
         if isinstance(out.get("sources"), list):
@@ -101,7 +108,8 @@ def canonical(owner) -> dict:
 
     return {
         "memories": [
-            ({name: getattr(m, name) for name in portability.MEMORY_FIELDS}, ref(m.duplicate_of_id), ref(m.superseded_by_id),
+            ({name: getattr(m, name) for name in (*portability.MEMORY_FIELDS, *portability.FACT_FIELDS)}, ref(m.duplicate_of_id),
+             ref(m.superseded_by_id), ref(m.outdated_by_id),
              file_of(m), (m.sim_band0, m.sim_band1, m.sim_band2, m.sim_band3))
             for m in rows
         ],

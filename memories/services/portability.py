@@ -55,13 +55,17 @@ FILE_CHUNK = 512 * 1024
 QUEUE_AT_ONCE = 100
 TYPES = ("header", "memory", "file_chunk", "consolidation", "link", "tombstone", "event", "end")
 # Keys of an event's before/after that hold memory ids.
-MEMORY_REF_KEYS = ("duplicate_of", "superseded_by", "sources")
+MEMORY_REF_KEYS = ("duplicate_of", "superseded_by", "outdated_by", "sources")
 
 MEMORY_FIELDS = (
     "source", "raw_text", "mime_type", "metadata", "summary", "entities", "topics", "importance", "occurred_at", "status",
     "error", "attempts", "provider", "consolidated_at", "content_hash", "deleted_at", "created_at", "updated_at",
 )
-DATETIME_FIELDS = {"occurred_at", "consolidated_at", "deleted_at", "created_at", "updated_at", "stale_at", "retired_at", "rejected_at"}
+# Facts that changed and forgetting (added in version 1 too; an export written before them has
+# none, which reads as "current, never expires").
+FACT_FIELDS = ("valid_until", "expires_at", "last_recalled_at", "base_importance")
+DATETIME_FIELDS = {"occurred_at", "consolidated_at", "deleted_at", "created_at", "updated_at", "stale_at", "retired_at", "rejected_at",
+                   "valid_until", "expires_at", "last_recalled_at"}
 
 
 class ImportRefused(ValueError):
@@ -112,9 +116,11 @@ def _export_lines(owner) -> Iterator[bytes]:
     })
     for memory in Memory.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
         record = {"type": "memory", "id": memory.pk}
-        record.update({name: _iso(getattr(memory, name)) if name in DATETIME_FIELDS else getattr(memory, name) for name in MEMORY_FIELDS})
+        record.update({name: _iso(getattr(memory, name)) if name in DATETIME_FIELDS else getattr(memory, name)
+                       for name in (*MEMORY_FIELDS, *FACT_FIELDS)})
         record["duplicate_of"] = memory.duplicate_of_id
         record["superseded_by"] = memory.superseded_by_id
+        record["outdated_by"] = memory.outdated_by_id
         chunks = _file_chunks(memory)
         record["original"] = next(chunks) if memory.original else None
         yield emit(record)
@@ -354,6 +360,7 @@ class _Importer:
             self.file = _IncomingFile.ignored(old, original)
             return
         values = {name: record[name] for name in MEMORY_FIELDS}
+        values.update({name: record.get(name) for name in FACT_FIELDS})
         for name in DATETIME_FIELDS & set(values):
             values[name] = _when(values[name])
         memory = Memory(owner=self.owner, **values)
@@ -369,7 +376,7 @@ class _Importer:
         self.memories[old] = memory.pk
         self.created.add(old)
         self.result.memories += 1
-        for name in ("duplicate_of", "superseded_by"):
+        for name in ("duplicate_of", "superseded_by", "outdated_by"):
             if record.get(name) is not None:
                 self.deferred.append((memory.pk, name, int(record[name])))
         if memory.status == Memory.Status.PENDING and memory.deleted_at is None:
