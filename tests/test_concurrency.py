@@ -54,7 +54,7 @@ def test_web_workers_cluster_and_watcher_together(service):
     service.start_web(workers=3)
     service.start_cluster(workers=2)
     service.start_watcher(interval=0.3)
-    (service.inbox / "alice").mkdir()
+    (service.inbox / "alice").mkdir(exist_ok=True)  # the watcher makes each user's folder too
 
     calls = Calls()
     stop = threading.Event()
