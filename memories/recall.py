@@ -15,6 +15,7 @@ Strategies:
 from __future__ import annotations
 
 import calendar
+import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -26,11 +27,14 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from . import search
+from . import embeddings, search
+from .embeddings import index as vector_index
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .llm.offline import NOT_ENTITIES
 from .models import Consolidation, Memory, MemoryLink
 from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
+
+log = logging.getLogger(__name__)
 
 RECENT_CONSOLIDATIONS = 10
 # Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
@@ -325,6 +329,12 @@ FEEDBACK_TERMS = 5  # ... that many of them, those of the best-scored matches fi
 FEEDBACK_POOL = 50  # feedback finds considered
 W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
+# Fusion of the lexical and meaning arms (see fuse): each arm's list counts by rank.
+RRF_K = 10  # a smaller k trusts the first ranks of each arm more
+W_LEXICAL_ARM = 1.0
+W_MEANING_ARM = 1.0
+MEANING_POOL = 150  # memories the meaning arm hands over
+MEANING_REASON_RANKS = 50  # "close in meaning" is said of the arm's first this many
 # A month named without a year ("in May") means that month in any of the last few years.
 MONTH_YEARS_BACK = 10
 
@@ -366,6 +376,8 @@ class _Candidate:
     speaker: str = ""  # stem of the name a "Name: ..." text opens with
     relevance: float = 0.0
     via_feedback: bool = False  # found by feedback words, not by the question's own
+    lexical: bool = False  # found by the full-text arm
+    meaning_rank: int | None = None  # its place in the meaning arm's list (0 = closest)
     date_reason: str = ""
     base: float = 0.0
     bonus: float = 0.0
@@ -581,7 +593,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     q_stems = {cached_stem(w) for w in q_words}
     pool = max(150, 4 * k)
 
-    relevance = _relevance(owner, q_words, pool)
+    lexical = _relevance(owner, q_words, pool)
+    meaning = _meaning(owner, question, MEANING_POOL)
+    relevance = fuse(lexical, meaning)
     ids = set(relevance)
     if spans:
         ids.update(_date_pool(owner, spans, k, today))
@@ -593,10 +607,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     candidates = _fetch(owner, ids)
     q = _Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
+    meaning_rank = {pk: i for i, (pk, _) in enumerate(meaning)}
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
+        c.lexical = c.id in lexical
+        c.meaning_rank = meaning_rank.get(c.id)
         _base_score(c, q)
-    expansion = _feedback(owner, candidates, q) if relevance else []
+    expansion = _feedback(owner, candidates, q) if lexical else []
     seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
     seeds = [s for s in seeds if s.relevance > 0 or s.date_reason]
 
@@ -651,14 +668,16 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     for c, memory in chosen:
         reasons = []
         # A feedback find may hold question words too (its direct match was just weaker).
-        matched = _matched_words(memory, matcher) if c.relevance > 0 else []
+        matched = _matched_words(memory, matcher) if c.lexical or c.via_feedback else []
         if matched:
             reasons.append("matches " + ", ".join(f"'{w}'" for w in matched))
         if c.via_feedback:
             shared = ", ".join(f"'{w}'" for w in _matched_words(memory, feedback_matcher))
             reasons.append(f"shares {shared} with the best matches" if shared else "shares words with the best matches")
-        elif c.relevance > 0 and not matched:
+        elif c.lexical and not matched:
             reasons.append("matches the question")
+        if c.meaning_rank is not None and c.meaning_rank < MEANING_REASON_RANKS:
+            reasons.append("close in meaning to the question")
         reasons.extend(r for r in (c.date_reason, *c.reasons) if r)
         if c.keys & q_stems:
             reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
@@ -671,6 +690,43 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     return RecallResult(
         strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
     )
+
+
+def _meaning(owner, question: str, pool: int) -> list[tuple[int, float]]:
+    """The meaning arm: the owner's memories closest to the question by embedding, best
+    first, with their cosine. Empty when embeddings are off, the owner has no vectors of
+    the active model, or the backend fails (recall then stands on its lexical arm)."""
+    if not question.strip():
+        return []
+    try:
+        embedder = embeddings.get_embedder()
+        if embedder is None:
+            return []
+        vector = embeddings.embed_question(embedder, question[:2000])
+        return vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=pool)
+    except embeddings.EmbeddingError as exc:
+        log.warning("recall without the meaning arm: %s", exc)
+        return []
+
+
+def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[int, float]:
+    """One relevance per memory from the two arms, by rank (reciprocal-rank fusion): bm25
+    and cosine are on scales that cannot be added (bm25 is unbounded and grows with the
+    store; e5's cosines crowd between 0.7 and 0.9). Scaled so a memory first in both arms
+    scores 1, as the best lexical match does when there is no meaning arm.
+
+    With no meaning arm, the lexical relevance is returned as it is: recall with
+    embeddings off ranks exactly as it did before they existed."""
+    if not meaning:
+        return lexical
+    lex_rank = {pk: i for i, pk in enumerate(sorted(lexical, key=lambda pk: -lexical[pk]))}
+    top = (W_LEXICAL_ARM + W_MEANING_ARM) / (RRF_K + 1)
+    out: dict[int, float] = defaultdict(float)
+    for pk, rank in lex_rank.items():
+        out[pk] += W_LEXICAL_ARM / (RRF_K + rank + 1)
+    for rank, (pk, _) in enumerate(meaning):
+        out[pk] += W_MEANING_ARM / (RRF_K + rank + 1)
+    return {pk: value / top for pk, value in out.items()}
 
 
 def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:

@@ -4,6 +4,7 @@ from django.conf import settings
 
 SCHEDULE_NAME = "memories.consolidate_all"
 SWEEP_NAME = "memories.resume_stuck"
+EMBED_SWEEP_NAME = "memories.embed_sweep"
 
 
 def ensure_consolidation_schedule(**kwargs):
@@ -15,6 +16,8 @@ def ensure_consolidation_schedule(**kwargs):
     for name, func, minutes in (
         (SCHEDULE_NAME, "memories.tasks.consolidate_all", max(1, settings.MEMORY_CONSOLIDATE_EVERY_MINUTES)),
         (SWEEP_NAME, "memories.tasks.resume_stuck", 5),
+        # Vectors missing after an outage, or from another model after a switch.
+        (EMBED_SWEEP_NAME, "memories.tasks.embed_sweep", 15),
     ):
         Schedule.objects.update_or_create(
             name=name,

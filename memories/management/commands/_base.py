@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ... import embeddings
 from ...llm import get_provider, provider_name
 from ...services import resolve_owner
 
@@ -26,3 +27,4 @@ class MemoryCommand(BaseCommand):
                 f"Provider: {provider_name()} — the built-in extractive engine, not a language model "
                 "(set GEMINI_API_KEY or OPENAI_BASE_URL for one)."
             )
+        self.stderr.write(f"Embeddings: {embeddings.status().label}")

@@ -15,9 +15,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
+from ... import embeddings
 from ...llm.offline import OfflineProvider
 from ...models import Memory, content_hash
 from ...recall import STRATEGIES, recall
+from ...services.embed import embed_missing
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
 DEFAULT_KS = (5, 10, 25, 50)
@@ -131,11 +133,20 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Me
     return Memory.objects.bulk_create(memories, batch_size=batch_size)
 
 
-def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int]) -> dict:
+def run_label(strategy: str, backend: str) -> str:
+    """A row of the report: the strategy, and the embeddings it ran with unless off."""
+    return strategy if backend == "off" else f"{strategy}+{backend}"
+
+
+def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int], embeddings_backends: tuple[str, ...] = ("off",)) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
-    in its own throwaway space (rolled back afterwards)."""
-    found = {s: {k: defaultdict(list) for k in ks} for s in strategies}
-    tokens = {s: {k: [] for k in ks} for s in strategies}
+    in its own throwaway space (rolled back afterwards). Each embeddings backend given
+    embeds the conversation through the real embedding service and runs the strategies
+    again; `recent` ignores meaning, so it runs once."""
+    runs = [(s, b) for b in embeddings_backends for s in strategies if b == embeddings_backends[0] or s != "recent"]
+    labels = [run_label(s, b) for s, b in runs]
+    found = {label: {k: defaultdict(list) for k in ks} for label in labels}
+    tokens = {label: {k: [] for k in ks} for label in labels}
     User = get_user_model()
     for conv in conversations:
         with transaction.atomic():
@@ -145,17 +156,26 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
                 for t in conv.turns
             ])
             dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
-            for qa in conv.questions:
-                evidence = set(qa["evidence"])
-                for strategy in strategies:
-                    for k in ks:
-                        result = recall(owner=owner, question=qa["question"], strategy=strategy, k=k)
-                        got = {dia_of.get(pk) for pk in result.memory_ids}
-                        found[strategy][k][qa["category"]].append(len(evidence & got) / len(evidence))
-                        tokens[strategy][k].append(result.context_tokens)
+            for backend in embeddings_backends:
+                with embeddings.using(backend):
+                    if backend != "off":
+                        outcome = embed_missing(owner=owner)
+                        if outcome.error:
+                            raise CommandError(f"embeddings {backend}: {outcome.error}")
+                    for strategy in strategies:
+                        label = run_label(strategy, backend)
+                        if label not in found:
+                            continue
+                        for qa in conv.questions:
+                            evidence = set(qa["evidence"])
+                            for k in ks:
+                                result = recall(owner=owner, question=qa["question"], strategy=strategy, k=k)
+                                got = {dia_of.get(pk) for pk in result.memory_ids}
+                                found[label][k][qa["category"]].append(len(evidence & got) / len(evidence))
+                                tokens[label][k].append(result.context_tokens)
             transaction.set_rollback(True)
     report = {}
-    for strategy in strategies:
+    for strategy in labels:
         per_k = found[strategy]
         questions = sum(len(v) for v in per_k[ks[0]].values())
         report[strategy] = {
@@ -182,6 +202,10 @@ class Command(BaseCommand):
         parser.add_argument("--k", nargs="+", action="extend", type=int, help="Context sizes (default: 5 10 25 50).")
         parser.add_argument("--limit-conversations", type=int, help="Only the first N conversations.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object.")
+        parser.add_argument(
+            "--embeddings", nargs="+", action="extend", choices=embeddings.CHOICES,
+            help="Embeddings to run with, side by side (default: off, and the active backend when there is one).",
+        )
 
     def handle(self, *args, **options):
         ks = sorted(set(options["k"] or DEFAULT_KS))
@@ -193,18 +217,27 @@ class Command(BaseCommand):
             conversations = conversations[: max(0, options["limit_conversations"])]
         if not any(c.questions for c in conversations):
             raise CommandError("No questions of categories 1-4 with evidence found in the dataset.")
-        report = evaluate(conversations, strategies=strategies, ks=ks)
+        backends = list(dict.fromkeys(self._backend(name) for name in (options["embeddings"] or ["off", "auto"])))
+        report = evaluate(conversations, strategies=strategies, ks=ks, embeddings_backends=tuple(backends))
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return
         self._table(report, ks, len(conversations))
 
+    @staticmethod
+    def _backend(name: str) -> str:
+        with embeddings.using(name):
+            try:
+                return embeddings.backend_name()
+            except embeddings.EmbeddingError as exc:
+                raise CommandError(str(exc)) from None
+
     def _table(self, report: dict, ks: list[int], n_conversations: int):
-        head = f"{'strategy':<10} {'category':<10} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
+        head = f"{'strategy':<16} {'category':<10} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, evidence recall at k")
         self.stdout.write(head)
         for strategy, row in report.items():
-            self.stdout.write(f"{strategy:<10} {'all':<10} " + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks) + f"   ({row['questions']} questions)")
+            self.stdout.write(f"{strategy:<16} {'all':<10} " + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks) + f"   ({row['questions']} questions)")
             for cat, values in row["by_category"].items():
-                self.stdout.write(f"{'':<10} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
-            self.stdout.write(f"{'':<10} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
+                self.stdout.write(f"{'':<16} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
+            self.stdout.write(f"{'':<16} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
