@@ -32,7 +32,7 @@ from .embeddings import index as vector_index
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .llm.offline import NOT_ENTITIES
 from .models import Consolidation, Memory, MemoryLink
-from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
+from .textutil import STOPWORDS, estimate_tokens, fold, sentences, stem, words
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ def summary_in_text(summary: str, text: str) -> bool:
     return all(" ".join(s.rstrip("…").split()) in flat for s in sentences(summary))
 
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_NON_WORD = re.compile(r"[\W_]+")
 
 
 def _lower_words(text: str) -> str:
@@ -316,13 +316,14 @@ W_ENTITY = 0.08  # per question word that is one of the memory's entities or top
 MAX_ENTITY_BONUS = 0.2
 W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")
 OTHER_SPEAKER = 0.6  # ... and a line of someone else's, when it names one, weighs this much
+SPEAKER_KEEP_RANK = 3  # ... but the question's best match stays among the first this many
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
 RECENT_HALF_LIFE_DAYS = 365
 W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)
 W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 W_AFTER = 1.5  # a turn after a hit (its reply) gets this much of W_NEIGHBOUR, one before it 2 - W_AFTER
-NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
+NEIGHBOUR_WINDOW = 2  # turns either side in a "source:position" group (see source_group)
 SEEDS = 25  # hits whose neighbours and links are brought in
 FEEDBACK_DOCS = 10  # best matches whose key words (topics) are searched for again (0: off)
 FEEDBACK_TERMS = 5  # ... that many of them, those of the best-scored matches first
@@ -330,6 +331,7 @@ FEEDBACK_POOL = 50  # feedback finds considered
 W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
 # Fusion of the lexical and meaning arms (see fuse): each arm's list counts by rank.
+FUSION = "rrf"
 RRF_K = 10  # a smaller k trusts the first ranks of each arm more
 W_LEXICAL_ARM = 1.0
 W_MEANING_ARM = 1.0
@@ -388,13 +390,18 @@ class _Candidate:
         return self.base + self.bonus
 
 
+_POSITION = re.compile(r"(.+):[A-Za-z]{0,3}\d{1,9}")
+
+
 def source_group(source: str) -> tuple[str, bool]:
-    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3" (a window of
-    turns around it are neighbours); any other source is its own group (only the memory
-    ingested just before or after it is)."""
-    if ":" in source:
-        return source.rsplit(":", 1)[0], True
-    return source, False
+    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3", "report.pdf:7"
+    part 7 of "report.pdf" (a source that ends in a position), and the turns or parts
+    around it are its neighbours. Any other source ("api", "notes", a URL) names no
+    sequence: memories that share it are separate notes, and none lends another support."""
+    m = _POSITION.fullmatch(source or "")
+    if m:
+        return m.group(1), True
+    return source or "", False
 
 
 # Recall stems the same few thousand words over and over; remembering them is most of its speed.
@@ -406,12 +413,12 @@ def terms(text: str) -> list[str]:
     return [cached_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
-_SPLIT = re.compile(r"[^a-z0-9]+")
+_SPLIT = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=100_000)
 def _keys_of(joined: str) -> frozenset[str]:
-    return frozenset(cached_stem(t) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
+    return frozenset(cached_stem(fold(t)) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
 
 
 @lru_cache(maxsize=100_000)
@@ -543,17 +550,15 @@ def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int
         )
         nearby = cursor.fetchall()
     by_group: dict[str, list[int]] = defaultdict(list)
-    by_source: dict[str, list[int]] = defaultdict(list)
     for pk, source in nearby:
         group, windowed = source_group(source or "")
         if windowed:
             by_group[group].append(pk)
-        by_source[source or ""].append(pk)
     out: dict[int, list[tuple[int, int]]] = {}
     for seed in seeds:
         group, windowed = source_group(seed.source)
-        same = by_group[group] if windowed else by_source[seed.source]
-        width = NEIGHBOUR_WINDOW if windowed else 1
+        same = by_group[group] if windowed else []
+        width = NEIGHBOUR_WINDOW
         if seed.id not in same:
             continue
         at = same.index(seed.id)
@@ -590,7 +595,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(_date_phrases(question))))
     q_words = [w for w in search.query_words(question) if w not in date_words]
-    q_stems = {cached_stem(w) for w in q_words}
+    q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
     lexical = _relevance(owner, q_words, pool)
@@ -643,7 +648,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     for seed in seeds:
         for pk, steps in around.get(seed.id, []):
-            where = "same conversation as" if source_group(seed.source)[1] else "stored next to"
+            where = "same conversation as"
             # What follows a hit is more often its answer than what precedes it.
             share = W_NEIGHBOUR * 0.5 ** (abs(steps) - 1) * (W_AFTER if steps > 0 else 2 - W_AFTER)
             lend(seed, pk, share, f"{where} #{seed.id}")
@@ -657,10 +662,19 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     if q.speakers:
         # A question about Ann is answered by what Ann said far more often than by what
         # others said to her. Only the final order: a line of theirs still brings Ann's
-        # reply to it along.
+        # reply to it along. But the question's best match keeps a place among the first
+        # SPEAKER_KEEP_RANK whoever said it: a line of someone else's that holds what is
+        # asked ("What did Bob tell Ann about the job?") must not sink below Ann's small talk.
+        best = max(candidates.values(), key=lambda c: (c.relevance, c.base), default=None)
         for c in candidates.values():
             if c.speaker and c.speaker not in q.speakers:
                 c.bonus -= (1 - OTHER_SPEAKER) * c.score
+        if best is not None and best.relevance > 0 and best.speaker and best.speaker not in q.speakers:
+            above = sorted((c.score for c in candidates.values() if c is not best), reverse=True)
+            if len(above) >= SPEAKER_KEEP_RANK - 1 and SPEAKER_KEEP_RANK > 1:
+                floor = above[SPEAKER_KEEP_RANK - 2] - 1e-6
+                if best.score < floor:
+                    best.bonus += floor - best.score
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     chosen, brief = _within_budget(owner, ranked, k)
     matcher, feedback_matcher = _word_matcher(q_words), _word_matcher(expansion)
@@ -680,7 +694,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
             reasons.append("close in meaning to the question")
         reasons.extend(r for r in (c.date_reason, *c.reasons) if r)
         if c.keys & q_stems:
-            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
+            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(fold(w)) in c.keys)[:100])
         if memory.importance >= IMPORTANT:
             reasons.append(f"important ({memory.importance:.1f})")
         if fallback:
@@ -719,6 +733,12 @@ def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[in
     embeddings off ranks exactly as it did before they existed."""
     if not meaning:
         return lexical
+    if FUSION == "score":
+        best, floor = meaning[0][1], meaning[-1][1]
+        out = dict(lexical)
+        for pk, cos in meaning:
+            out[pk] = out.get(pk, 0.0) + W_MEANING_ARM * max(0.0, (cos - floor) / max(1e-6, best - floor))
+        return out
     lex_rank = {pk: i for i, pk in enumerate(sorted(lexical, key=lambda pk: -lexical[pk]))}
     top = (W_LEXICAL_ARM + W_MEANING_ARM) / (RRF_K + 1)
     out: dict[int, float] = defaultdict(float)
@@ -748,7 +768,7 @@ def _feedback(owner, candidates: dict[int, _Candidate], q: _Question) -> list[st
     weight: dict[str, float] = defaultdict(float)
     for c in best:
         for w in _words_of(_json_words(c.topics)):
-            if cached_stem(w) not in q.stems:
+            if cached_stem(fold(w)) not in q.stems:
                 weight[w] += c.base
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:
