@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -321,14 +322,32 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
             total += counts[w]
         if not finding:
             return []
+        # Which of the words each match holds, one indexed lookup per word: enough for a
+        # coarse score (the IDF of the words held); only the best of those are read and
+        # ranked by full BM25, whose cost per row is what grows with the store.
+        held: dict[int, list[str]] = defaultdict(list)
+        for w in finding:
+            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([w], owner_id=owner_id)])
+            for (pk,) in cursor.fetchall():
+                held[pk].append(w)
+        size, mean_length = _owner_stats(connection, owner_id)
+        df = {w: counts[w] for w in finding}
+        idf = _idf(df, size)
+        best = sorted(held, key=lambda pk: (-sum(idf[w] for w in held[pk]), -pk))[: max(RERANK, 2 * limit)]
         cursor.execute(
-            f"SELECT m.id, m.raw_text, m.summary, m.entities, m.topics, m.source FROM {FTS_TABLE} "
-            f"JOIN memories_memory m ON m.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s",
-            [fts5_match(finding, owner_id=owner_id), owner_id],
+            f"SELECT id, raw_text, summary, entities, topics, source FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})",
+            best,
         )
         rows = cursor.fetchall()
-    size, mean_length = _owner_stats(connection, owner_id)
-    return owner_bm25(rows, finding, {w: counts[w] for w in finding}, size=size, mean_length=mean_length)[:limit]
+    return owner_bm25(rows, finding, df, size=size, mean_length=mean_length)[:limit]
+
+
+# Matches ranked by full BM25 at most (by the coarse score, the rest are not relevant enough).
+RERANK = 300
+
+
+def _idf(df: dict[str, int], size: int) -> dict[str, float]:
+    return {w: math.log(1.0 + (max(size, n) - n + 0.5) / (n + 0.5)) for w, n in df.items()}
 
 
 # BM25's usual constants (FTS5 uses the same).
@@ -342,19 +361,24 @@ def owner_bm25(rows, query: list[str], df: dict[str, int], *, size: int, mean_le
     column as often as a token there starts with its stem ("launch" counts "launched"),
     which is about what the index's stemmer matched."""
     stems = {w: stem(fold(w)) for w in query}
-    idf = {w: math.log(1.0 + (max(size, df[w]) - df[w] + 0.5) / (df[w] + 0.5)) for w in query}
+    idf = _idf(df, size)
     pattern = re.compile(r"(?<![^\W_])(" + "|".join(sorted(map(re.escape, set(stems.values())), key=len, reverse=True)) + r")")
     hits = []
     mean_length = max(1.0, mean_length)
-    for pk, *columns in rows:
-        texts = [fold(_text(c)) for c in columns]
-        length = sum(len(t) for t in texts[:2]) / AVG_TOKEN_CHARS
+    for pk, raw_text, summary, entities, topics, source in rows:
+        raw_text, summary = raw_text or "", summary or ""
+        length = (len(raw_text) + len(summary)) / AVG_TOKEN_CHARS
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / mean_length)
         tf: dict[str, float] = {}
-        for weight, text in zip(BM25_WEIGHTS, texts):
-            if weight and text:
-                for found in pattern.findall(text):
-                    tf[found] = tf.get(found, 0.0) + weight
+        # The text, and the key words (entities, topics) the index weighs too; an
+        # extractive summary only repeats the text, so it is counted when it differs.
+        columns = [(1.0, raw_text), (0.6, f"{_text(entities)} {_text(topics)}"), (0.2, source or "")]
+        if summary and summary not in raw_text:
+            columns.append((0.4, summary))
+        for weight, text in columns:
+            text = text.lower() if text.isascii() else fold(text)
+            for found in pattern.findall(text):
+                tf[found] = tf.get(found, 0.0) + weight
         score = 0.0
         for w in query:
             f = tf.get(stems[w], 0.0)
