@@ -68,25 +68,38 @@ class RecallResult:
     consolidation_reasons: dict[int, list[str]] = field(default_factory=dict)
     #: Memories shown by their summary alone (see memory_note's `brief`).
     brief_ids: frozenset[int] = frozenset()
+    _context: AnswerContext | None = field(default=None, repr=False, compare=False)
+    _tokens: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def memory_ids(self) -> list[int]:
         return [r.memory.pk for r in self.memories]
 
     def to_context(self) -> AnswerContext:
-        return AnswerContext(
-            memories=[
-                memory_note(r.memory, brief=r.memory.pk in self.brief_ids) for r in self.memories
-            ],
-            consolidations=[
-                InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(c.sources.values_list("pk", flat=True)))
-                for c in self.consolidations
-            ],
-        )
+        """What the model reads; built once (the result is not changed after recall) and
+        with the insights' source ids read in one query for all of them."""
+        if self._context is None:
+            sources: dict[int, list[int]] = defaultdict(list)
+            if self.consolidations:
+                through = Consolidation.sources.through.objects.filter(
+                    consolidation_id__in=[c.pk for c in self.consolidations], memory__in=Memory.objects.all()
+                )
+                for cid, mid in through.values_list("consolidation_id", "memory_id").order_by("memory_id"):
+                    sources[cid].append(mid)
+            self._context = AnswerContext(
+                memories=[memory_note(r.memory, brief=r.memory.pk in self.brief_ids) for r in self.memories],
+                consolidations=[
+                    InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(sources[c.pk]))
+                    for c in self.consolidations
+                ],
+            )
+        return self._context
 
     @property
     def context_tokens(self) -> int:
-        return estimate_tokens(self.to_context().render())
+        if self._tokens is None:
+            self._tokens = estimate_tokens(self.to_context().render())
+        return self._tokens
 
 
 def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -> MemoryNote:
