@@ -403,7 +403,13 @@ def _owner_stats(connection, owner_id: int) -> tuple[int, float]:
     """How many readable memories the owner has (up to PG_IDF_CAP) and their mean length
     in tokens (text and summary), remembered for a few minutes: figures a little out of
     date move the ranking by a hair."""
-    key = f"memories:search:stats:{owner_id}"
+    with connection.cursor() as cursor:
+        # Keyed by the owner's newest memory too: a new memory (or a space made again
+        # under a reused id, as evaluate's rolled-back spaces are) is never read with
+        # another store's figures.
+        cursor.execute("SELECT max(id) FROM memories_memory WHERE owner_id = %s", [owner_id])
+        newest = cursor.fetchone()[0]
+    key = f"memories:search:stats:{owner_id}:{newest}"
     stats = cache.get(key)
     if stats is None:
         with connection.cursor() as cursor:
