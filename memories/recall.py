@@ -344,7 +344,6 @@ FEEDBACK_POOL = 50  # feedback finds considered
 W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
 # Fusion of the lexical and meaning arms (see fuse): each arm's list counts by rank.
-FUSION = "rrf"
 RRF_K = 10  # a smaller k trusts the first ranks of each arm more
 W_LEXICAL_ARM = 1.0
 W_MEANING_ARM = 1.0
@@ -746,12 +745,6 @@ def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[in
     embeddings off ranks exactly as it did before they existed."""
     if not meaning:
         return lexical
-    if FUSION == "score":
-        best, floor = meaning[0][1], meaning[-1][1]
-        out = dict(lexical)
-        for pk, cos in meaning:
-            out[pk] = out.get(pk, 0.0) + W_MEANING_ARM * max(0.0, (cos - floor) / max(1e-6, best - floor))
-        return out
     lex_rank = {pk: i for i, pk in enumerate(sorted(lexical, key=lambda pk: -lexical[pk]))}
     top = (W_LEXICAL_ARM + W_MEANING_ARM) / (RRF_K + 1)
     out: dict[int, float] = defaultdict(float)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 
 from .. import embeddings
 from ..embeddings import Embedder, EmbeddingError
