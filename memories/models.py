@@ -137,6 +137,28 @@ class Memory(models.Model):
         return PurePosixPath(self.original.name).name if self.original else ""
 
 
+class MemoryVector(models.Model):
+    """A memory's embedding: recall's meaning arm. One per memory, tagged with the model
+    and dimension that made it, so vectors of two models are never compared; a memory
+    whose vector is missing, from another model, or of text since changed is embedded
+    again (`manage.py embed`, the sweep)."""
+
+    memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True, related_name="vector")
+    # The memory's owner, copied: the meaning arm reads one owner's vectors by an index.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200)
+    dim = models.PositiveIntegerField()
+    vector = models.BinaryField()  # float32, little-endian, unit length
+    text_hash = models.CharField(max_length=64)  # of the text embedded (embed_text)
+    embedded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "model", "embedded_at"], name="vector_owner_model")]
+
+    def __str__(self):
+        return f"Vector of memory {self.memory_id} ({self.model}, {self.dim})"
+
+
 class ConsolidationQuerySet(models.QuerySet):
     def current(self):
         """Insights whose sources all still stand: the ones recall may use."""

@@ -15,6 +15,7 @@ Strategies:
 from __future__ import annotations
 
 import calendar
+import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -26,11 +27,14 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from . import currency, search
+from . import currency, embeddings, search
+from .embeddings import index as vector_index
 from .llm.base import AnswerContext, InsightNote, MemoryNote
 from .llm.offline import NOT_ENTITIES
 from .models import Consolidation, Memory, MemoryLink
-from .textutil import STOPWORDS, estimate_tokens, sentences, stem, words
+from .textutil import STOPWORDS, estimate_tokens, fold, sentences, stem, words
+
+log = logging.getLogger(__name__)
 
 RECENT_CONSOLIDATIONS = 10
 # Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
@@ -64,28 +68,41 @@ class RecallResult:
     consolidation_reasons: dict[int, list[str]] = field(default_factory=dict)
     #: Memories shown by their summary alone (see memory_note's `brief`).
     brief_ids: frozenset[int] = frozenset()
+    _context: AnswerContext | None = field(default=None, repr=False, compare=False)
+    _tokens: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def memory_ids(self) -> list[int]:
         return [r.memory.pk for r in self.memories]
 
     def to_context(self) -> AnswerContext:
-        return AnswerContext(
-            memories=[
-                memory_note(r.memory, brief=r.memory.pk in self.brief_ids) for r in self.memories
-            ],
-            consolidations=[
-                InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(c.sources.values_list("pk", flat=True)))
-                for c in self.consolidations
-            ],
-            date_matches=tuple(
-                r.memory.pk for r in self.memories if any(x.startswith(("occurred in ", "occurred on ")) for x in r.reasons)
-            ),
-        )
+        """What the model reads; built once (the result is not changed after recall) and
+        with the insights' source ids read in one query for all of them."""
+        if self._context is None:
+            sources: dict[int, list[int]] = defaultdict(list)
+            if self.consolidations:
+                through = Consolidation.sources.through.objects.filter(
+                    consolidation_id__in=[c.pk for c in self.consolidations], memory__in=Memory.objects.all()
+                )
+                for cid, mid in through.values_list("consolidation_id", "memory_id").order_by("memory_id"):
+                    sources[cid].append(mid)
+            self._context = AnswerContext(
+                memories=[memory_note(r.memory, brief=r.memory.pk in self.brief_ids) for r in self.memories],
+                consolidations=[
+                    InsightNote(id=c.pk, summary=c.summary, insight=c.insight, source_ids=tuple(sources[c.pk]))
+                    for c in self.consolidations
+                ],
+                date_matches=tuple(
+                    r.memory.pk for r in self.memories if any(x.startswith(("occurred in ", "occurred on ")) for x in r.reasons)
+                ),
+            )
+        return self._context
 
     @property
     def context_tokens(self) -> int:
-        return estimate_tokens(self.to_context().render())
+        if self._tokens is None:
+            self._tokens = estimate_tokens(self.to_context().render())
+        return self._tokens
 
 
 def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -> MemoryNote:
@@ -126,7 +143,7 @@ def summary_in_text(summary: str, text: str) -> bool:
     return all(" ".join(s.rstrip("…").split()) in flat for s in sentences(summary))
 
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_NON_WORD = re.compile(r"[\W_]+")
 
 
 def _lower_words(text: str) -> str:
@@ -325,19 +342,26 @@ W_ENTITY = 0.08  # per question word that is one of the memory's entities or top
 MAX_ENTITY_BONUS = 0.2
 W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")
 OTHER_SPEAKER = 0.6  # ... and a line of someone else's, when it names one, weighs this much
+SPEAKER_KEEP_RANK = 3  # ... but the question's best match stays among the first this many
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
 RECENT_HALF_LIFE_DAYS = 365
 W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)
 W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 W_AFTER = 1.5  # a turn after a hit (its reply) gets this much of W_NEIGHBOUR, one before it 2 - W_AFTER
-NEIGHBOUR_WINDOW = 2  # turns either side in a "source:part" group; 1 for a plain source
+NEIGHBOUR_WINDOW = 2  # turns either side in a "source:position" group (see source_group)
 SEEDS = 25  # hits whose neighbours and links are brought in
 FEEDBACK_DOCS = 10  # best matches whose key words (topics) are searched for again (0: off)
 FEEDBACK_TERMS = 5  # ... that many of them, those of the best-scored matches first
 FEEDBACK_POOL = 50  # feedback finds considered
 W_FEEDBACK = 0.5  # a feedback find's relevance, relative to a direct match's
 IMPORTANT = 0.7  # importance from which "important" is given as a reason
+# Fusion of the lexical and meaning arms (see fuse): each arm's list counts by rank.
+RRF_K = 10  # a smaller k trusts the first ranks of each arm more
+W_LEXICAL_ARM = 1.0
+W_MEANING_ARM = 1.0
+MEANING_POOL = 150  # memories the meaning arm hands over
+MEANING_REASON_RANKS = 50  # "close in meaning" is said of the arm's first this many
 # A month named without a year ("in May") means that month in any of the last few years.
 MONTH_YEARS_BACK = 10
 
@@ -379,6 +403,8 @@ class _Candidate:
     speaker: str = ""  # stem of the name a "Name: ..." text opens with
     relevance: float = 0.0
     via_feedback: bool = False  # found by feedback words, not by the question's own
+    lexical: bool = False  # found by the full-text arm
+    meaning_rank: int | None = None  # its place in the meaning arm's list (0 = closest)
     date_reason: str = ""
     base: float = 0.0
     bonus: float = 0.0
@@ -389,13 +415,18 @@ class _Candidate:
         return self.base + self.bonus
 
 
+_POSITION = re.compile(r"(.+):[A-Za-z]{0,3}\d{1,9}")
+
+
 def source_group(source: str) -> tuple[str, bool]:
-    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3" (a window of
-    turns around it are neighbours); any other source is its own group (only the memory
-    ingested just before or after it is)."""
-    if ":" in source:
-        return source.rsplit(":", 1)[0], True
-    return source, False
+    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3", "report.pdf:7"
+    part 7 of "report.pdf" (a source that ends in a position), and the turns or parts
+    around it are its neighbours. Any other source ("api", "notes", a URL) names no
+    sequence: memories that share it are separate notes, and none lends another support."""
+    m = _POSITION.fullmatch(source or "")
+    if m:
+        return m.group(1), True
+    return source or "", False
 
 
 # Recall stems the same few thousand words over and over; remembering them is most of its speed.
@@ -407,12 +438,12 @@ def terms(text: str) -> list[str]:
     return [cached_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
-_SPLIT = re.compile(r"[^a-z0-9]+")
+_SPLIT = re.compile(r"[\W_]+")
 
 
 @lru_cache(maxsize=100_000)
 def _keys_of(joined: str) -> frozenset[str]:
-    return frozenset(cached_stem(t) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
+    return frozenset(cached_stem(fold(t)) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
 
 
 @lru_cache(maxsize=100_000)
@@ -544,17 +575,15 @@ def _neighbours(owner, seeds: list[_Candidate]) -> dict[int, list[tuple[int, int
         )
         nearby = cursor.fetchall()
     by_group: dict[str, list[int]] = defaultdict(list)
-    by_source: dict[str, list[int]] = defaultdict(list)
     for pk, source in nearby:
         group, windowed = source_group(source or "")
         if windowed:
             by_group[group].append(pk)
-        by_source[source or ""].append(pk)
     out: dict[int, list[tuple[int, int]]] = {}
     for seed in seeds:
         group, windowed = source_group(seed.source)
-        same = by_group[group] if windowed else by_source[seed.source]
-        width = NEIGHBOUR_WINDOW if windowed else 1
+        same = by_group[group] if windowed else []
+        width = NEIGHBOUR_WINDOW
         if seed.id not in same:
             continue
         at = same.index(seed.id)
@@ -591,10 +620,12 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(_date_phrases(question))))
     q_words = [w for w in search.query_words(question) if w not in date_words]
-    q_stems = {cached_stem(w) for w in q_words}
+    q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
-    relevance = _relevance(owner, q_words, pool)
+    lexical = _relevance(owner, q_words, pool)
+    meaning = _meaning(owner, question, MEANING_POOL)
+    relevance = fuse(lexical, meaning)
     ids = set(relevance)
     if spans:
         ids.update(_date_pool(owner, spans, k, today))
@@ -606,10 +637,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     candidates = _fetch(owner, ids)
     q = _Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
+    meaning_rank = {pk: i for i, (pk, _) in enumerate(meaning)}
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
+        c.lexical = c.id in lexical
+        c.meaning_rank = meaning_rank.get(c.id)
         _base_score(c, q)
-    expansion = _feedback(owner, candidates, q) if relevance else []
+    expansion = _feedback(owner, candidates, q) if lexical else []
     seeds = sorted(candidates.values(), key=lambda c: -c.base)[:SEEDS]
     seeds = [s for s in seeds if s.relevance > 0 or s.date_reason]
 
@@ -639,7 +673,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     for seed in seeds:
         for pk, steps in around.get(seed.id, []):
-            where = "same conversation as" if source_group(seed.source)[1] else "stored next to"
+            where = "same conversation as"
             # What follows a hit is more often its answer than what precedes it.
             share = W_NEIGHBOUR * 0.5 ** (abs(steps) - 1) * (W_AFTER if steps > 0 else 2 - W_AFTER)
             lend(seed, pk, share, f"{where} #{seed.id}")
@@ -653,10 +687,19 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     if q.speakers:
         # A question about Ann is answered by what Ann said far more often than by what
         # others said to her. Only the final order: a line of theirs still brings Ann's
-        # reply to it along.
+        # reply to it along. But the question's best match keeps a place among the first
+        # SPEAKER_KEEP_RANK whoever said it: a line of someone else's that holds what is
+        # asked ("What did Bob tell Ann about the job?") must not sink below Ann's small talk.
+        best = max(candidates.values(), key=lambda c: (c.relevance, c.base), default=None)
         for c in candidates.values():
             if c.speaker and c.speaker not in q.speakers:
                 c.bonus -= (1 - OTHER_SPEAKER) * c.score
+        if best is not None and best.relevance > 0 and best.speaker and best.speaker not in q.speakers:
+            above = sorted((c.score for c in candidates.values() if c is not best), reverse=True)
+            if len(above) >= SPEAKER_KEEP_RANK - 1 and SPEAKER_KEEP_RANK > 1:
+                floor = above[SPEAKER_KEEP_RANK - 2] - 1e-6
+                if best.score < floor:
+                    best.bonus += floor - best.score
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: _fetch_scored(owner, ids, q))
@@ -666,17 +709,19 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     for c, memory in chosen:
         reasons = []
         # A feedback find may hold question words too (its direct match was just weaker).
-        matched = _matched_words(memory, matcher) if c.relevance > 0 else []
+        matched = _matched_words(memory, matcher) if c.lexical or c.via_feedback else []
         if matched:
             reasons.append("matches " + ", ".join(f"'{w}'" for w in matched))
         if c.via_feedback:
             shared = ", ".join(f"'{w}'" for w in _matched_words(memory, feedback_matcher))
             reasons.append(f"shares {shared} with the best matches" if shared else "shares words with the best matches")
-        elif c.relevance > 0 and not matched:
+        elif c.lexical and not matched:
             reasons.append("matches the question")
+        if c.meaning_rank is not None and c.meaning_rank < MEANING_REASON_RANKS:
+            reasons.append("close in meaning to the question")
         reasons.extend(r for r in (c.date_reason, *c.reasons) if r)
         if c.keys & q_stems:
-            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(w) in c.keys)[:100])
+            reasons.append("about " + ", ".join(f"'{w}'" for w in q_words if cached_stem(fold(w)) in c.keys)[:100])
         if memory.importance >= IMPORTANT:
             reasons.append(f"important ({memory.importance:.1f})")
         if fallback:
@@ -693,6 +738,43 @@ def _fetch_scored(owner, ids, q: _Question) -> dict[int, _Candidate]:
     for c in fetched.values():
         _base_score(c, q)
     return fetched
+
+
+def _meaning(owner, question: str, pool: int) -> list[tuple[int, float]]:
+    """The meaning arm: the owner's memories closest to the question by embedding, best
+    first, with their cosine. Empty when embeddings are off, the owner has no vectors of
+    the active model, or the backend fails (recall then stands on its lexical arm)."""
+    if not question.strip():
+        return []
+    try:
+        embedder = embeddings.get_embedder()
+        if embedder is None:
+            return []
+        vector = embeddings.embed_question(embedder, question[:2000])
+        return vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=pool)
+    except embeddings.EmbeddingError as exc:
+        log.warning("recall without the meaning arm: %s", exc)
+        return []
+
+
+def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[int, float]:
+    """One relevance per memory from the two arms, by rank (reciprocal-rank fusion): bm25
+    and cosine are on scales that cannot be added (bm25 is unbounded and grows with the
+    store; e5's cosines crowd between 0.7 and 0.9). Scaled so a memory first in both arms
+    scores 1, as the best lexical match does when there is no meaning arm.
+
+    With no meaning arm, the lexical relevance is returned as it is: recall with
+    embeddings off ranks exactly as it did before they existed."""
+    if not meaning:
+        return lexical
+    lex_rank = {pk: i for i, pk in enumerate(sorted(lexical, key=lambda pk: -lexical[pk]))}
+    top = (W_LEXICAL_ARM + W_MEANING_ARM) / (RRF_K + 1)
+    out: dict[int, float] = defaultdict(float)
+    for pk, rank in lex_rank.items():
+        out[pk] += W_LEXICAL_ARM / (RRF_K + rank + 1)
+    for rank, (pk, _) in enumerate(meaning):
+        out[pk] += W_MEANING_ARM / (RRF_K + rank + 1)
+    return {pk: value / top for pk, value in out.items()}
 
 
 def _relevance(owner, query: list[str], pool: int) -> dict[int, float]:
@@ -714,7 +796,7 @@ def _feedback(owner, candidates: dict[int, _Candidate], q: _Question) -> list[st
     weight: dict[str, float] = defaultdict(float)
     for c in best:
         for w in _words_of(_json_words(c.topics)):
-            if cached_stem(w) not in q.stems:
+            if cached_stem(fold(w)) not in q.stems:
                 weight[w] += c.base
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:

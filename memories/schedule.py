@@ -5,6 +5,7 @@ from django.conf import settings
 SCHEDULE_NAME = "memories.consolidate_all"
 SWEEP_NAME = "memories.resume_stuck"
 MAINTAIN_NAME = "memories.maintain"
+EMBED_SWEEP_NAME = "memories.embed_sweep"
 
 
 def ensure_consolidation_schedule(**kwargs):
@@ -18,6 +19,8 @@ def ensure_consolidation_schedule(**kwargs):
         (SWEEP_NAME, "memories.tasks.resume_stuck", 5),
         # Forgetting on purpose: importance fading and per-space retention, daily by default.
         (MAINTAIN_NAME, "memories.tasks.maintain", max(1, settings.MEMORY_MAINTAIN_EVERY_MINUTES)),
+        # Vectors missing after an outage, or from another model after a switch.
+        (EMBED_SWEEP_NAME, "memories.tasks.embed_sweep", 15),
     ):
         Schedule.objects.update_or_create(
             name=name,

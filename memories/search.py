@@ -17,13 +17,15 @@ alphanumeric words, stopwords dropped, and each word quoted (FTS5) or joined wit
 
 from __future__ import annotations
 
+import math
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import connection as default_connection
 
-from .textutil import STOPWORDS, words
+from .textutil import STOPWORDS, cjk_terms, fold, has_cjk, stem, words
 
 FTS_TABLE = "memories_memory_fts"
 PG_COLUMN = "search_vector"
@@ -201,26 +203,32 @@ def rebuild(connection=None, *, progress=None) -> None:
                 progress(cursor.fetchone()[0])
 
 
-_PLAIN = re.compile(r"[^a-z0-9]+")
+# Anything but letters and digits (of any script) splits a word: what is left can never be
+# FTS5 or tsquery syntax.
+_PLAIN = re.compile(r"[\W_]+")
 _SCOPE_LIKE = re.compile(r"u\d+")
 
 
 def query_words(text: str) -> list[str]:
-    """The words of a question worth searching for: lower-case, alphanumeric only
-    (everything FTS could read as syntax is gone), no stopwords, each once."""
+    """The words of a question worth searching for: lower-case letters and digits of any
+    script (everything FTS could read as syntax is gone), no stopwords, each once. A
+    Chinese or Japanese run gives its content pieces (see textutil.cjk_terms)."""
     out: dict[str, None] = {}
     for word in words(text or ""):
         if word in STOPWORDS:
             continue
         for piece in _PLAIN.split(word.lower()):
-            if piece and piece not in STOPWORDS and (len(piece) > 1 or piece.isdigit()):
+            if has_cjk(piece):
+                for term in cjk_terms(piece):
+                    out.setdefault(term, None)
+            elif piece and piece not in STOPWORDS and (len(piece) > 1 or piece.isdigit()):
                 out.setdefault(piece, None)
     return list(out)[:MAX_QUERY_WORDS]
 
 
 def fts5_match(query: list[str], *, owner_id: int | None = None, conjunctive: bool = False) -> str:
     # Each word quoted: an FTS5 string, never an operator, column filter or prefix query.
-    # `query_words` leaves only [a-z0-9], so a quote can never end the string early.
+    # `query_words` leaves only letters and digits, so a quote can never end the string early.
     joined = (" AND " if conjunctive else " OR ").join(f'"{w}"' for w in query)
     if owner_id is None:
         # A word shaped like a scope token must not match the scope column.
@@ -241,56 +249,196 @@ class Hit:
 def lexical_search(*, owner, query: list[str], limit: int, connection=None) -> list[Hit]:
     """The owner's readable memories that match any query word, best first."""
     connection = connection or default_connection
-    if not query:
-        return []
-    if connection.vendor == "sqlite":
-        return _fts5_search(owner.pk, query, limit, connection)
-    if connection.vendor == "postgresql":
-        return _pg_search(owner.pk, query, limit, connection)
-    return _scan_search(owner=owner, query=query, limit=limit)
+    spaced = [w for w in query if not has_cjk(w)]
+    unspaced = [w for w in query if has_cjk(w)]
+    hits: list[Hit] = []
+    if not spaced:
+        pass
+    elif connection.vendor == "sqlite":
+        hits = _fts5_search(owner.pk, spaced, limit, connection)
+    elif connection.vendor == "postgresql":
+        hits = _pg_search(owner.pk, spaced, limit, connection)
+    else:
+        hits = _scan_search(owner=owner, query=spaced, limit=limit)
+    if unspaced:
+        hits = _merge(hits, _substring_search(owner.pk, unspaced, limit, connection), limit)
+    return hits
+
+
+def _merge(hits: list[Hit], more: list[Hit], limit: int) -> list[Hit]:
+    """Substring finds join the index's, each found term counting as much as the index's
+    best match does."""
+    unit = max((h.score for h in hits), default=1.0) or 1.0
+    scores = {h.memory_id: h.score for h in hits}
+    for h in more:
+        scores[h.memory_id] = scores.get(h.memory_id, 0.0) + h.score * unit
+    return [Hit(pk, score) for pk, score in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]]
+
+
+# Memories a substring search reads at most, newest first.
+SUBSTRING_SCAN = 20_000
+
+
+def _substring_search(owner_id: int, terms: list[str], limit: int, connection) -> list[Hit]:
+    """Chinese and Japanese terms, which neither index can cut out of a run of text: the
+    owner's readable memories whose text or summary holds them, by how many (longer
+    terms count more). A scan of the owner's newest memories, bounded."""
+    terms = terms[:8]
+    like = " OR ".join(["raw_text LIKE %s OR summary LIKE %s"] * len(terms))
+    params = [p for t in terms for p in (f"%{t}%", f"%{t}%")]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, raw_text, summary FROM (SELECT id, raw_text, summary FROM memories_memory WHERE {_PG_READABLE} "
+            f"ORDER BY id DESC LIMIT %s) AS recent WHERE {like}",
+            [owner_id, SUBSTRING_SCAN, *params],
+        )
+        rows = cursor.fetchall()
+    weight = sum(min(len(t), 4) for t in terms)
+    hits = []
+    for pk, raw_text, summary in rows:
+        text = f"{raw_text} {summary}"
+        found = sum(min(len(t), 4) for t in terms if t in text)
+        if found:
+            hits.append(Hit(pk, found / weight))
+    hits.sort(key=lambda h: (-h.score, -h.memory_id))
+    return hits[:limit]
 
 
 _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in BM25_WEIGHTS)})"
 
 
 def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
-    """bm25 inside FTS5 over the owner's readable memories.
+    """The owner's readable memories that hold the question's words, ranked by BM25 with
+    statistics of the owner's memories alone.
 
-    bm25 costs a little for every row it ranks and, for its IDF, for every row that holds
-    each searched word; so the words are planned first. The rarest words (they carry the
-    weight in bm25 anyway) find and rank the candidates, as many as keep the matches under
-    MAX_MATCHES; commoner words (a close friend's name in a large store) are left to
-    recall's entity and topic match. When even the rarest word is in more memories than
-    that, no word tells memories apart: the newest memories holding the two rarest words
-    (or failing that the rarest) are returned, unranked."""
+    FTS5's own bm25() takes how common a word is (IDF) and the average length of a text
+    from the whole table, every owner's rows together: one user's ranking would shift as
+    another user adds or deletes memories, and a user could read how common a word is in
+    other spaces from their own scores. So FTS5 only finds the matches (owner-scoped by
+    the scope token), and BM25 is computed here over them: IDF from how many of the
+    owner's memories hold each word, lengths against the owner's own average.
+
+    Matching is planned first: the rarest words (they carry the weight in BM25 anyway)
+    find the candidates, as many as keep the matches under MAX_MATCHES; commoner words
+    (a close friend's name in a large store) are left to recall's entity and topic match.
+    When even the rarest word is in more memories than that, no word tells memories apart:
+    the newest memories holding the two rarest words (or failing that the rarest) are
+    returned, unranked."""
     with connection.cursor() as cursor:
-        counts = {w: _count(cursor, w, MAX_MATCHES + 1) for w in query}
-        # Counted over everyone's memories first (cheaper); a word common in the store is
-        # counted again within the owner's, so another owner's habits do not decide this,
-        # rarest first and only until one is common for the owner too.
-        for w in sorted((w for w in query if counts[w] > MAX_MATCHES), key=lambda w: counts[w]):
-            counts[w] = _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id)
-            if counts[w] > MAX_MATCHES:
-                break
+        counts = {w: _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id) for w in query}
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
             return _newest_matches(cursor, owner_id, ordered, limit)
         finding, total = [], 0
         for w in ordered:
+            if counts[w] == 0:
+                continue
             if finding and total + counts[w] > MAX_MATCHES:
                 break
             finding.append(w)
             total += counts[w]
-        # The owner's rows are picked by a join, not by the scope token: bm25 would
-        # otherwise read the owner's whole posting list for its IDF on every search.
+        if not finding:
+            return []
+        # Which of the words each match holds, one indexed lookup per word: enough for a
+        # coarse score (the IDF of the words held); only the best of those are read and
+        # ranked by full BM25, whose cost per row is what grows with the store.
+        held: dict[int, list[str]] = defaultdict(list)
+        for w in finding:
+            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([w], owner_id=owner_id)])
+            for (pk,) in cursor.fetchall():
+                held[pk].append(w)
+        size, mean_length = _owner_stats(connection, owner_id)
+        df = {w: counts[w] for w in finding}
+        idf = _idf(df, size)
+        best = sorted(held, key=lambda pk: (-sum(idf[w] for w in held[pk]), -pk))[: max(RERANK, 2 * limit)]
         cursor.execute(
-            f"SELECT m.id, {_BM25} AS r FROM {FTS_TABLE} JOIN memories_memory m ON m.id = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH %s AND m.owner_id = %s AND m.status IN ('ready', 'pending') AND m.deleted_at IS NULL "
-            "AND m.superseded_by_id IS NULL AND m.duplicate_of_id IS NULL ORDER BY r, m.id DESC LIMIT %s",
-            [fts5_match(finding), owner_id, limit],
+            f"SELECT id, raw_text, summary, entities, topics, source FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})",
+            best,
         )
-        # bm25() is lower-is-better; flip it so every backend returns higher-is-better.
-        return [Hit(memory_id=pk, score=-float(rank)) for pk, rank in cursor.fetchall()]
+        rows = cursor.fetchall()
+    return owner_bm25(rows, finding, df, size=size, mean_length=mean_length)[:limit]
+
+
+# Matches ranked by full BM25 at most (by the coarse score, the rest are not relevant enough).
+RERANK = 300
+
+
+def _idf(df: dict[str, int], size: int) -> dict[str, float]:
+    return {w: math.log(1.0 + (max(size, n) - n + 0.5) / (n + 0.5)) for w, n in df.items()}
+
+
+# BM25's usual constants (FTS5 uses the same).
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def owner_bm25(rows, query: list[str], df: dict[str, int], *, size: int, mean_length: float) -> list[Hit]:
+    """BM25 over rows (id, raw_text, summary, entities, topics, source) that matched, with
+    document frequencies and lengths of the owner's memories only. A word counts in a
+    column as often as a token there starts with its stem ("launch" counts "launched"),
+    which is about what the index's stemmer matched."""
+    stems = {w: stem(fold(w)) for w in query}
+    idf = _idf(df, size)
+    pattern = re.compile(r"(?<![^\W_])(" + "|".join(sorted(map(re.escape, set(stems.values())), key=len, reverse=True)) + r")")
+    hits = []
+    mean_length = max(1.0, mean_length)
+    for pk, raw_text, summary, entities, topics, source in rows:
+        raw_text, summary = raw_text or "", summary or ""
+        length = (len(raw_text) + len(summary)) / AVG_TOKEN_CHARS
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / mean_length)
+        tf: dict[str, float] = {}
+        # The text, and the key words (entities, topics) the index weighs too; an
+        # extractive summary only repeats the text, so it is counted when it differs.
+        columns = [(1.0, raw_text), (0.6, f"{_text(entities)} {_text(topics)}"), (0.2, source or "")]
+        if summary and summary not in raw_text:
+            columns.append((0.4, summary))
+        for weight, text in columns:
+            text = text.lower() if text.isascii() else fold(text)
+            for found in pattern.findall(text):
+                tf[found] = tf.get(found, 0.0) + weight
+        score = 0.0
+        for w in query:
+            f = tf.get(stems[w], 0.0)
+            if f:
+                score += idf[w] * f * (BM25_K1 + 1) / (f + norm)
+        # The index matched it (its stemmer may reach forms ours does not): never zero.
+        hits.append(Hit(memory_id=pk, score=score or 1e-6))
+    hits.sort(key=lambda h: (-h.score, -h.memory_id))
+    return hits
+
+
+AVG_TOKEN_CHARS = 5.0
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else " ".join(map(str, value))
+
+
+def _owner_stats(connection, owner_id: int) -> tuple[int, float]:
+    """How many readable memories the owner has (up to PG_IDF_CAP) and their mean length
+    in tokens (text and summary), remembered for a few minutes: figures a little out of
+    date move the ranking by a hair."""
+    with connection.cursor() as cursor:
+        # Keyed by the owner's newest memory too: a new memory (or a space made again
+        # under a reused id, as evaluate's rolled-back spaces are) is never read with
+        # another store's figures.
+        cursor.execute("SELECT max(id) FROM memories_memory WHERE owner_id = %s", [owner_id])
+        newest = cursor.fetchone()[0]
+    key = f"memories:search:stats:{owner_id}:{newest}"
+    stats = cache.get(key)
+    if stats is None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT count(*), avg(length(raw_text) + length(summary)) FROM (SELECT raw_text, summary FROM memories_memory "
+                f"WHERE {_PG_READABLE} ORDER BY id DESC LIMIT %s) AS mine",
+                [owner_id, PG_IDF_CAP],
+            )
+            count, mean_chars = cursor.fetchone()
+        stats = (int(count or 0), float(mean_chars or 0.0) / AVG_TOKEN_CHARS)
+        cache.set(key, stats, PG_SIZE_SECONDS)
+    return stats
 
 
 def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:

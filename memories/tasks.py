@@ -41,3 +41,10 @@ def maintain() -> str:
 def resume_stuck() -> str:
     ids = services.resume_stuck()
     return f"re-queued {len(ids)} stuck memories"
+
+
+def embed_sweep() -> str:
+    from .services.embed import sweep
+
+    outcome = sweep()
+    return f"embedded {outcome.embedded} memories ({outcome.backend})" + (f"; {outcome.error}" if outcome.error else "")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
+from functools import lru_cache
 from collections import Counter
 
 STOPWORDS = frozenset(
@@ -23,20 +25,46 @@ STOPWORDS = frozenset(
     come came use used new good great nice really pretty quite just around since via per etc""".split()
 )
 
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+# A word: letters and digits of any script (what SQLite FTS5's unicode61 tokenizer and
+# PostgreSQL's parser take as one), with inner apostrophes and hyphens.
+_WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['’\-])*")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#]|\d+[.)]\s)")
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens, with possessives and edge hyphens dropped."""
+    """Lower-cased word tokens of any script, with possessives and edge hyphens dropped."""
     out = []
-    for raw in _WORD_RE.findall(text):
+    for raw in _WORD_RE.findall(unicodedata.normalize("NFC", text)):
         token = raw.lower().replace("’", "'").strip("-'")
         if token.endswith("'s"):
             token = token[:-2]
         if token:
             out.append(token)
     return out
+
+
+@lru_cache(maxsize=100_000)
+def fold(token: str) -> str:
+    """A word as the index compares it: lower case, diacritics removed (FTS5's unicode61
+    with remove_diacritics 2: "Genève" -> "geneve", "Москве" -> "москве")."""
+    decomposed = unicodedata.normalize("NFKD", token.lower())
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+# Scripts written without spaces: a run of them is one token to FTS5 and PostgreSQL, so a
+# word inside it is found by substring (see search._substring_search).
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30ff\uff66-\uff9f]{2,}")
+
+
+def has_cjk(token: str) -> bool:
+    return bool(_CJK.search(token))
+
+
+def cjk_terms(token: str) -> list[str]:
+    """The content pieces of a Chinese or Japanese run: runs of ideographs and of katakana;
+    hiragana (particles and endings, in Japanese) separates them."""
+    return _CJK_RUNS.findall(token)
 
 
 def stem(token: str) -> str:

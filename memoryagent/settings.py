@@ -233,6 +233,14 @@ MEMORY_OCR = os.getenv("MEMORY_OCR", "auto")
 MEMORY_TRANSCRIBE_BASE_URL = os.getenv("MEMORY_TRANSCRIBE_BASE_URL", "")
 MEMORY_TRANSCRIBE_MODEL = os.getenv("MEMORY_TRANSCRIBE_MODEL", "whisper-1")
 MEMORY_TRANSCRIBE_API_KEY = os.getenv("MEMORY_TRANSCRIBE_API_KEY", "")
+# Embeddings (recall by meaning): auto = the configured provider's when there is one,
+# else the local model when it is installed, else off.
+MEMORY_EMBEDDINGS = os.getenv("MEMORY_EMBEDDINGS", "auto")  # auto | local | gemini | openai_compat | off
+GEMINI_EMBEDDING_MODEL = os.getenv("GEMINI_EMBEDDING_MODEL", "gemini-embedding-001")
+GEMINI_EMBEDDING_DIM = int(os.getenv("GEMINI_EMBEDDING_DIM", "768"))
+# An OpenAI-compatible server's embedding model (e.g. nomic-embed-text on Ollama); unset: none.
+OPENAI_EMBEDDING_MODEL = os.getenv("OPENAI_EMBEDDING_MODEL", "")
+MEMORY_EMBED_BATCH = int(os.getenv("MEMORY_EMBED_BATCH", "64"))
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")

@@ -2,6 +2,15 @@
 """Recall latency and bulk-ingest throughput at 1k, 10k and 100k memories.
 
     .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50] [--vocab zipf|tiny]
+        [--embeddings off local] [--ingest-jsonl 500]
+
+--embeddings: time each strategy with these embeddings backends side by side (default: off,
+and local when it is installed). The stored memories get random unit vectors tagged with
+the backend's model (embedding 100k texts would take the model most of an hour, and the
+search costs the same whatever the vectors hold); each question is embedded for real, its
+cached vector dropped first, so the times include the question's embedding.
+--ingest-jsonl N: also time `manage.py ingest --jsonl` of N notes with each backend
+(extraction, storage and embedding in batches), in memories per second.
 
 --vocab zipf (the default) writes memories the way people do: a few thousand words drawn
 with Zipf's law, sixty people, a dozen projects, and dates in the text. --vocab tiny is the
@@ -101,6 +110,46 @@ def question(rng: random.Random) -> str:
     return "What happened yesterday?"
 
 
+def _random_vectors(owner, embedder, rng, Memory, MemoryVector, np) -> None:
+    """Unit vectors of the embedder's model and dimension for the owner's memories that
+    have none: what the search reads, without an hour of embedding."""
+    gen = np.random.default_rng(rng.randrange(1 << 30))
+    missing = list(Memory.objects.filter(owner=owner, vector__isnull=True).values_list("pk", flat=True))
+    for chunk in range(0, len(missing), 5000):
+        ids = missing[chunk : chunk + 5000]
+        rows = gen.standard_normal((len(ids), embedder.dim)).astype("<f4")
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        MemoryVector.objects.bulk_create([
+            MemoryVector(memory_id=pk, owner_id=owner.pk, model=embedder.model, dim=embedder.dim, vector=rows[i].tobytes(), text_hash="bench")
+            for i, pk in enumerate(ids)
+        ])
+
+
+def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> float:
+    """manage.py ingest --jsonl of n new notes into a fresh user's space, timed."""
+    import io
+    import json
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from memories import embeddings
+
+    user = get_user_model().objects.create_user(username=f"bench-ingest-{backend}-{os.getpid()}")
+    path = data_dir / f"ingest-{backend}.jsonl"
+    with path.open("w") as fh:
+        for i in range(n):
+            item = make(rng, 10_000_000 + i, start)
+            fh.write(json.dumps({"text": f"{item['text']} ({backend} {i})", "source": "bench-ingest"}) + "\n")
+    try:
+        with embeddings.using(backend):
+            began = time.perf_counter()
+            call_command("ingest", "--jsonl", str(path), "--user", user.username, stdout=io.StringIO(), stderr=io.StringIO())
+            return n / (time.perf_counter() - began)
+    finally:
+        user.delete()
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -114,6 +163,8 @@ def main() -> None:
     parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
     parser.add_argument("--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny).")
     parser.add_argument("--database-url", action="store_true", help="Use DATABASE_URL instead of a throwaway SQLite file.")
+    parser.add_argument("--embeddings", nargs="+", help="Embeddings backends to time side by side (default: off, and local if installed).")
+    parser.add_argument("--ingest-jsonl", type=int, default=0, help="Also time manage.py ingest --jsonl of this many notes per backend.")
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="bench-recall-"))
@@ -129,10 +180,18 @@ def main() -> None:
     from django.db import connection
     from django.utils import timezone
 
+    import numpy as np
+
+    from memories import embeddings
+    from memories.embeddings import local
     from memories.management.commands.evaluate import bulk_remember
+    from memories.models import Memory, MemoryVector
     from memories.recall import STRATEGIES, recall
 
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
+    backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
+    runs = [(s, b) for b in backends for s in strategies if b == backends[0] or s != "recent"]
+    label = {(s, b): s if b == "off" else f"{s}+{b}" for s, b in runs}
     rng = random.Random(7)
     owner = None
     try:
@@ -141,7 +200,7 @@ def main() -> None:
         start = timezone.make_aware(datetime(2024, 1, 1))
         make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
         print(f"database: {connection.vendor}; vocabulary: {args.vocab}; k={args.k}; {args.queries} questions per strategy and size")
-        print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{s + ' p50':>12} {s + ' p95':>12}" for s in strategies))
+        print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs))
         have = 0
         for size in sorted(args.sizes):
             items = [make(rng, i, start) for i in range(have, size)]
@@ -154,18 +213,27 @@ def main() -> None:
                 # planner picks the owner index over the full-text one.
                 with connection.cursor() as cursor:
                     cursor.execute("ANALYZE memories_memory")
+            for backend in backends:
+                if backend != "off":
+                    with embeddings.using(backend):
+                        embedder = embeddings.get_embedder()
+                    _random_vectors(owner, embedder, rng, Memory, MemoryVector, np)
             have = size
             questions = [ask(rng) for _ in range(args.queries)]
             cells = []
-            for strategy in strategies:
-                recall(owner=owner, question=questions[0], strategy=strategy, k=args.k)  # warm the caches
-                times = []
-                for q in questions:
-                    t = time.perf_counter()
-                    recall(owner=owner, question=q, strategy=strategy, k=args.k, now=start + timedelta(hours=size))
-                    times.append((time.perf_counter() - t) * 1000)
-                cells.append(f"{statistics.median(times):>10.1f}ms {percentile(times, 95):>10.1f}ms")
+            for strategy, backend in runs:
+                with embeddings.using(backend):
+                    recall(owner=owner, question=questions[0], strategy=strategy, k=args.k)  # warm the caches
+                    times = []
+                    for q in questions:
+                        embeddings._queries.clear()
+                        t = time.perf_counter()
+                        recall(owner=owner, question=q, strategy=strategy, k=args.k, now=start + timedelta(hours=size))
+                        times.append((time.perf_counter() - t) * 1000)
+                cells.append(f"{statistics.median(times):>16.1f}ms {percentile(times, 95):>16.1f}ms")
             print(f"{size:>9} {rate:>9.0f} " + " ".join(cells), flush=True)
+        for backend in backends if args.ingest_jsonl else []:
+            print(f"ingest --jsonl of {args.ingest_jsonl} notes, embeddings {backend}: {_time_ingest(args.ingest_jsonl, backend, rng, make, start, data_dir):.1f} memories/s", flush=True)
     finally:
         if owner is not None and args.database_url:
             owner.delete()

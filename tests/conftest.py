@@ -19,6 +19,9 @@ def isolated_storage(settings, tmp_path):
     settings.MEMORY_INBOX_USER = ""
     settings.MEMORY_LLM_PROVIDER = "offline"
     settings.GEMINI_API_KEY = ""
+    # Recall by meaning is switched on by the tests about it (test_embeddings.py); the rest
+    # measure the lexical arm and must not depend on whether the local model is installed.
+    settings.MEMORY_EMBEDDINGS = "off"
     # A cache of its own per test: rate limits and the circuit breaker start fresh.
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
     # Real password hashing costs a third of a second a user; tests make many users.

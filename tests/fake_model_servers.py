@@ -42,6 +42,32 @@ class Scripted:
     delay: float = 0.0
 
 
+def fake_vector(text: str, dim: int) -> list[float]:
+    """A deterministic stand-in embedding: words hashed into dim buckets (texts sharing
+    words are close), so tests can tell a vector of one text from another's."""
+    import hashlib
+    import math
+
+    out = [0.0] * dim
+    for word in text.lower().split():
+        h = int.from_bytes(hashlib.blake2b(word.strip(".,!?").encode(), digest_size=8).digest(), "big")
+        out[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in out)) or 1.0
+    # Not unit length on purpose (as gemini-embedding-001 below 3072 dimensions): the client normalises.
+    return [3.0 * x / norm for x in out]
+
+
+class EmbeddingFailures:
+    """Embedding endpoints answer from fake_vector unless a failure status is queued."""
+
+    def __init__(self):
+        self.embed_failures: deque[int] = deque()
+        self.embed_requests: list[dict] = []
+
+    def fail_embeddings(self, *statuses: int):
+        self.embed_failures.extend(statuses)
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # A handler still sleeping through a scripted delay must not hold up shutdown.
@@ -136,7 +162,7 @@ class FakeServer:
 # Gemini
 
 
-class FakeGemini(FakeServer):
+class FakeGemini(FakeServer, EmbeddingFailures):
     """generateContent from the queue; the Files API built in.
 
     `file_states` is the sequence of states files.get reports for an uploaded file
@@ -145,6 +171,7 @@ class FakeGemini(FakeServer):
 
     def __init__(self):
         super().__init__()
+        EmbeddingFailures.__init__(self)
         self.file_states: list[str] = ["PROCESSING", "ACTIVE"]
         self.uploads: dict[str, dict] = {}  # upload id -> {"meta", "data", "name"}
         self.files: dict[str, dict] = {}  # "files/x" -> {"meta", "data", "polls", "deleted"}
@@ -188,6 +215,8 @@ class FakeGemini(FakeServer):
         route = record.route
         if record.method == "POST" and route.endswith(":generateContent"):
             return self.next_scripted()
+        if record.method == "POST" and route.endswith(":batchEmbedContents"):
+            return self._embed(record)
         if record.method == "POST" and route.startswith("/upload/") and route.endswith("/files"):
             return self._upload(record)
         if route.startswith("/v1") and "/files/" in route:
@@ -203,6 +232,20 @@ class FakeGemini(FakeServer):
             state = self.file_states[min(entry["polls"], len(self.file_states) - 1)]
             return Scripted(200, json.dumps(self._file_json(name, state)).encode())
         return Scripted(404, json.dumps({"error": {"code": 404, "message": f"no route {record.method} {route}"}}).encode())
+
+    def _embed(self, record: Recorded) -> Scripted:
+        body = record.json()
+        self.embed_requests.append(body)
+        if self.embed_failures:
+            status = self.embed_failures.popleft()
+            return Scripted(status, json.dumps({"error": {"code": status, "message": "fake embed failure", "status": "UNAVAILABLE"}}).encode())
+        if len(body["requests"]) > 100:
+            return Scripted(400, b'{"error": {"code": 400, "message": "at most 100 requests in a batch", "status": "INVALID_ARGUMENT"}}')
+        out = []
+        for request in body["requests"]:
+            text = " ".join(p.get("text", "") for p in request["content"]["parts"])
+            out.append({"values": fake_vector(text, int(request.get("outputDimensionality") or 3072))})
+        return Scripted(200, json.dumps({"embeddings": out}).encode())
 
     def _upload(self, record: Recorded) -> Scripted:
         command = record.headers.get("x-goog-upload-command", "")
@@ -254,12 +297,31 @@ def text_of_request(record: Recorded) -> str:
 # OpenAI-compatible
 
 
-class FakeOpenAI(FakeServer):
-    """POST /v1/chat/completions from the queue (the base URL includes /v1, as for Ollama)."""
+class FakeOpenAI(FakeServer, EmbeddingFailures):
+    """POST /v1/chat/completions from the queue (the base URL includes /v1, as for Ollama);
+    POST /v1/embeddings answers with fake_vector (EMBED_DIM), or a queued failure."""
+
+    EMBED_DIM = 48
+    MAX_EMBED_INPUTS = 64
+
+    def __init__(self):
+        super().__init__()
+        EmbeddingFailures.__init__(self)
 
     def respond(self, record: Recorded) -> Scripted:
         if record.method == "POST" and record.route == "/v1/chat/completions":
             return self.next_scripted()
+        if record.method == "POST" and record.route == "/v1/embeddings":
+            body = record.json()
+            self.embed_requests.append(body)
+            if self.embed_failures:
+                status = self.embed_failures.popleft()
+                return Scripted(status, json.dumps({"error": {"message": "fake embed failure", "code": status}}).encode())
+            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            if len(inputs) > self.MAX_EMBED_INPUTS:
+                return Scripted(400, b'{"error": {"message": "too many inputs"}}')
+            data = [{"object": "embedding", "index": i, "embedding": fake_vector(t, self.EMBED_DIM)} for i, t in enumerate(inputs)]
+            return Scripted(200, json.dumps({"object": "list", "data": data[::-1], "model": body.get("model")}).encode())
         return Scripted(404, json.dumps({"error": {"message": f"no route {record.method} {record.route}"}}).encode())
 
     @property

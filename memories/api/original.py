@@ -24,6 +24,7 @@ from ..services import (
     queue_extraction,
 )
 from ..services.browse import search_memories
+from ..embeddings import status as embeddings_status
 from ..services.status import engine_status, space_counts
 from . import schemas as s
 from .common import actor, enforce_rate, insights, page, recalled, with_connections
@@ -43,6 +44,7 @@ def status(request):
         "failed": counts["failed"],
         "provider": engine.label or f"unavailable: {engine.error}",
         "provider_is_language_model": engine.is_language_model,
+        "embeddings": embeddings_status().label,
     }
 
 

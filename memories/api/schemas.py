@@ -91,6 +91,7 @@ class StatusOut(Schema):
     failed: int
     provider: str
     provider_is_language_model: bool
+    embeddings: str = Field(description="Recall by meaning: the active embeddings backend and model, or off and why.")
 
 
 class Connection(Schema):

@@ -25,6 +25,7 @@ from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import entities
 from . import usage
+from .embed import embed_after_extraction
 from .history import SYSTEM, Actor, record, snapshot
 
 log = logging.getLogger(__name__)
@@ -286,10 +287,11 @@ def _note_files(memory: Memory) -> list[FilePart]:
     return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size, notes_chars=notes)]
 
 
-def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
+def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True) -> Memory | None:
     """Run the provider on a saved input: pending or failed -> ready (or waiting for review
     in review mode), or failed with the reason. Running it again on an extracted memory does
-    nothing, so a task delivered twice is harmless; a memory deleted meanwhile is skipped."""
+    nothing, so a task delivered twice is harmless; a memory deleted meanwhile is skipped.
+    Then its vector (embed=False: the caller embeds many at once afterwards)."""
     memory = Memory.objects.filter(pk=memory_id).first()
     if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
@@ -336,6 +338,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM) -> Memory | None:
     with transaction.atomic():
         _apply_extraction(memory, result, provider.label, update_fields=["status", "extracting_since"])
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
+    if embed:
+        embed_after_extraction(memory)
     if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY:
         from .updates import detect_updates
 

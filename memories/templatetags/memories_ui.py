@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from ..models import Memory
+from ..embeddings import status as embeddings_status
 from ..services.status import engine_status, space_counts, task_queue_length
 
 register = template.Library()
@@ -129,6 +130,7 @@ def status_context(user) -> dict:
         "refused": refused_files(owner=user, limit=3),
         "counts": space_counts(owner=user),
         "provider": provider_info(),
+        "embeddings": embeddings_status(),
         "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,
         "next_run": next_consolidation_run(),
         "watcher_seen": watcher_last_seen(),

@@ -21,16 +21,26 @@ from ... import textutil
 log = logging.getLogger(__name__)
 
 
-def meaning_vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:
-    """(len(texts), dim) unit float32 vectors from the embedding layer, or None when there
-    is none (the lexical fallback is then used). `query`: the texts are questions (e5-style
-    models embed questions and passages differently).
+# Embedding costs ~18 ms a passage on these CPUs: the sentences of one answer's context are
+# embedded, but a larger set (a consolidation backlog of thousands) is compared by words
+# rather than spend minutes embedding again what the stored vectors already hold.
+MAX_EMBEDDED_TEXTS = 400
 
-    Coordinator: when memories.embeddings lands, return its vectors here, e.g.
-        embedder = embeddings.get_embedder()  # or however that layer names it
-        return embedder.embed_queries(texts) if query else embedder.embed_documents(texts)
-    and return None (not raise) when it is not configured or fails."""
-    return None
+
+def meaning_vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:
+    """(len(texts), dim) unit float32 vectors from the embedding layer (memories.embeddings),
+    or None when it is off or the set is too large (the lexical fallback is then used).
+    `query`: the texts are questions (e5-style models embed questions and passages apart)."""
+    from ... import embeddings
+
+    if len(texts) > MAX_EMBEDDED_TEXTS:
+        return None
+    embedder = embeddings.get_embedder()
+    if embedder is None:
+        return None
+    if query:
+        return np.vstack([embeddings.embed_question(embedder, text) for text in texts])
+    return embedder.embed_documents(texts)
 
 
 def _vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:

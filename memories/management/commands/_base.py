@@ -5,6 +5,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from ... import embeddings
 from ...llm import get_provider, provider_name
 from ...services import resolve_owner
 
@@ -37,6 +38,7 @@ class MemoryCommand(BaseCommand):
                 f"Provider: {provider_name()} — the built-in extractive engine, not a language model "
                 "(set GEMINI_API_KEY or OPENAI_BASE_URL for one)."
             )
+        note(self, f"Embeddings: {embeddings.status().label}")
 
 
 def progress_bar(*, total: int | None, desc: str, unit: str = "it", stream=None) -> tqdm:

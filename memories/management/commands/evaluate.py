@@ -16,10 +16,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from ... import textutil
+from ... import embeddings, textutil
 from ...llm.offline import OfflineProvider
 from ...models import Memory, content_hash
 from ...recall import STRATEGIES, recall
+from ...services.embed import embed_missing
 from ._base import progress_bar
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
@@ -135,11 +136,21 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Me
     return Memory.objects.bulk_create(memories, batch_size=batch_size)
 
 
-def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int], on_question=None) -> dict:
+def run_label(strategy: str, backend: str) -> str:
+    """A row of the report: the strategy, and the embeddings it ran with unless off."""
+    return strategy if backend == "off" else f"{strategy}+{backend}"
+
+
+def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int], embeddings_backends: tuple[str, ...] = ("off",),
+             on_question=None) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
-    in its own throwaway space (rolled back afterwards)."""
-    found = {s: {k: defaultdict(list) for k in ks} for s in strategies}
-    tokens = {s: {k: [] for k in ks} for s in strategies}
+    in its own throwaway space (rolled back afterwards). Each embeddings backend given
+    embeds the conversation through the real embedding service and runs the strategies
+    again; `recent` ignores meaning, so it runs once."""
+    runs = [(s, b) for b in embeddings_backends for s in strategies if b == embeddings_backends[0] or s != "recent"]
+    labels = [run_label(s, b) for s, b in runs]
+    found = {label: {k: defaultdict(list) for k in ks} for label in labels}
+    tokens = {label: {k: [] for k in ks} for label in labels}
     User = get_user_model()
     for conv in conversations:
         with transaction.atomic():
@@ -149,19 +160,28 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
                 for t in conv.turns
             ])
             dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
-            for qa in conv.questions:
-                evidence = set(qa["evidence"])
-                for strategy in strategies:
-                    for k in ks:
-                        result = recall(owner=owner, question=qa["question"], strategy=strategy, k=k)
-                        got = {dia_of.get(pk) for pk in result.memory_ids}
-                        found[strategy][k][qa["category"]].append(len(evidence & got) / len(evidence))
-                        tokens[strategy][k].append(result.context_tokens)
-                if on_question is not None:
-                    on_question()
+            for backend in embeddings_backends:
+                with embeddings.using(backend):
+                    if backend != "off":
+                        outcome = embed_missing(owner=owner)
+                        if outcome.error:
+                            raise CommandError(f"embeddings {backend}: {outcome.error}")
+                    for strategy in strategies:
+                        label = run_label(strategy, backend)
+                        if label not in found:
+                            continue
+                        for qa in conv.questions:
+                            evidence = set(qa["evidence"])
+                            for k in ks:
+                                result = recall(owner=owner, question=qa["question"], strategy=strategy, k=k)
+                                got = {dia_of.get(pk) for pk in result.memory_ids}
+                                found[label][k][qa["category"]].append(len(evidence & got) / len(evidence))
+                                tokens[label][k].append(result.context_tokens)
+                            if on_question is not None:
+                                on_question()
             transaction.set_rollback(True)
     report = {}
-    for strategy in strategies:
+    for strategy in labels:
         per_k = found[strategy]
         questions = sum(len(v) for v in per_k[ks[0]].values())
         report[strategy] = {
@@ -295,6 +315,10 @@ class Command(BaseCommand):
         parser.add_argument("--answers", action="store_true",
                             help="Score the offline engine's answers against the gold answers (token F1), before and after issue 13.")
         parser.add_argument("--answer-k", type=int, default=None, help="Memories recalled for each answer (default: MEMORY_RECALL_K).")
+        parser.add_argument(
+            "--embeddings", nargs="+", action="extend", choices=embeddings.CHOICES,
+            help="Embeddings to run with, side by side (default: off, and MEMORY_EMBEDDINGS's backend when it is not off).",
+        )
 
     def handle(self, *args, **options):
         ks = sorted(set(options["k"] or DEFAULT_KS))
@@ -315,23 +339,35 @@ class Command(BaseCommand):
                 return
             self._answer_table(report, len(conversations))
             return
-        total = sum(len(c.questions) for c in conversations)
+        # By default: without embeddings, and with the ones configured (MEMORY_EMBEDDINGS).
+        names = options["embeddings"] or ["off", embeddings.configured()]
+        backends = list(dict.fromkeys(self._backend(name) for name in names))
+        total = sum(len(c.questions) for c in conversations) * len(strategies) * len(backends)
         with progress_bar(total=total, desc="questions", unit="q") as bar:
-            report = evaluate(conversations, strategies=strategies, ks=ks, on_question=lambda: bar.update(1))
+            report = evaluate(conversations, strategies=strategies, ks=ks, embeddings_backends=tuple(backends),
+                              on_question=lambda: bar.update(1))
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return
         self._table(report, ks, len(conversations))
 
+    @staticmethod
+    def _backend(name: str) -> str:
+        with embeddings.using(name):
+            try:
+                return embeddings.backend_name()
+            except embeddings.EmbeddingError as exc:
+                raise CommandError(str(exc)) from None
+
     def _table(self, report: dict, ks: list[int], n_conversations: int):
-        head = f"{'strategy':<10} {'category':<10} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
+        head = f"{'strategy':<16} {'category':<10} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, evidence recall at k")
         self.stdout.write(head)
         for strategy, row in report.items():
-            self.stdout.write(f"{strategy:<10} {'all':<10} " + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks) + f"   ({row['questions']} questions)")
+            self.stdout.write(f"{strategy:<16} {'all':<10} " + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks) + f"   ({row['questions']} questions)")
             for cat, values in row["by_category"].items():
-                self.stdout.write(f"{'':<10} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
-            self.stdout.write(f"{'':<10} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
+                self.stdout.write(f"{'':<16} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
+            self.stdout.write(f"{'':<16} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
 
     def _answer_table(self, report: dict, n_conversations: int):
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, offline answers against the gold answers")

