@@ -90,6 +90,10 @@ class Service:
             # Load tests send more than a person would; the limits are tested elsewhere.
             "MEMORY_RATE_LIMIT_INGEST": "",
             "MEMORY_RATE_LIMIT_QUERY": "",
+            "MEMORY_RATE_LIMIT_RECALL": "",
+            "MEMORY_RATE_LIMIT_CONSOLIDATE": "",
+            # Each process would load the local model (tests of it run in-process: test_embeddings).
+            "MEMORY_EMBEDDINGS": "off",
             "LOG_LEVEL": "INFO",
             "PYTHONUNBUFFERED": "1",
         }
