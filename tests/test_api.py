@@ -423,8 +423,8 @@ def test_links_and_consolidations_of_a_memory(api, notes):
 
 
 def test_recall_is_ranked_with_scores_and_reasons(api, notes):
-    body = api.get("/api/recall", {"q": "Berlin offsite", "k": 2}).json()
-    assert body["question"] == "Berlin offsite"
+    body = api.get("/api/recall", {"q": "Acme pricing launch", "k": 2}).json()
+    assert body["question"] == "Acme pricing launch"
     assert len(body["memories"]) == 2
     assert [m["rank"] for m in body["memories"]] == [1, 2]
     assert all(isinstance(m["score"], float) and m["reasons"] for m in body["memories"])
