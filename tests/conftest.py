@@ -90,3 +90,18 @@ def waits(monkeypatch):
     recorded = []
     monkeypatch.setattr(prompts, "sleep", recorded.append)
     return recorded
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On SQLite the test database is a file, not memory: the browser tests' live server
+    answers from several threads, and threads sharing the one in-memory connection failed
+    ("bad parameter or other API misuse"). With a file each thread has its own connection."""
+    import tempfile
+    from pathlib import Path
+
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        db.setdefault("TEST", {})["NAME"] = str(Path(tempfile.mkdtemp(prefix="memory-test-db-")) / "test.sqlite3")

@@ -165,27 +165,35 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
 def test_graph_shows_relationship_on_hover_and_colours_by_source(open_page, many_memories):
     page = open_page("/graph/?limit=100")
     _graph_loaded(page)
-    x, y, relationship = page.evaluate(
-        """() => {
-            const cy = window.memoryGraph;
-            // An edge whose middle lies clear of every node: hovering there hovers the edge alone.
-            const clear = (e) => {
-                const p = e.midpoint();
-                return cy.nodes().every((n) => {
-                    const b = n.boundingBox();
-                    return p.x < b.x1 - 4 || p.x > b.x2 + 4 || p.y < b.y1 - 4 || p.y > b.y2 + 4;
-                });
-            };
-            const edge = cy.edges("[kind != 'insight']").filter(clear)[0];
-            cy.center(edge);
-            cy.container().scrollIntoView({block: 'center'});
-            const box = cy.container().getBoundingClientRect();
-            const p = edge.renderedMidpoint();
-            return [box.left + p.x, box.top + p.y, edge.data('relationship')];
-        }"""
-    )
-    page.mouse.move(x, y)
-    page.wait_for_selector("#graph-tip:not([hidden])")
+    # The layout may still be settling: aim at the edge again until the tip shows.
+    tip = page.locator("#graph-tip:not([hidden])")
+    for _ in range(6):
+        x, y, relationship = page.evaluate(
+            """() => {
+                const cy = window.memoryGraph;
+                // An edge whose middle lies clear of every node: hovering there hovers the edge alone.
+                const clear = (e) => {
+                    const p = e.midpoint();
+                    return cy.nodes().every((n) => {
+                        const b = n.boundingBox();
+                        return p.x < b.x1 - 4 || p.x > b.x2 + 4 || p.y < b.y1 - 4 || p.y > b.y2 + 4;
+                    });
+                };
+                const edge = cy.edges("[kind != 'insight']").filter(clear)[0];
+                cy.center(edge);
+                cy.container().scrollIntoView({block: 'center'});
+                const box = cy.container().getBoundingClientRect();
+                const p = edge.renderedMidpoint();
+                return [box.left + p.x, box.top + p.y, edge.data('relationship')];
+            }"""
+        )
+        page.mouse.move(x, y)
+        try:
+            tip.wait_for(timeout=3000)
+            break
+        except Exception:
+            page.mouse.move(0, 0)
+    tip.wait_for()
     assert page.inner_text("#graph-tip") == relationship
     page.select_option("select[name=color]", "source")
     legend = page.inner_text("#graph-legend")
