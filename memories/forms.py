@@ -89,7 +89,20 @@ FACT_CHOICES = [("", "Current or past"), ("current", "Current"), ("superseded", 
 SORT_LABELS = {"new": "Newest", "old": "Oldest", "importance": "Most important", "occurred": "When it happened"}
 
 
-class MemoryFilterForm(forms.Form):
+class DateRangeForm(forms.Form):
+    """A range of whole days, both included (the bank, the timeline)."""
+
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("The range starts after it ends.")
+        return data
+
+
+class MemoryFilterForm(DateRangeForm):
     q = forms.CharField(label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search", "placeholder": "Search text…"}))
     # Any value is accepted (a card's chip links its exact topic); the page offers the
     # owner's most used ones as choices with counts (see views.memory_facets).
@@ -103,14 +116,6 @@ class MemoryFilterForm(forms.Form):
     # Set by the timeline and the graph (a clicked range, a source); shown once set.
     source = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
     date_by = forms.ChoiceField(choices=[("occurred", "Happened"), ("stored", "Stored")], required=False)
-    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
-    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
-
-    def clean(self):
-        data = super().clean()
-        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            raise forms.ValidationError("The range starts after it ends.")
-        return data
 
 
 class BulkDeleteForm(forms.Form):
@@ -182,16 +187,8 @@ class PurgeForm(forms.Form):
     })
 
 
-class TimelineForm(forms.Form):
+class TimelineForm(DateRangeForm):
     zoom = forms.ChoiceField(choices=[("day", "Day"), ("week", "Week"), ("month", "Month"), ("year", "Year")], required=False)
-    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "From"}))
-    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date", "aria-label": "To"}))
-
-    def clean(self):
-        data = super().clean()
-        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            raise forms.ValidationError("The range starts after it ends.")
-        return data
 
 
 class StatsForm(forms.Form):
