@@ -230,3 +230,24 @@ def test_a_refused_restore_or_retry_is_a_conflict_that_says_why(user, memory_fac
     with pytest.raises(RetryError, match="Only a failed memory"):
         retry_memory(owner=user, memory_id=ready.pk)
     assert api.post(f"/api/memories/{ready.pk}/retry").status_code == 409
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_gives_past_retries_and_reextractions_their_own_actions(user):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = ("memories", "0011_meaning_embeddings"), ("memories", "0012_history_retry_reextract")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    try:
+        OldEvent = executor.loader.project_state([before]).apps.get_model("memories", "Event")
+        for note in ("retry requested", "re-extracted", ""):  # the last one a person's edit
+            OldEvent.objects.create(owner_id=user.pk, subject_type="memory", subject_id=1, action="edited", actor="user:alice", note=note)
+        executor = MigrationExecutor(connection)
+        executor.migrate([after])
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    assert sorted(Event.objects.values_list("note", "action")) == [("", "edited"), ("re-extracted", "reextracted"),
+                                                                     ("retry requested", "retried")]
