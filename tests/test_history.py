@@ -51,41 +51,45 @@ def fail_extraction(monkeypatch, *memories):
 # --- a change and its record: both or neither ------------------------------------------
 
 
-def _failed(user, memory_factory, monkeypatch):
+def _ready(memory_factory, monkeypatch, settings):
+    return memory_factory(GARDEN)
+
+
+def _failed(memory_factory, monkeypatch, settings):
     memory = memory_factory(GARDEN, extract=False)
     fail_extraction(monkeypatch, memory)
     return memory
 
 
-def _in_review(user, memory_factory, monkeypatch, settings):
-    settings.MEMORY_REVIEW_MODE = True
-    return memory_factory(GARDEN)
-
-
-def _deleted(user, memory_factory, monkeypatch):
-    memory = memory_factory(GARDEN)
-    delete_memory(owner=user, memory_id=memory.pk)
-    return memory
-
-
-def _pending(user, memory_factory, monkeypatch):
+def _pending_while_the_model_is_down(memory_factory, monkeypatch, settings):
     memory = memory_factory(GARDEN, extract=False)
     monkeypatch.setattr(OfflineProvider, "extract", lambda self, **kw: (_ for _ in ()).throw(ProviderError("model down")))
     return memory
 
 
+def _in_review(memory_factory, monkeypatch, settings):
+    settings.MEMORY_REVIEW_MODE = True
+    return memory_factory(GARDEN)
+
+
+def _deleted(memory_factory, monkeypatch, settings):
+    memory = memory_factory(GARDEN)
+    delete_memory(owner=memory.owner, memory_id=memory.pk)
+    return memory
+
+
+# Each write: how to make the memory it applies to, and the write itself.
 WRITES = {
-    "edit": (lambda u, f, m, s: f(GARDEN), lambda u, memory, actor: update_memory(
-        owner=u, memory_id=memory.pk, changes={"summary": "Water the tomatoes daily.", "importance": 0.9}, actor=actor)),
-    "retry": (lambda u, f, m, s: _failed(u, f, m), lambda u, memory, actor: retry_memory(owner=u, memory_id=memory.pk, actor=actor)),
-    "retry every failed": (lambda u, f, m, s: _failed(u, f, m), lambda u, memory, actor: retry_failed(owner=u, actor=actor)),
-    "re-extract a failed memory": (lambda u, f, m, s: _failed(u, f, m),
-                                   lambda u, memory, actor: reextract_memory(owner=u, memory_id=memory.pk, actor=actor)),
-    "re-extract": (lambda u, f, m, s: f(GARDEN), lambda u, memory, actor: reextract_memory(owner=u, memory_id=memory.pk, actor=actor)),
-    "extraction fails": (lambda u, f, m, s: _pending(u, f, m), lambda u, memory, actor: extract_memory(memory.pk, actor=actor)),
-    "approve": (_in_review, lambda u, memory, actor: approve_memory(owner=u, memory_id=memory.pk, actor=actor)),
-    "reject": (_in_review, lambda u, memory, actor: reject_memory(owner=u, memory_id=memory.pk, actor=actor)),
-    "restore": (lambda u, f, m, s: _deleted(u, f, m), lambda u, memory, actor: restore_memory(owner=u, memory_id=memory.pk, actor=actor)),
+    "edit": (_ready, lambda memory, actor: update_memory(
+        owner=memory.owner, memory_id=memory.pk, changes={"summary": "Water the tomatoes daily.", "importance": 0.9}, actor=actor)),
+    "retry": (_failed, lambda memory, actor: retry_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "retry every failed": (_failed, lambda memory, actor: retry_failed(owner=memory.owner, actor=actor)),
+    "re-extract a failed memory": (_failed, lambda memory, actor: reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "re-extract": (_ready, lambda memory, actor: reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "extraction fails": (_pending_while_the_model_is_down, lambda memory, actor: extract_memory(memory.pk, actor=actor)),
+    "approve": (_in_review, lambda memory, actor: approve_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "reject": (_in_review, lambda memory, actor: reject_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "restore": (_deleted, lambda memory, actor: restore_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
 }
 
 # What a write may change and a failed record must leave as it was.
@@ -94,9 +98,9 @@ STATE = ("summary", "entities", "topics", "importance", "status", "error", "dele
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("write", list(WRITES))
-def test_a_write_whose_history_record_fails_leaves_the_memory_unchanged(write, user, user_factory, memory_factory, monkeypatch, settings):
+def test_a_write_whose_history_record_fails_leaves_the_memory_unchanged(write, user_factory, memory_factory, monkeypatch, settings):
     make, change = WRITES[write]
-    memory = make(user, memory_factory, monkeypatch, settings)
+    memory = make(memory_factory, monkeypatch, settings)
     before = Memory.all_objects.values(*STATE).get(pk=memory.pk)
     events = Event.objects.count()
     rejected = list(RejectedContent.objects.values_list("content_hash", flat=True))
@@ -106,7 +110,7 @@ def test_a_write_whose_history_record_fails_leaves_the_memory_unchanged(write, u
     gone = user_factory("gone")
     get_user_model().objects.filter(pk=gone.pk).delete()
     with pytest.raises(IntegrityError):
-        change(user, memory, Actor.for_user(gone))
+        change(memory, Actor.for_user(gone))
     assert Memory.all_objects.values(*STATE).get(pk=memory.pk) == before
     assert Event.objects.count() == events
     assert list(RejectedContent.objects.values_list("content_hash", flat=True)) == rejected
