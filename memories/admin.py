@@ -199,7 +199,7 @@ class MemoryAdmin(admin.ModelAdmin):
             return
         try:
             services.update_memory(owner=obj.owner, memory_id=obj.pk, changes=changes, actor=Actor.for_user(request.user))
-        except services.IngestError as exc:
+        except services.EditError as exc:
             self.message_user(request, f"Not saved: {exc}", messages.ERROR)
         except Memory.DoesNotExist:
             self.message_user(request, f"Not saved: memory {obj.pk} is deleted or superseded; restore it first.", messages.ERROR)
@@ -317,7 +317,7 @@ class MemoryAdmin(admin.ModelAdmin):
         for memory in queryset.filter(deleted_at__isnull=False).select_related("owner"):
             try:
                 services.restore_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
-            except services.IngestError as exc:
+            except services.RestoreError as exc:
                 refused.append(f"memory {memory.pk}: {exc}")
             else:
                 restored += 1

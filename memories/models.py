@@ -346,6 +346,8 @@ class Event(models.Model):
         CREATED = "created", "Created"
         EXTRACTED = "extracted", "Extracted"
         FAILED = "failed", "Extraction failed"
+        RETRIED = "retried", "Retry requested"
+        REEXTRACTED = "reextracted", "Re-extracted"
         EDITED = "edited", "Edited"
         LINKED = "linked", "Linked"
         CONSOLIDATED = "consolidated", "Consolidated"

@@ -273,7 +273,7 @@ def memory_retry(request, memory_id: int):
     _owned_memory(request, memory_id)
     try:
         memory = services.retry_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
-    except services.IngestError as exc:
+    except services.RetryError as exc:
         return _error(request, str(exc))
     services.queue_extraction(memory)
     memory.refresh_from_db()
@@ -305,7 +305,7 @@ def memory_restore(request, memory_id: int):
     """Undo a delete: the tombstone is lifted and the card comes back."""
     try:
         memory = services.restore_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
-    except services.IngestError as exc:
+    except services.RestoreError as exc:
         return _error(request, str(exc))
     if memory is None:
         raise Http404("No deleted memory of yours with that id.")
@@ -583,7 +583,7 @@ def memory_edit(request, memory_id: int):
         return _edited(request, memory, "Nothing changed.")
     try:
         memory = services.update_memory(owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user))
-    except services.IngestError as exc:
+    except services.EditError as exc:
         # The service's words, shown at the field they are about.
         form.add_error(exc.field if exc.field in form.fields else None, str(exc))
         return _edit_refused(request, memory, form)

@@ -23,7 +23,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from ..llm import ProviderError
-from ..services import IngestError, RejectedContentError
+from ..services import RefusedError, RejectedContentError
 from .auth import session_auth, token_auth
 from .common import RateLimited
 from .original import router as original_router
@@ -126,7 +126,7 @@ def _not_found(request, exc):
     return _error(request, 404, "Not found.")
 
 
-@api.exception_handler(IngestError)
+@api.exception_handler(RefusedError)
 def _refused(request, exc):
     # Content deleted before stays out until restored: a conflict with a recorded decision.
     return _error(request, 409 if isinstance(exc, RejectedContentError) else 400, str(exc))

@@ -14,7 +14,8 @@ from pydantic import Field
 from ..models import Memory, MemoryLink
 from ..services.query import recall_context as run_recall
 from ..services import (
-    IngestError,
+    RestoreError,
+    RetryError,
     approve_memory,
     delete_memory,
     memory_history,
@@ -85,7 +86,7 @@ def memory_retry(request, memory_id: int = MemoryId):
     own_memory(request, memory_id)  # 404 before 409: someone else's memory must look absent
     try:
         memory = retry_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
-    except IngestError as exc:
+    except RetryError as exc:
         raise HttpError(409, str(exc)) from None
     queue_extraction(memory)
     return own_memory(request, memory_id)
@@ -111,7 +112,7 @@ def memory_history_list(request, memory_id: int = MemoryId):
 def memory_restore(request, memory_id: int = MemoryId):
     try:
         restored = restore_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
-    except IngestError as exc:
+    except RestoreError as exc:
         raise HttpError(409, str(exc)) from None
     if restored is None:
         raise HttpError(404, f"No deleted memory {memory_id}.")

@@ -34,7 +34,7 @@ from ..recall import RecallResult
 from ..services import (
     Actor,
     ConsolidationBusy,
-    IngestError,
+    RefusedError,
     answer_question,
     consolidate_owner,
     filter_memories,
@@ -90,7 +90,7 @@ async def _run(fn: Callable[..., Any], /, *args, **kwargs):
             close_old_connections()
         try:
             return fn(caller, *args, **kwargs)
-        except IngestError as exc:
+        except RefusedError as exc:
             raise ToolError(str(exc)) from None
         except ProviderError as exc:
             raise ToolError(f"The model provider failed: {exc}") from None
@@ -348,7 +348,7 @@ def build_server() -> MCPServer:
         def do(caller: Caller) -> AskOut:
             _limit(caller, "query")
             try:
-                result = answer_question(owner=caller.owner, question=question, k=k)
+                result = answer_question(owner=caller.owner, question=question, k=k, actor=caller.actor)
             except ValueError as exc:  # an empty question once whitespace is squeezed out
                 raise ToolError(str(exc)) from None
             memories, insights = _found(result.recall)
