@@ -367,6 +367,32 @@ def test_context_says_nothing_twice(user, memory_factory):
     assert "Entities: Dr. Who" in text and "Topics: bakery" in text
 
 
+def test_the_context_reads_the_insights_sources_in_one_query_and_only_once(user, memory_factory, django_assert_num_queries):
+    notes = [memory_factory(f"Falcon review, part {i}: the slides for section {i} are ready.") for i in range(10)]
+    gone = notes[-1]
+    for n in (1, 5):
+        while Consolidation.objects.filter(owner=user).count() < n:
+            i = Consolidation.objects.filter(owner=user).count()
+            insight = Consolidation.objects.create(owner=user, summary=f"Falcon review {i}", insight=f"Falcon slides, part {i}.")
+            insight.sources.set([notes[2 * i], notes[2 * i + 1]])
+        result = hybrid(user, "falcon review slides", k=10)
+        assert len(result.consolidations) == n
+        # However many insights, their sources are one query.
+        with django_assert_num_queries(1):
+            context = result.to_context()
+        by_id = {c.id: c for c in context.consolidations}
+        for c in result.consolidations:
+            assert by_id[c.pk].source_ids == tuple(sorted(c.sources.values_list("pk", flat=True)))
+        # Read again (the answer, the token count, the page): nothing is asked twice.
+        with django_assert_num_queries(0):
+            assert result.to_context() is context
+            assert result.context_tokens > 0
+            assert result.to_context().render() == context.render()
+    # A deleted source is not named as one.
+    Memory.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    assert all(gone.pk not in c.source_ids for c in hybrid(user, "falcon review slides", k=10).to_context().consolidations)
+
+
 def test_relevant_long_memories_cost_no_more_than_the_newest(user, memory_factory):
     """Below its first ranks, hybrid shows a long memory by its summary whenever showing it
     whole would make the context dearer than the owner's typical (newest) memories."""
