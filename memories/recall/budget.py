@@ -10,7 +10,8 @@ from ..llm.base import AnswerContext
 from ..models import Memory
 from ..textutil import estimate_tokens
 from .candidates import Candidate
-from .readable import MEMORY_TABLE, READABLE_SQL, readable_memories
+from ..readable import READABLE_SQL, readable_memories
+from .sql import MEMORY_TABLE
 from .result import memory_note
 
 # Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
