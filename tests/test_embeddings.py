@@ -287,3 +287,30 @@ def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path
     assert set(report) == {"hybrid", "hybrid+openai_compat"}
     assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
     assert fake_openai.embed_requests  # the conversation was embedded through the real client
+
+
+def test_the_vector_cache_merges_vectors_added_one_by_one_and_replaced(user):
+    """What each search reads matches the table after every change: vectors that arrive
+    one at a time (appended to the cached matrix) and one re-embedded (replaced in it)."""
+    memories = bulk_remember(owner=user, items=[{"text": f"note {i}", "source": "notes"} for i in range(6)])
+    rng = np.random.default_rng(5)
+    model, dim = "test/unit-vectors", 8
+
+    def embed(memory, vector):
+        MemoryVector.objects.filter(memory=memory).delete()
+        MemoryVector.objects.create(memory=memory, owner=user, model=model, dim=dim, vector=vector.astype("<f4").tobytes(), text_hash="t")
+
+    def expected(query):
+        stored = {v.memory_id: np.frombuffer(v.vector, dtype="<f4") for v in MemoryVector.objects.filter(owner=user, model=model)}
+        return sorted(stored, key=lambda pk: -float(stored[pk] @ query))
+
+    query = rng.standard_normal(dim).astype(np.float32)
+    for memory in memories:
+        embed(memory, rng.standard_normal(dim))
+        found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
+        assert [pk for pk, _ in found] == expected(query)
+    # The worst match re-embedded as the query itself: now it comes first.
+    worst = found[-1][0]
+    embed(next(m for m in memories if m.pk == worst), query)
+    found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
+    assert [pk for pk, _ in found] == expected(query) and found[0][0] == worst
