@@ -252,7 +252,7 @@ MEMORY_CONSOLIDATE_BATCH_SIZE = int(os.getenv("MEMORY_CONSOLIDATE_BATCH_SIZE", "
 MEMORY_CONSOLIDATE_MAX_BATCHES = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BATCHES", "20"))  # per run, for a language model
 # The offline engine groups and consolidates up to this many memories in one run.
 MEMORY_CONSOLIDATE_MAX_BACKLOG = int(os.getenv("MEMORY_CONSOLIDATE_MAX_BACKLOG", "20000"))
-# hybrid: relevance-ranked recall (memories/recall.py); recent: the original's 50 newest.
+# hybrid: relevance-ranked recall (memories/recall/); recent: the original's 50 newest.
 MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "hybrid")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
 MEMORY_RECALL_MAX_TOKENS = int(os.getenv("MEMORY_RECALL_MAX_TOKENS", "16000"))

@@ -201,7 +201,7 @@ def test_the_engine_rates_a_reported_event_above_small_talk_and_questions():
 
 
 def test_a_transcript_line_in_the_named_persons_own_words_ranks_first(user, memory_factory, monkeypatch):
-    from memories import recall as recall_module
+    from memories.recall import speaker
 
     own = memory_factory("Ann: We finally adopted a little grey cat called Miso, she sleeps all day on the sofa.")
     about = memory_factory("Bob: Ann, your cat Miso is lovely.")
@@ -211,13 +211,13 @@ def test_a_transcript_line_in_the_named_persons_own_words_ranks_first(user, memo
     assert result.memory_ids[:2] == [own.pk, about.pk]
     # The order is the speaker signals' doing: without them the shorter line wins on words.
     # (Bob's line is not the best match here: Ann's own holds every word and more.)
-    monkeypatch.setattr(recall_module, "W_SPEAKER", 0.0)
-    monkeypatch.setattr(recall_module, "OTHER_SPEAKER", 1.0)
+    monkeypatch.setattr(speaker, "W_SPEAKER", 0.0)
+    monkeypatch.setattr(speaker, "OTHER_SPEAKER", 1.0)
     assert hybrid(user, question).memory_ids[:2] == [about.pk, own.pk]
 
 
 def test_the_named_persons_reply_outranks_the_line_that_asked_it(user, memory_factory, monkeypatch):
-    from memories import recall as recall_module
+    from memories.recall import speaker
 
     asked = memory_factory("Bob: Ann, did you ever finish the marathon in Porto?", source="chat:D1:1")
     reply = memory_factory("Ann: Yes! Crossed the line in four hours, legs were jelly.", source="chat:D1:2")
@@ -227,14 +227,14 @@ def test_the_named_persons_reply_outranks_the_line_that_asked_it(user, memory_fa
     # Bob's line holds the words and brings Ann's reply along; the reply is what answers.
     assert result.memory_ids[:2] == [reply.pk, asked.pk]
     assert f"same conversation as #{asked.pk}" in reasons_of(result, reply)
-    monkeypatch.setattr(recall_module, "OTHER_SPEAKER", 1.0)
+    monkeypatch.setattr(speaker, "OTHER_SPEAKER", 1.0)
     assert hybrid(user, question, k=3).memory_ids[:2] == [asked.pk, reply.pk]
     # A question that names nobody who speaks leaves lines alone.
     assert hybrid(user, "Who finished the Porto marathon?", k=3).memory_ids[0] == asked.pk
 
 
 def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user, other_user, memory_factory, monkeypatch):
-    from memories import recall as recall_module
+    from memories.recall import feedback
 
     theirs = memory_factory("Yoga retreat and kickboxing camp, booked.", owner=other_user)
     best = memory_factory("My exercises this month: yoga twice a week and kickboxing on Fridays.")
@@ -250,7 +250,7 @@ def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user
     assert any(r.startswith("shares 'kickboxing'") for r in reasons_of(result, kickboxing))
     # The second pass searches the owner's memories only, like the first.
     assert theirs.pk not in hybrid(user, question, k=50).memory_ids
-    monkeypatch.setattr(recall_module, "FEEDBACK_DOCS", 0)
+    monkeypatch.setattr(feedback, "FEEDBACK_DOCS", 0)
     assert hybrid(user, question, k=5).memory_ids == [best.pk]
 
 

@@ -1,0 +1,96 @@
+"""The token budget: which of the ranked memories fit the context, and which of them are
+shown by their summary alone."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import connection
+
+from ..llm.base import AnswerContext
+from ..models import Memory
+from ..textutil import estimate_tokens
+from .candidates import Candidate
+from .readable import MEMORY_TABLE, READABLE_SQL, readable_memories
+from .result import memory_note
+
+# Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
+# original's (the newest k) by pacing: its first FULL_TEXT_RANKS memories are shown whole,
+# and below them a memory whose text is longer than BRIEF_CHARS (result.py) is shown by
+# its summary whenever showing it whole would lift the running cost above the owner's
+# typical memory (measured on the newest ones, the memories the original design reads).
+FULL_TEXT_RANKS = 5
+TYPICAL_SAMPLE = 50
+# Context the model reads at most; the original design had no limit (50 memories of up to
+# 4000 characters each). A setting when there is one.
+DEFAULT_MAX_CONTEXT_TOKENS = 16_000
+
+
+def max_context_tokens() -> int:
+    return int(getattr(settings, "MEMORY_RECALL_MAX_TOKENS", DEFAULT_MAX_CONTEXT_TOKENS))
+
+
+def within_budget(owner, ranked: list[Candidate], k: int) -> tuple[list[tuple[Candidate, Memory]], frozenset[int]]:
+    """The best k that fit the token budget, and which of them are shown brief (see
+    FULL_TEXT_RANKS). A memory too long for what is left is skipped, not truncated:
+    shorter ones below it may still fit."""
+    budget = max_context_tokens()
+    head = ranked[: k + 10]
+    # The first k are nearly always the ones shown; the spares only when one was too long.
+    memories = Memory.objects.in_bulk([c.id for c in head[:k]])
+    typical = _typical_cost(owner)
+    chosen, brief, used = [], set(), 0
+    for i, c in enumerate(head):
+        if i == k:
+            memories.update(Memory.objects.in_bulk([c.id for c in head[k:]]))
+        memory = memories.get(c.id)
+        if memory is None:
+            continue
+        cost = _cost(memory, brief=False)
+        if len(chosen) >= FULL_TEXT_RANKS and used + cost > (len(chosen) + 1) * typical:
+            short = _cost(memory, brief=True)
+            if short < cost:
+                cost = short
+                brief.add(memory.pk)
+        if used + cost > budget and chosen:
+            brief.discard(memory.pk)
+            continue
+        chosen.append((c, memory))
+        used += cost
+        if len(chosen) == k:
+            break
+    return chosen, frozenset(brief)
+
+
+def _cost(memory: Memory, *, brief: bool) -> int:
+    """What showing the memory costs in context tokens; remembered until it is edited (a
+    figure gone stale through a bare queryset update only shifts the pacing a little)."""
+    key = (memory.pk, memory.updated_at, brief)
+    cost = _COSTS.get(key)
+    if cost is None:
+        if len(_COSTS) > 100_000:
+            _COSTS.clear()
+        cost = _COSTS[key] = estimate_tokens(AnswerContext(memories=[memory_note(memory, brief=brief)]).render())
+    return cost
+
+
+_COSTS: dict[tuple, int] = {}
+
+
+def _typical_cost(owner) -> float:
+    """Mean context cost of the owner's newest memories. Remembered per owner until a
+    newer memory arrives: the newest one's id is one indexed lookup, the costs are not."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, updated_at FROM {MEMORY_TABLE} WHERE {READABLE_SQL} ORDER BY created_at DESC, id DESC LIMIT 1", [owner.pk]
+        )
+        key = (owner.pk, *(cursor.fetchone() or (None, None)))
+    if key not in _TYPICAL:
+        rows = readable_memories(owner).order_by("-created_at", "-id")
+        costs = [_cost(m, brief=False) for m in rows[:TYPICAL_SAMPLE]]
+        if len(_TYPICAL) > 1000:
+            _TYPICAL.clear()
+        _TYPICAL[key] = sum(costs) / len(costs) if costs else float(max_context_tokens())
+    return _TYPICAL[key]
+
+
+_TYPICAL: dict[tuple, float] = {}

@@ -1,0 +1,89 @@
+"""What the hybrid ranking knows of the question and of each memory an arm found, read
+with plain SQL (a few hundred rows a question, where the ORM's query building and row
+conversion cost more than the database does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from django.db import connection
+from django.utils import timezone
+
+from .dates import DateSpan
+from .readable import MEMORY_TABLE, READABLE_SQL, placeholders
+from .speaker import speaker_of
+from .words import keys
+
+
+@dataclass(slots=True)
+class Question:
+    """What the hybrid ranking knows of the question."""
+
+    stems: set[str]
+    spans: list[DateSpan]
+    now: datetime
+    #: Speakers of transcript lines ("Ann: ...") whom the question names.
+    speakers: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class Candidate:
+    id: int
+    source: str
+    importance: float
+    occurred_at: datetime
+    keys: frozenset[str]  # stems of the memory's entities and topics
+    topics: object  # as the database hands them over (JSON text or a list); feedback reads them
+    speaker: str = ""  # stem of the name a "Name: ..." text opens with
+    relevance: float = 0.0
+    via_feedback: bool = False  # found by feedback words, not by the question's own
+    lexical: bool = False  # found by the full-text arm
+    meaning_rank: int | None = None  # its place in the meaning arm's list (0 = closest)
+    date_reason: str = ""
+    base: float = 0.0
+    bonus: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return self.base + self.bonus
+
+
+def _aware(value) -> datetime:
+    if isinstance(value, str):
+        return _aware_text(value)
+    return value if timezone.is_aware(value) else value.replace(tzinfo=UTC)
+
+
+@lru_cache(maxsize=100_000)
+def _aware_text(value: str) -> datetime:
+    # SQLite hands datetimes over as text; the same few thousand come back question after question.
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def fetch(owner, ids) -> dict[int, Candidate]:
+    """The owner's readable memories among `ids`, as candidates (unscored)."""
+    ids = list(ids)
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, source, importance, occurred_at, entities, topics, substr(raw_text, 1, 40) FROM {MEMORY_TABLE} "
+            f"WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
+            [owner.pk, *ids],
+        )
+        rows = cursor.fetchall()
+    return {
+        pk: Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), keys(entities, topics), topics, speaker_of(head))
+        for pk, source, importance, occurred_at, entities, topics, head in rows
+    }
+
+
+def newest(owner, limit: int, order: str) -> list[int]:
+    """The ids of the owner's first readable memories in `order` (an SQL ORDER BY)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {MEMORY_TABLE} WHERE {READABLE_SQL} ORDER BY {order} LIMIT %s", [owner.pk, limit])
+        return [row[0] for row in cursor.fetchall()]

@@ -1,0 +1,75 @@
+"""The hybrid strategy: the arms find candidates, fusion gives each one relevance, the
+signals re-rank them, and the budget decides what the model reads. Each step is its own
+module; this one only puts them in order."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from .. import currency, search
+from ..textutil import fold
+from . import feedback, lexical, meaning, neighbours, speaker
+from .budget import within_budget
+from .candidates import Question, fetch, newest
+from .consolidations import for_recalled
+from .dates import date_phrases, date_pool, date_spans
+from .fusion import fuse
+from .reasons import Explainer
+from .result import RecallResult, Recalled
+from .scoring import base_score, fetch_scored
+from .words import cached_stem
+
+
+def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    spans = date_spans(question or "", today=today)
+    # Words that only name a date ("May", "2023") would match the text of unrelated
+    # memories; the date signal handles them.
+    date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(date_phrases(question))))
+    q_words = [w for w in search.query_words(question) if w not in date_words]
+    q_stems = {cached_stem(fold(w)) for w in q_words}
+    pool = max(150, 4 * k)
+
+    by_words = lexical.relevance(owner, q_words, pool)
+    by_meaning = meaning.nearest(owner, question, meaning.MEANING_POOL)
+    relevance = fuse(by_words, by_meaning)
+    ids = set(relevance)
+    if spans:
+        ids.update(date_pool(owner, spans, k, today))
+    fallback = not ids
+    if fallback:
+        # Nothing to match on (or nothing matched): the newest and the most important.
+        ids.update(newest(owner, pool, "created_at DESC, id DESC"))
+        ids.update(newest(owner, k, "importance DESC, id DESC"))
+
+    candidates = fetch(owner, ids)
+    q = Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
+    meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
+    for c in candidates.values():
+        c.relevance = relevance.get(c.id, 0.0)
+        c.lexical = c.id in by_words
+        c.meaning_rank = meaning_rank.get(c.id)
+        base_score(c, q)
+    expansion = feedback.expand(owner, candidates, q) if by_words else []
+
+    seeds = neighbours.seeds_of(candidates)
+    near = neighbours.around(owner, seeds)
+    linked = neighbours.links(seeds)
+    candidates.update(fetch_scored(owner, neighbours.brought_in(near, linked) - candidates.keys(), q))
+    neighbours.lend_support(candidates, seeds, near, linked)
+    if q.speakers:
+        speaker.prefer_named_speakers(candidates.values(), q.speakers)
+
+    ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
+    # What is true now: expired memories out, each superseded one below its successor.
+    ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
+    chosen, brief = within_budget(owner, ranked, k)
+    explainer = Explainer(q_words, expansion, fallback=fallback)
+    recalled = [Recalled(memory, score=round(c.score, 4), reasons=explainer.reasons(c, memory)) for c, memory in chosen]
+    consolidations, why = for_recalled(owner, recalled, q_words)
+    return RecallResult(
+        strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
+    )
