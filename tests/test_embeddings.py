@@ -314,3 +314,18 @@ def test_the_vector_cache_merges_vectors_added_one_by_one_and_replaced(user):
     embed(next(m for m in memories if m.pk == worst), query)
     found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
     assert [pk for pk, _ in found] == expected(query) and found[0][0] == worst
+
+
+def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit():
+    from memories.recall import fuse
+
+    lexical = {1: 1.0, 2: 0.9, 3: 0.2}
+    assert fuse(lexical, []) == lexical  # embeddings off: the ranking of words alone
+    fused = fuse(lexical, [(1, 0.9), (4, 0.85), (5, 0.8)])
+    assert fused[1] == pytest.approx(1.0)  # first in both arms
+    # Memory 3 matched the words far worse than 2, and neither is near in meaning: the
+    # margin between them stays (rank fusion would have put them one rank apart).
+    assert fused[2] / fused[3] == pytest.approx(0.9 / 0.2)
+    # Found by meaning alone, the closer one ranks higher, and both below the best word match.
+    assert fused[1] > fused[4] > fused[5] > 0
+    assert fused[4] < fused[2]
