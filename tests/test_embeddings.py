@@ -329,3 +329,20 @@ def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit()
     # Found by meaning alone, the closer one ranks higher, and both below the best word match.
     assert fused[1] > fused[4] > fused[5] > 0
     assert fused[4] < fused[2]
+
+
+def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_openai):
+    bulk_remember(owner=user, items=[
+        {"text": "Ann: Do you still go to taekwondo?", "source": "chat:D1:1"},
+        {"text": "Bob: Yes, every Monday.", "source": "chat:D1:2"},
+        {"text": "Bought milk.", "source": "notes"},
+        {"text": "Renewed the passport.", "source": "notes"},
+    ])
+    assert embed_missing(owner=user).embedded == 4
+    embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+    assert "Ann: Do you still go to taekwondo? Bob: Yes, every Monday." in embedded
+    assert "Ann: Do you still go to taekwondo?" in embedded  # the first turn has nothing before it
+    assert "Renewed the passport." in embedded  # notes sharing a source are not a sequence
+    # The stored hash is of the text with its context: the sweep finds nothing changed.
+    fake_openai.embed_requests.clear()
+    assert embed_missing(owner=user).embedded == 0 and not fake_openai.embed_requests
