@@ -287,3 +287,20 @@ def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path
     assert set(report) == {"hybrid", "hybrid+openai_compat"}
     assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
     assert fake_openai.embed_requests  # the conversation was embedded through the real client
+
+
+def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
+    """Hubness: the shifted question ranks by what is specific to it, not by plain cosine.
+    Axis 0 is what every memory and question share; axis 1 is what this question asks."""
+    from memories.embeddings import hubness
+
+    axes = np.eye(12, dtype=np.float32)
+    unit = lambda v: (v / np.linalg.norm(v)).astype(np.float32)  # noqa: E731
+    hub = unit(axes[0] + 0.2 * axes[1])  # mostly what everything shares
+    answer = unit(0.2 * axes[0] + axes[1] + 0.6 * axes[2])  # about what is asked, and more
+    others = [unit(axes[0] + 0.5 * axes[3 + i]) for i in range(6)]
+    docs = np.vstack([hub, answer, *others])
+    question = unit(axes[0] + axes[1])
+    assert (docs @ question).argmax() == 0  # by plain cosine: the hub
+    shifted = hubness.shifted_question(question, typical=hubness.typical_memory(docs), content_free=None)
+    assert (docs @ shifted).argmax() == 1
