@@ -206,11 +206,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="state")
     def state(self, obj):
-        if obj.deleted_at:
-            return "deleted"
-        if obj.superseded_by_id:
-            return "superseded"
-        return "near-duplicate" if obj.duplicate_of_id else "live"
+        return obj.state.label
 
     @admin.display(description="state")
     def lifecycle(self, obj):
@@ -291,7 +287,7 @@ class MemoryAdmin(admin.ModelAdmin):
         done = failed = 0
         for memory in queryset.select_related("owner"):
             result = services.reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
-            if result is not None and result.status == Memory.Status.READY and not result.error:
+            if result is not None and result.is_extracted and not result.error:
                 done += 1
             else:
                 failed += 1
@@ -377,7 +373,7 @@ class ConsolidationAdmin(admin.ModelAdmin):
 
     @admin.display(description="state")
     def state(self, obj):
-        return "retired" if obj.retired_at else "stale" if obj.stale_at else "current"
+        return obj.state.label
 
     @admin.display(description="insight")
     def insight_short(self, obj):

@@ -262,7 +262,7 @@ def _ingested(request, results, errors, restorable=()):
 def memory_card(request, memory_id: int):
     memory = _owned_memory(request, memory_id)
     response = _card(request, memory, cited=request.GET.get("cited") == "1")
-    if memory.status != Memory.Status.PENDING:
+    if not memory.is_pending:
         trigger_client_event(response, CHANGED)
     return response
 
@@ -542,9 +542,8 @@ def _detail_context(request, memory: Memory, form=None) -> dict:
         "memory": memory,
         "connections": connections,
         "consolidations": memory.consolidations.filter(owner=request.user).order_by("-created_at"),
-        "preview": _preview_kind(memory),
         "inbox_files": ProcessedFile.objects.filter(owner=request.user, memory=memory),
-        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if _editable(memory) else None),
+        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_editable else None),
         "events": services.memory_history(owner=request.user, memory_id=memory.pk),
         # The live managers hide these (they are out of the record), but the page should say they exist.
         "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
@@ -552,10 +551,6 @@ def _detail_context(request, memory: Memory, form=None) -> dict:
         # Facts change: the older facts this memory superseded.
         "outdates": Memory.objects.filter(owner=request.user, outdated_by=memory).order_by("-occurred_at"),
     }
-
-
-def _editable(memory: Memory) -> bool:
-    return memory.is_live and memory.status in (Memory.Status.READY, Memory.Status.REVIEW)
 
 
 @login_required
@@ -571,8 +566,8 @@ def memory_edit(request, memory_id: int):
     """Correct summary, entities, topics, importance or the date; the edit is recorded."""
     memory = _owned_any(request, memory_id)
     if not memory.is_live:
-        return _error(request, f"Memory {memory.pk} is {'deleted' if memory.deleted_at else 'superseded'}; restore it before editing.", status=409)
-    if not _editable(memory):
+        return _error(request, f"Memory {memory.pk} is {memory.state.label.lower()}; restore it before editing.", status=409)
+    if not memory.is_editable:
         # An extraction still to come would overwrite the correction.
         return _error(request, f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.", status=409)
     form = MemoryEditForm.for_memory(memory, request.POST)
@@ -639,22 +634,6 @@ def memory_history(request, memory_id: int):
     return render(request, "memories/history.html", context)
 
 
-def _preview_kind(memory: Memory) -> str:
-    mime = memory.mime_type or ""
-    if not memory.original:
-        return ""
-    # SVG can carry script: offered as a download only.
-    if mime.startswith("image/") and mime != "image/svg+xml":
-        return "image"
-    if mime.startswith("audio/"):
-        return "audio"
-    if mime.startswith("video/"):
-        return "video"
-    if mime == "application/pdf":
-        return "pdf"
-    return ""
-
-
 @login_required
 @require_GET
 @xframe_options_sameorigin
@@ -671,11 +650,11 @@ def memory_file(request, memory_id: int):
         handle = memory.original.open("rb")
     except FileNotFoundError:
         raise Http404("The original file is missing from storage.") from None
-    inline = bool(_preview_kind(memory)) and request.GET.get("download") != "1"
+    inline = bool(memory.preview_kind) and request.GET.get("download") != "1"
     response = FileResponse(handle, as_attachment=not inline, filename=memory.file_name,
                             content_type=memory.mime_type or "application/octet-stream")
     response["X-Content-Type-Options"] = "nosniff"
-    if _preview_kind(memory) != "pdf":
+    if memory.preview_kind != "pdf":
         # Nothing in a stored file runs as this site (Chromium's PDF viewer refuses a sandbox).
         response["Content-Security-Policy"] = "sandbox; default-src 'none'; img-src 'self'; media-src 'self'"
     return response
