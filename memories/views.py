@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib import messages
@@ -11,9 +11,8 @@ from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch, Q
 from django.http import FileResponse, Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
@@ -36,19 +35,14 @@ from .forms import (
     TimelineForm,
 )
 from .llm import ProviderError
-from .models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile
-from .schedule import next_consolidation_run
-from .services import browse, health, visual
-from .services.consolidate import planned_batches, unconsolidated
-from .services.inbox import refused_files
+from .models import Memory
+from .services import browse, health, status as space_status, visual
 from .services.history import Actor
 from .services.setup import SetupError, user_for_sign_in_token
-from .templatetags.memories_ui import status_context
+from .services.tokens import TokenError, create_token, revoke_token, tokens_of
 
 log = logging.getLogger(__name__)
 
-PAGE_SIZE = 24
-RECENT_ON_INGEST = 12
 # Tells the sidebar (and anything else listening) that counts may have changed.
 CHANGED = "memories-changed"
 
@@ -76,7 +70,18 @@ def _over_limit(request, scope: str):
 
 def _owned_memory(request, memory_id: int) -> Memory:
     # Another owner's memory is indistinguishable from a missing one.
-    return get_object_or_404(Memory, pk=memory_id, owner=request.user)
+    memory = browse.get_memory(owner=request.user, memory_id=memory_id)
+    if memory is None:
+        raise Http404("No memory of yours with that id.")
+    return memory
+
+
+def _owned_any(request, memory_id: int) -> Memory:
+    """One of the owner's memories in any state (its page says what happened to it)."""
+    memory = browse.find_memory(owner=request.user, memory_id=memory_id)
+    if memory is None:
+        raise Http404("No memory of yours with that id.")
+    return memory
 
 
 def _card(request, memory: Memory, **extra):
@@ -115,8 +120,7 @@ def not_found(request, exception=None):
     match = getattr(request, "resolver_match", None)
     memory_id = match.kwargs.get("memory_id") if match else None
     if memory_id and request.user.is_authenticated:
-        purged = Event.objects.filter(owner=request.user, subject_type=Event.Subject.MEMORY, subject_id=memory_id,
-                                      action=Event.Action.PURGED).first()
+        purged = browse.purge_record(owner=request.user, memory_id=memory_id)
     context = {"memory_id": memory_id, "purged": purged}
     return render(request, "404.html", context, status=404)
 
@@ -168,10 +172,8 @@ def set_password(request):
 @login_required
 @require_GET
 def ingest(request):
-    recent = Memory.objects.filter(owner=request.user).order_by("-created_at", "-id")[:RECENT_ON_INGEST]
     return render(request, "memories/ingest.html", {
-        "form": TextIngestForm(), "samples": SAMPLE_INPUTS, "recent": recent, **_upload_context(),
-        "refused": refused_files(owner=request.user),
+        "form": TextIngestForm(), "samples": SAMPLE_INPUTS, **_upload_context(), **browse.ingest_page(owner=request.user),
     })
 
 
@@ -188,7 +190,7 @@ def ingest_text(request):
     try:
         result = services.ingest_text(owner=request.user, **form.cleaned_data, actor=Actor.for_user(request.user))
     except services.RejectedContentError as exc:
-        return _rejected(request, [str(exc)], _restorable(request.user, [exc.memory_ref]))
+        return _rejected(request, [str(exc)], browse.restorable(owner=request.user, memory_ids=[exc.memory_ref]))
     except services.IngestError as exc:
         return _error(request, str(exc))
     if result.created:
@@ -218,18 +220,10 @@ def ingest_files(request):
         if result.created:
             services.queue_extraction(result.memory)
         results.append(result)
-    restorable = _restorable(request.user, rejected)
+    restorable = browse.restorable(owner=request.user, memory_ids=rejected)
     if not results:
         return _rejected(request, errors, restorable)
     return _ingested(request, results, errors, restorable)
-
-
-def _restorable(owner, memory_ids) -> list[int]:
-    """Of the memories a refused ingest named, those still there to restore (not purged)."""
-    ids = [pk for pk in memory_ids if pk]
-    if not ids:
-        return []
-    return list(Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True))
 
 
 def _rejected(request, errors: list[str], restorable: list[int]):
@@ -249,7 +243,7 @@ def _ingested(request, results, errors, restorable=()):
             messages.add_message(request, messages.SUCCESS if level == "success" else messages.ERROR, text)
         return redirect("memories:ingest")
     # The task may already have run (sync mode, a fast worker): show the status as it is now.
-    memories = [Memory.objects.get(pk=r.memory.pk) for r in results if r.created]
+    memories = browse.current_memories(owner=request.user, memory_ids=[r.memory.pk for r in results if r.created])
     response = render(request, "memories/fragments.html#ingested", {"memories": memories, "flash": flash, "restorable": restorable})
     return trigger_client_event(response, CHANGED)
 
@@ -276,7 +270,7 @@ def memory_retry(request, memory_id: int):
     except services.IngestError as exc:
         return _error(request, str(exc))
     services.queue_extraction(memory)
-    memory.refresh_from_db()
+    memory = browse.get_memory(owner=request.user, memory_id=memory.pk) or memory
     if not request.htmx:
         messages.success(request, f"Memory {memory.pk} is being extracted again.")
         return redirect("memories:detail", memory.pk)
@@ -343,23 +337,17 @@ def memory_purge(request, memory_id: int):
 @require_GET
 def deleted(request):
     """The owner's tombstones: restore one, or purge it for good."""
-    page = Paginator(services.deleted_memories(owner=request.user), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(services.deleted_memories(owner=request.user), browse.PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "memories/deleted.html", {"page": page})
 
 
 # --- review queue ----------------------------------------------------------------------------
 
 
-def _review_count(user) -> int:
-    return Memory.objects.filter(owner=user, status=Memory.Status.REVIEW).count()
-
-
 @login_required
 @require_GET
 def review(request):
-    waiting = Memory.objects.filter(owner=request.user, status=Memory.Status.REVIEW).order_by("created_at", "id")
-    page = Paginator(waiting, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "memories/review.html", {"page": page, "review_mode": settings.MEMORY_REVIEW_MODE})
+    return render(request, "memories/review.html", {"page": browse.review_page(owner=request.user, page=request.GET.get("page"))})
 
 
 def _reviewed(request, memory_id: int, service, done: str):
@@ -370,7 +358,7 @@ def _reviewed(request, memory_id: int, service, done: str):
     if not request.htmx:
         messages.success(request, f"Memory {memory_id} {done}.")
         return redirect("memories:review")
-    context = {"memory": memory, "done": done, "review_count": _review_count(request.user)}
+    context = {"memory": memory, "done": done, "review_count": space_status.waiting_review(owner=request.user)}
     return trigger_client_event(render(request, "memories/review.html#reviewed", context), CHANGED)
 
 
@@ -414,79 +402,32 @@ def query(request):
 # --- memory bank -----------------------------------------------------------------------------
 
 
-def _keyset(memories, order: tuple[str, ...], anchor: Memory, *, forward: bool):
-    """Rows after (or before) the anchor in this order; the order ends on a unique id."""
-    conditions = Q()
-    equal = Q()
-    for field in order:
-        name = field.lstrip("-")
-        descending = field.startswith("-") == forward
-        value = getattr(anchor, name)
-        conditions |= equal & Q(**{f"{name}__{'lt' if descending else 'gt'}": value})
-        equal &= Q(**{name: value})
-    return memories.filter(conditions)
-
-
-def _with_link_counts(memories: list[Memory]) -> list[Memory]:
-    ids = [m.pk for m in memories]
-    counts = dict.fromkeys(ids, 0)
-    for column in ("from_memory", "to_memory"):
-        for row in MemoryLink.objects.filter(**{f"{column}__in": ids}).values(column).annotate(n=Count("id")):
-            counts[row[column]] += row["n"]
-    for m in memories:
-        m.link_count = counts[m.pk]
-    return memories
-
-
 @login_required
 @require_GET
 def memory_list(request):
     form = MemoryFilterForm(request.GET)
     if not form.is_valid():
         return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" if k != "__all__" else v[0] for k, v in form.errors.items()))
-    f = form.cleaned_data
-    sort = f["sort"] or "new"
-    order = browse.SORTS.get(sort, browse.SORTS["new"])
-    # No link-count aggregate here (it would GROUP BY every row); links are counted for the shown page only.
-    memories = browse.filter_memories(owner=request.user, q=f["q"], topic=f["topic"], entity=f["entity"], status=f["status"], sort=sort,
-                                      source=f["source"], date_by=f["date_by"] or "occurred", date_from=f["date_from"], date_to=f["date_to"],
-                                      fact=f["fact"])
-    filtered = any(f[k] for k in ("q", "topic", "entity", "status", "source", "date_from", "date_to", "fact"))
-    # Counting every match of a common word costs a scan, so searches count to "1,000+";
-    # the whole bank (or one status) is counted from an index, exactly.
-    total, more = browse.count_matches(memories) if any(f[k] for k in ("q", "topic", "entity")) else (memories.count(), False)
+    filters = {k: v for k, v in form.cleaned_data.items() if k not in ("after", "before")}
+    filtered = any(filters[k] for k in browse.BANK_FILTERS)
     if request.htmx and request.htmx.target == "result-count":
         # A delete, undo or extraction changed what the count says; the cards stay as they are.
+        total, more = browse.bank_count(owner=request.user, **filters)
         return render(request, "memories/memory_list.html#result_count", {"total": total, "more": more, "filtered": filtered})
-    # Keyset pagination: the cursor is the id of the last (or first) card shown, so page
-    # 4,000 costs what page 1 costs, which OFFSET cannot promise.
-    anchor_id = f["after"] or f["before"]
-    anchor = Memory.objects.filter(owner=request.user, pk=anchor_id).first() if anchor_id else None
-    if anchor is not None and f["before"]:
-        reverse_order = [o[1:] if o.startswith("-") else f"-{o}" for o in order]
-        rows = list(_keyset(memories, order, anchor, forward=False).order_by(*reverse_order)[: PAGE_SIZE + 1])
-        has_prev, has_next = len(rows) > PAGE_SIZE, True
-        rows = rows[:PAGE_SIZE][::-1]
-    else:
-        page = _keyset(memories, order, anchor, forward=True) if anchor is not None else memories
-        rows = list(page[: PAGE_SIZE + 1])
-        has_next, has_prev = len(rows) > PAGE_SIZE, anchor is not None
-        rows = rows[:PAGE_SIZE]
-    params = request.GET.copy()
-    for key in ("after", "before"):
-        params.pop(key, None)
-    base_query = params.urlencode()
+    page = browse.bank_page(owner=request.user, after=form.cleaned_data["after"], before=form.cleaned_data["before"], **filters)
+    base_query = _without(request, "after", "before")
+    rows = page.memories
     context = {
         "form": form,
-        "memories": _with_link_counts(rows),
-        "total": total,
-        "more": more,
+        "memories": rows,
+        "total": page.total,
+        "more": page.more,
         "filtered": filtered,
         "count_url": f"?{base_query}",
-        "next_url": f"?{base_query}&after={rows[-1].pk}" if has_next and rows else "",
-        "prev_url": f"?{base_query}&before={rows[0].pk}" if has_prev and rows else "",
-        "first_url": f"?{base_query}" if has_prev else "",
-        "lost_cursor": bool(anchor_id and anchor is None),
+        "next_url": f"?{base_query}&after={rows[-1].pk}" if page.has_next and rows else "",
+        "prev_url": f"?{base_query}&before={rows[0].pk}" if page.has_prev and rows else "",
+        "first_url": f"?{base_query}" if page.has_prev else "",
+        "lost_cursor": page.lost_cursor,
     }
     if request.htmx and request.htmx.target == "results":
         return render(request, "memories/memory_list.html#results", context)
@@ -526,38 +467,18 @@ def memory_bulk_delete(request):
     return trigger_client_event(response, CHANGED)
 
 
-def _owned_any(request, memory_id: int) -> Memory:
-    """One of the owner's memories in any state, deleted and superseded included: its page
-    still shows what happened to it and offers the way back. Others' stay a 404."""
-    return get_object_or_404(Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by"), pk=memory_id, owner=request.user)
-
-
-def _detail_context(request, memory: Memory, form=None) -> dict:
-    links_out = memory.links_out.select_related("to_memory").order_by("-created_at")
-    links_in = memory.links_in.select_related("from_memory").order_by("-created_at")
-    connections = [(link.relationship, link.to_memory, "to") for link in links_out] + [
-        (link.relationship, link.from_memory, "from") for link in links_in
-    ]
-    return {
-        "memory": memory,
-        "connections": connections,
-        "consolidations": memory.consolidations.filter(owner=request.user).order_by("-created_at"),
-        "inbox_files": ProcessedFile.objects.filter(owner=request.user, memory=memory),
-        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_editable else None),
-        "events": services.memory_history(owner=request.user, memory_id=memory.pk),
-        # The live managers hide these (they are out of the record), but the page should say they exist.
-        "older_versions": Memory.all_objects.filter(owner=request.user, superseded_by=memory).order_by("-created_at"),
-        "near_duplicates": Memory.objects.filter(owner=request.user, duplicate_of=memory).order_by("pk"),
-        # Facts change: the older facts this memory superseded.
-        "outdates": Memory.objects.filter(owner=request.user, outdated_by=memory).order_by("-occurred_at"),
-    }
+def _detail_context(request, memory_id: int, form=None) -> dict:
+    page = browse.memory_page(owner=request.user, memory_id=memory_id)
+    if page is None:
+        raise Http404("No memory of yours with that id.")
+    memory = page.memory
+    return {**page.context(), "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_editable else None)}
 
 
 @login_required
 @require_GET
 def memory_detail(request, memory_id: int):
-    memory = _owned_any(request, memory_id)
-    return render(request, "memories/memory_detail.html", _detail_context(request, memory))
+    return render(request, "memories/memory_detail.html", _detail_context(request, memory_id))
 
 
 @login_required
@@ -592,15 +513,14 @@ def _edit_refused(request, memory: Memory, form):
     person is looking (the flash area is a screen away on a long memory page)."""
     if request.htmx:
         return render(request, "memories/memory_detail.html#edit_form", {"memory": memory, "form": form}, status=400)
-    return render(request, "memories/memory_detail.html", _detail_context(request, memory, form), status=400)
+    return render(request, "memories/memory_detail.html", _detail_context(request, memory.pk, form), status=400)
 
 
 def _edited(request, memory: Memory, message: str):
     if not request.htmx:
         messages.success(request, message)
         return redirect("memories:detail", memory.pk)
-    memory = Memory.objects.get(pk=memory.pk)
-    context = {**_detail_context(request, memory), "flash": [("success", message)]}
+    context = {**_detail_context(request, memory.pk), "flash": [("success", message)]}
     response = render(request, "memories/memory_detail.html#edited", context)
     return trigger_client_event(response, CHANGED)
 
@@ -625,7 +545,7 @@ def memory_not_update(request, memory_id: int):
 def memory_history(request, memory_id: int):
     """Who changed what, newest first; still there after a purge, for the owner only."""
     events = services.memory_history(owner=request.user, memory_id=memory_id)
-    memory = Memory.all_objects.filter(owner=request.user, pk=memory_id).first()
+    memory = browse.find_memory(owner=request.user, memory_id=memory_id)
     if memory is None and not events.exists():
         raise Http404("No memory of yours with that id.")
     context = {"memory": memory, "memory_id": memory_id, "events": events}
@@ -643,8 +563,8 @@ def memory_history(request, memory_id: int):
 def memory_file(request, memory_id: int):
     """The original upload (services.may_fetch_original says to whom); previewable types
     inline, the rest as a download."""
-    memory = Memory.all_objects.filter(pk=memory_id).first()
-    if memory is None or not services.may_fetch_original(user=request.user, memory=memory):
+    memory = browse.original_file(user=request.user, memory_id=memory_id)
+    if memory is None:
         raise Http404("No original file of yours with that id.")
     try:
         handle = memory.original.open("rb")
@@ -663,46 +583,26 @@ def memory_file(request, memory_id: int):
 # --- consolidations --------------------------------------------------------------------------
 
 
+# When the owner last asked for a run: until a worker starts it, the page shows it queued.
 REQUEST_KEY = "consolidation_requested_at"
-# A request not picked up by a worker within this long is no longer shown as queued.
-QUEUED_FOR = timedelta(minutes=10)
 
 
-def _run_state(request) -> dict:
-    latest = ConsolidationRun.objects.filter(owner=request.user).first()
+def _requested_at(request) -> datetime | None:
     requested = request.session.get(REQUEST_KEY)
-    requested_at = datetime.fromisoformat(requested) if requested else None
-    if requested_at and timezone.now() - requested_at > QUEUED_FOR:
-        requested_at = None
-    if latest is not None and latest.finished_at is None:
-        state = "running"
-    elif requested_at and (latest is None or latest.started_at < requested_at):
-        state = "queued"
-    else:
-        state = "idle"
-    just_finished = bool(requested_at and state == "idle")
-    if just_finished or (requested and not requested_at):
+    return datetime.fromisoformat(requested) if requested else None
+
+
+def _run_seen(request, run: space_status.RunState) -> space_status.RunState:
+    if run.request_done:
         request.session.pop(REQUEST_KEY, None)
-    progress = None
-    if state == "running":
-        # Batches are saved as they finish; what is still waiting says how many may follow.
-        done = latest.consolidations_made
-        total = min(done + planned_batches(owner=request.user), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
-        progress = {"done": done, "total": max(total, done, 1), "memories": latest.memories_consolidated}
-    return {"latest": latest, "state": state, "just_finished": just_finished, "next_run": next_consolidation_run(),
-            "progress": progress, "waiting": unconsolidated(request.user).count()}
+    return run
 
 
 @login_required
 @require_GET
 def consolidations(request):
-    page = Paginator(
-        # Deleted sources too, so a stale insight can show which source left.
-        Consolidation.objects.filter(owner=request.user)
-        .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
-        .order_by("-created_at", "-id"), 20
-    ).get_page(request.GET.get("page"))
-    context = {"page": page, "updates": services.recent_updates(owner=request.user), **_run_state(request)}
+    insights = browse.insights_page(owner=request.user, page=request.GET.get("page"), requested_at=_requested_at(request))
+    context = {"page": insights.page, "updates": insights.updates, "run": _run_seen(request, insights.run)}
     if request.htmx and request.htmx.target == "insights":
         return render(request, "memories/consolidations.html#insights", context)
     return render(request, "memories/consolidations.html", context)
@@ -725,9 +625,9 @@ def consolidate_now(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def consolidation_status(request):
-    state = _run_state(request)
-    response = render(request, "memories/consolidations.html#run_status", state)
-    if state["just_finished"]:
+    run = _run_seen(request, space_status.consolidation_run(owner=request.user, requested_at=_requested_at(request)))
+    response = render(request, "memories/consolidations.html#run_status", {"run": run})
+    if run.just_finished:
         trigger_client_event(response, "consolidated")
         trigger_client_event(response, CHANGED)
     return response
@@ -739,7 +639,7 @@ def consolidation_status(request):
 @login_required
 @require_GET
 def status(request):
-    return render(request, "memories/status.html", status_context(request.user))
+    return render(request, "memories/status.html", space_status.status_panel(owner=request.user))
 
 
 @login_required
@@ -752,17 +652,45 @@ def clear(request):
                                   f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
                                   "The same content can be added again.")
         return redirect("memories:ingest")
-    owned = Memory.objects.filter(owner=request.user)
-    context = {
-        "form": form,
-        "memory_count": owned.count(),
-        "file_count": owned.exclude(original="").count(),
-        "consolidation_count": Consolidation.objects.filter(owner=request.user).count(),
-        "processed_count": ProcessedFile.objects.filter(owner=request.user).count(),
-        "inbox_file_count": services.clearable_inbox_files(owner=request.user),
-    }
+    context = {"form": form, **space_status.space_totals(owner=request.user)}
     return render(request, "memories/clear.html", context, status=400 if request.method == "POST" else 200)
 
+
+
+# --- API tokens ------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request):
+    """Make a token (shown once), see and revoke your tokens."""
+    context = {"new_token": None, "error": "", "name": ""}
+    status = 200
+    if request.method == "POST":
+        context["name"] = request.POST.get("name", "")
+        try:
+            token, plaintext = create_token(owner=request.user, name=context["name"])
+        except TokenError as exc:
+            context["error"], status = str(exc), 400
+        else:
+            # Rendered straight into this response, not redirected: the plaintext must not be
+            # stored anywhere (a session or message cookie) to survive a redirect.
+            context["new_token"], context["new_token_obj"], context["name"] = plaintext, token, ""
+    context["tokens"] = tokens_of(request.user)
+    response = render(request, "memories/tokens.html", context, status=status)
+    if context["new_token"]:
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request, token_id: int):
+    if revoke_token(owner=request.user, token_id=token_id):
+        messages.success(request, "Token revoked; requests that use it now get 401.")
+    else:
+        messages.error(request, "No such active token of yours.")
+    return redirect("memories:tokens")
 
 
 # --- pictures: graph, timeline, stats ----------------------------------------------------------
