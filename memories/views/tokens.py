@@ -1,0 +1,43 @@
+"""The API tokens settings page: make a token (shown once), see and revoke your tokens."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from ..services.tokens import TokenError, create_token, revoke_token, tokens_of
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request):
+    """Make a token (shown once), see and revoke your tokens."""
+    context = {"new_token": None, "error": "", "name": ""}
+    status = 200
+    if request.method == "POST":
+        context["name"] = request.POST.get("name", "")
+        try:
+            token, plaintext = create_token(owner=request.user, name=context["name"])
+        except TokenError as exc:
+            context["error"], status = str(exc), 400
+        else:
+            # Rendered straight into this response, not redirected: the plaintext must not be
+            # stored anywhere (a session or message cookie) to survive a redirect.
+            context["new_token"], context["new_token_obj"], context["name"] = plaintext, token, ""
+    context["tokens"] = tokens_of(request.user)
+    response = render(request, "memories/tokens.html", context, status=status)
+    if context["new_token"]:
+        response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request, token_id: int):
+    if revoke_token(owner=request.user, token_id=token_id):
+        messages.success(request, "Token revoked; requests that use it now get 401.")
+    else:
+        messages.error(request, "No such active token of yours.")
+    return redirect("memories:tokens")
