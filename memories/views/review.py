@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from .. import services
-from ..services import browse, status as space_status
+from ..services import browse
 from ..services.history import Actor
 from ._common import CHANGED, _error, _owned_memory
 
@@ -28,7 +28,7 @@ def _reviewed(request, memory_id: int, service, done: str):
     if not request.htmx:
         messages.success(request, f"Memory {memory_id} {done}.")
         return redirect("memories:review")
-    context = {"memory": memory, "done": done, "review_count": space_status.waiting_review(owner=request.user)}
+    context = {"memory": memory, "done": done}
     return trigger_client_event(render(request, "memories/review.html#reviewed", context), CHANGED)
 
 
