@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memories.models import ConsolidationRun, Memory, MemoryLink
-from memories.services import browse, delete_memory, supersede_memory
+from memories.services import browse, delete_memory, purge_memory, supersede_memory
 from memories.services.status import QUEUED_FOR, consolidation_run, space_totals, status_panel
 
 from .htmx import hx
@@ -139,3 +139,14 @@ def test_the_nav_counts_waiting_reviews_once_per_page_and_not_in_fragments(signe
     with CaptureQueriesContext(connection) as fragment:
         assert hx(signed_in, "get", reverse("memories:card", args=[memory.pk])).status_code == 200
     assert review_counts(fragment.captured_queries) == []
+
+
+def test_history_outlives_a_purge_for_its_owner_only(user, other_user, memory_factory):
+    memory = memory_factory("The old alarm code was 1234.")
+    delete_memory(owner=user, memory_id=memory.pk)
+    purge_memory(owner=user, memory_id=memory.pk)
+    history = browse.history_page(owner=user, memory_id=memory.pk)
+    assert history.memory is None and {"created", "deleted", "purged"} <= {e.action for e in history.events}
+    assert browse.history_page(owner=other_user, memory_id=memory.pk) is None
+    assert browse.purge_record(owner=user, memory_id=memory.pk).action == "purged"
+    assert browse.purge_record(owner=other_user, memory_id=memory.pk) is None

@@ -364,6 +364,22 @@ def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
     )
 
 
+@dataclass
+class HistoryPage:
+    memory: Memory | None  # None once purged: the events remain
+    events: QuerySet[Event]
+
+
+def history_page(*, owner, memory_id: int) -> HistoryPage | None:
+    """Who changed one of the owner's memories, newest first, also after a purge; None when
+    the owner never had a memory with that id."""
+    events = memory_history(owner=owner, memory_id=memory_id)
+    memory = find_memory(owner=owner, memory_id=memory_id)
+    if memory is None and not events.exists():
+        return None
+    return HistoryPage(memory=memory, events=events)
+
+
 def original_file(*, user, memory_id: int) -> Memory | None:
     """The memory whose original upload `user` may fetch (may_fetch_original says who), or None."""
     memory = Memory.all_objects.filter(pk=memory_id).first()

@@ -96,11 +96,10 @@ def memory_not_update(request, memory_id: int):
 @require_GET
 def memory_history(request, memory_id: int):
     """Who changed what, newest first; still there after a purge, for the owner only."""
-    events = services.memory_history(owner=request.user, memory_id=memory_id)
-    memory = browse.find_memory(owner=request.user, memory_id=memory_id)
-    if memory is None and not events.exists():
+    history = browse.history_page(owner=request.user, memory_id=memory_id)
+    if history is None:
         raise Http404("No memory of yours with that id.")
-    context = {"memory": memory, "memory_id": memory_id, "events": events}
+    context = {"memory": history.memory, "memory_id": memory_id, "events": history.events}
     if request.htmx:
         return render(request, "memories/history.html#history", context)
     return render(request, "memories/history.html", context)
