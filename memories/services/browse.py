@@ -265,7 +265,10 @@ def bank_count(*, owner, **filters) -> tuple[int, bool]:
     """How many memories the bank shows for these filters, and whether counting stopped at
     COUNT_CAP: counting every match of a common word costs a scan; the whole bank (or one
     status) is counted from an index, exactly."""
-    memories = filter_memories(owner=owner, **filters)
+    return _bank_count(filter_memories(owner=owner, **filters), filters)
+
+
+def _bank_count(memories: QuerySet[Memory], filters: dict) -> tuple[int, bool]:
     if any(filters.get(k) for k in INDEX_FILTERS):
         return count_matches(memories)
     return memories.count(), False
@@ -276,8 +279,9 @@ def bank_page(*, owner, after: int | None = None, before: int | None = None, siz
 
     Keyset paging: the cursor is the id of the last (or first) card shown, so page 4,000
     costs what page 1 costs, which OFFSET cannot promise. `filters` are filter_memories'."""
+    # Built once: the topic, entity and text filters ask the full-text index as they are built.
     memories = filter_memories(owner=owner, **filters)
-    total, more = bank_count(owner=owner, **filters)
+    total, more = _bank_count(memories, filters)
     order = SORTS.get(filters.get("sort") or "new", SORTS["new"])
     anchor_id = after or before
     anchor = Memory.objects.filter(owner=owner, pk=anchor_id).first() if anchor_id else None
