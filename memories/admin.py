@@ -5,7 +5,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q
-from django.db.models.functions import Now
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -15,7 +14,8 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import services
-from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
+from .models import LIVE, ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
+from .services.browse import FACT_STATES
 from .services.history import EDITABLE_FIELDS, Actor
 from .signin import ThrottledAdminAuthenticationForm
 
@@ -79,14 +79,15 @@ def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.S
 
 # The admin sees every memory, not only the live ones.
 StateFilter = choice_filter("state", {
-    "live": ("Live", Q(deleted_at__isnull=True, superseded_by__isnull=True)),
+    "live": ("Live", LIVE),
     "deleted": ("Deleted", Q(deleted_at__isnull=False)),
     "superseded": ("Superseded (replaced version)", Q(superseded_by__isnull=False)),
 })
 FactFilter = choice_filter("fact", {
-    "current": ("Current", Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now()))),
-    "outdated": ("Superseded by a newer fact", Q(outdated_by__isnull=False)),
-    "expired": ("Expired", Q(expires_at__lte=Now())),
+    # The same conditions as the bank's "fact" filter.
+    "current": ("Current", FACT_STATES["current"]),
+    "outdated": ("Superseded by a newer fact", FACT_STATES["superseded"]),
+    "expired": ("Expired", FACT_STATES["expired"]),
     "faded": ("Importance faded", Q(base_importance__isnull=False)),
 })
 FactFilter.parameter_name = "fact"

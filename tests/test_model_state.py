@@ -90,3 +90,20 @@ def test_expiry_and_state_are_independent(memory_factory):
     memory = memory_factory("The parking permit runs out at the end of the month.")
     memory.expires_at = timezone.now() - timedelta(days=1)
     assert memory.is_expired and memory.state == Memory.State.LIVE
+
+
+def test_the_admin_lists_and_filters_by_the_same_states(client, user_factory, user, memory_factory):
+    client.force_login(user_factory("root", is_staff=True, is_superuser=True))
+    live, gone = memory_factory("Keep the receipt for the boiler."), memory_factory("Old shopping list: eggs.")
+    expired = memory_factory("The guest wifi password for the weekend.")
+    delete_memory(owner=user, memory_id=gone.pk)
+    Memory.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+    url = "/admin/memories/memory/"
+
+    def ids(**params):
+        return {m.pk for m in client.get(url, params).context["cl"].result_list}
+
+    assert ids(state="live") == {live.pk, expired.pk} and ids(state="deleted") == {gone.pk}
+    assert ids(fact="expired") == {expired.pk} and expired.pk not in ids(fact="current")
+    listed = client.get(url).content.decode()
+    assert '<td class="field-state">Deleted</td>' in listed and '<td class="field-state">Live</td>' in listed
