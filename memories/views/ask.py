@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 from .. import services
 from ..forms import SAMPLE_QUESTIONS, QuestionForm
 from ..llm import ProviderError
+from ..services.history import Actor
 from ._common import _error, _over_limit
 
 
@@ -24,7 +25,9 @@ def query(request):
         if limited := _over_limit(request, "query"):
             return limited
         try:
-            context["result"] = services.answer_question(owner=request.user, question=form.cleaned_data["q"])
+            context["result"] = services.answer_question(
+                owner=request.user, question=form.cleaned_data["q"], actor=Actor.for_user(request.user)
+            )
         except ProviderError as exc:
             return _error(request, f"The model did not answer: {exc}", status=502)
         except ValueError as exc:
