@@ -18,7 +18,7 @@ from functools import reduce
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Count, Q, QuerySet
+from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.functions import Now
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -186,13 +186,6 @@ def _unindexed(field: str):
     name = field.lstrip("-")
     column = RawSQL(f'+"memories_memory"."{Memory._meta.get_field(name).column}"', [])
     return column.desc() if field.startswith("-") else column.asc()
-
-
-def search_memories(**filters) -> QuerySet[Memory]:
-    """filter_memories plus each memory's connection count (for a page of rows, not for counting)."""
-    return filter_memories(**filters).annotate(
-        link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
-    )
 
 
 def get_memory(*, owner, memory_id: int) -> Memory | None:
