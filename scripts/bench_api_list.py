@@ -60,7 +60,8 @@ def main():
     from django.db.models import Count
     from django.test import Client
 
-    from memories.api.common import page, with_connections
+    from memories.api.common import page
+    from memories.api.memories import with_connections
     from memories.models import Memory, MemoryLink
     from memories.services.browse import filter_memories
 
