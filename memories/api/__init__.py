@@ -80,8 +80,12 @@ api = NinjaAPI(
     urls_namespace="api",
 )
 # One router per resource; the original design's endpoints are thin aliases into them.
-for router in (original_router, memories_router, consolidations_router, recall_router, space_router, visual_router):
-    api.add_router("", router)
+api.add_router("", original_router)
+api.add_router("", memories_router)
+api.add_router("", consolidations_router)
+api.add_router("", recall_router)
+api.add_router("", space_router)
+api.add_router("", visual_router)
 
 
 def _error(request, status: int, detail: str, **extra) -> HttpResponse:

@@ -76,7 +76,8 @@ def memories(request, filters: Query[MemoryFilters]):
         status=filters.status or "", sort=filters.sort, fact=filters.fact or "",
     )
     # No per-row link count: nothing in the response reads one, and annotating it grouped the
-    # page and its count over both link joins (81 ms against 2 ms a page at 30,000 memories).
+    # page and its count over both link joins, ten times the cost of a page at 20,000 memories
+    # (scripts/bench_api_list.py).
     result = page(with_connections(found), limit=filters.limit, offset=filters.offset)
     result["memories"] = result.pop("items")
     return result
