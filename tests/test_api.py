@@ -396,7 +396,9 @@ def test_get_patch_delete_one_memory(api, notes):
     assert memory.importance == 0.9
     assert memory.occurred_at.isoformat().startswith("2025-06-01T10:00")
     assert api.delete(f"/api/memories/{memory.pk}").status_code == 204
-    assert api.get(f"/api/memories/{memory.pk}").status_code == 404
+    gone = api.get(f"/api/memories/{memory.pk}")
+    assert gone.status_code == 404 and gone.json() == {"detail": f"No memory {memory.pk}."}
+    assert api.delete(f"/api/memories/{memory.pk}").json() == {"detail": f"No memory {memory.pk}."}
 
 
 def test_changes_name_the_token_in_the_history(api, notes):

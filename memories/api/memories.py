@@ -10,7 +10,6 @@ from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParserError
-from django.shortcuts import get_object_or_404
 from ninja import Path, Query, Router, Schema, Status
 from ninja.errors import HttpError, ValidationError
 from pydantic import Field
@@ -50,8 +49,12 @@ def with_connections(memories: QuerySet[Memory]) -> QuerySet[Memory]:
 
 
 def own_memory(request, memory_id: int) -> Memory:
-    """The caller's memory, or 404 whether it does not exist or is someone else's."""
-    return get_object_or_404(with_connections(Memory.objects.filter(owner=request.auth)), pk=memory_id)
+    """The caller's memory, or 404 whether it does not exist or is someone else's, in the
+    words every other route here uses for an id it does not know."""
+    memory = with_connections(Memory.objects.filter(owner=request.auth, pk=memory_id)).first()
+    if memory is None:
+        raise HttpError(404, f"No memory {memory_id}.")
+    return memory
 
 
 # --- the list ------------------------------------------------------------------------------
