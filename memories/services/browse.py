@@ -195,13 +195,6 @@ def _unindexed(field: str):
     return column.desc() if field.startswith("-") else column.asc()
 
 
-def search_memories(**filters) -> QuerySet[Memory]:
-    """filter_memories plus each memory's connection count (for a page of rows, not for counting)."""
-    return filter_memories(**filters).annotate(
-        link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
-    )
-
-
 def get_memory(*, owner, memory_id: int) -> Memory | None:
     """One of the owner's live memories, or None (also when it is someone else's)."""
     return Memory.objects.filter(owner=owner, pk=memory_id).first()
