@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +44,15 @@ def wait_for(predicate, timeout: float, interval: float = 0.2) -> bool:
             return True
         time.sleep(interval)
     return bool(predicate())
+
+
+def sqlite_time(delta: timedelta) -> str:
+    """A Django DateTimeField value as SQLite stores it (UTC, no offset)."""
+    return (datetime.now(timezone.utc) + delta).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+# django-q2's sentinel looks at the schedules every 30 s; a test does not wait for that.
+RUN_DUE_SCHEDULES = "from django_q.scheduler import scheduler; scheduler()"
 
 
 def _migrated_template(base_env: dict) -> Path:
@@ -117,6 +127,13 @@ class Service:
 
     def shell(self, code: str) -> str:
         return self.manage("shell", "-c", code).stdout
+
+    def run_schedule_now(self, name: str) -> None:
+        """Time passes for one django-q2 schedule: it falls due, and the scheduler a running
+        cluster calls every 30 s is called once now, in a process of its own. It hands the task
+        to the broker, and the cluster runs it as it would any scheduled task."""
+        self.sql("update django_q_schedule set next_run = ? where name = ?", (sqlite_time(timedelta(minutes=-1)), name))
+        self.shell(RUN_DUE_SCHEDULES)
 
     def make_users(self, *usernames: str) -> dict[str, str]:
         """Users with one API token each, made in one process: {username: token}."""
