@@ -2,6 +2,7 @@
 starts and stops the whole service."""
 
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import RUN_DUE_SCHEDULES
+from tests.procs import RUN_DUE_SCHEDULES, migrated_template
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -21,7 +22,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def service_env(tmp_path):
-    """A fresh data dir migrated by the real command, as `make run` does."""
+    """A fresh data dir with a database migrated by the real command (the session's
+    template, tests/procs.py: migrate costs seconds)."""
     env = {
         **os.environ,
         "MEMORY_DATA_DIR": str(tmp_path / "data"),
@@ -31,7 +33,8 @@ def service_env(tmp_path):
     }
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    (tmp_path / "data").mkdir(mode=0o700)
+    shutil.copyfile(migrated_template(env), tmp_path / "data" / "memory.sqlite3")
     return env
 
 
@@ -49,13 +52,19 @@ def wait_for(predicate, timeout):
 
 
 def stop(proc, grace=20):
+    """SIGTERM to the main process alone, as `serve` does: qcluster stops its own workers, and
+    hangs when they are signalled too. Whatever is left of its group after that is killed."""
     if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def test_schedule_exists_once_after_migrate_twice(service_env):
