@@ -33,7 +33,7 @@ def service_env(tmp_path):
     }
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
-    (tmp_path / "data").mkdir(mode=0o700)
+    (tmp_path / "data").mkdir(mode=0o700, exist_ok=True)  # conftest.isolated_storage may have made it
     shutil.copyfile(migrated_template(env), tmp_path / "data" / "memory.sqlite3")
     return env
 
