@@ -24,7 +24,7 @@ from django.conf import settings
 
 from ..models import Memory
 from ..readable import READABLE_STATUSES, readable_memories, usable_consolidations
-from .budget import DEFAULT_MAX_CONTEXT_TOKENS, FULL_TEXT_RANKS, max_context_tokens
+from .budget import FULL_TEXT_RANKS, max_context_tokens
 from .dates import DateSpan, date_spans
 from .fusion import fuse
 from .hybrid import recall_hybrid
@@ -34,7 +34,7 @@ from .result import BRIEF_CHARS, RecallResult, Recalled, memory_note, summary_in
 from .words import cached_stem, terms
 
 __all__ = [
-    "BRIEF_CHARS", "DEFAULT_MAX_CONTEXT_TOKENS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
+    "BRIEF_CHARS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
     "STRATEGIES", "DateSpan", "RecallResult", "Recalled", "cached_stem", "date_spans", "fuse", "max_context_tokens",
     "memory_note", "readable_memories", "recall", "recall_hybrid", "recall_recent", "source_group", "summary_in_text",
     "terms", "usable_consolidations",
