@@ -278,7 +278,7 @@ class MemoryAdmin(admin.ModelAdmin):
     def retry_extraction(self, request, queryset):
         retried = 0
         for memory in queryset.filter(status=Memory.Status.FAILED).select_related("owner"):
-            services.queue_extraction(services.retry_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)))
+            services.retry_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
             retried += 1
         skipped = queryset.count() - retried
         self.message_user(request, f"Queued {retried} failed memories for extraction" + (f"; {skipped} were not failed and were left alone." if skipped else "."))

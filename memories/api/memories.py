@@ -25,7 +25,6 @@ from ..services import (
     ingest_file,
     ingest_text,
     memory_history,
-    queue_extraction,
     reject_memory,
     restore_memory,
     retry_memory,
@@ -125,8 +124,6 @@ def remember(request: HttpRequest) -> Status:
         result = _ingest_form(request)
     else:
         raise HttpError(415, f'Send application/json ({{"text", "source"}}) or multipart/form-data, not {content_type}.')
-    if result.created:
-        queue_extraction(result.memory)
     body = {
         "status": "ingested" if result.created else "duplicate",
         "response": result.message,
@@ -155,7 +152,7 @@ def _ingest_json(request):
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     return ingest_text(
         owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request),
-        expires_at=item.expires_at,
+        expires_at=item.expires_at, queue=True,
     )
 
 
@@ -178,7 +175,7 @@ def _ingest_form(request):
         if fields["text"]:  # a plain HTML form posting text
             return ingest_text(
                 owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request),
-                expires_at=expires_at,
+                expires_at=expires_at, queue=True,
             )
         raise HttpError(422, "Attach the file as the form field 'file' (curl -F file=@notes.pdf).")
     limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
@@ -186,7 +183,7 @@ def _ingest_form(request):
         raise HttpError(413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
     return ingest_file(
         owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at,
-        actor=actor(request), expires_at=expires_at,
+        actor=actor(request), expires_at=expires_at, queue=True,
     )
 
 
@@ -248,10 +245,9 @@ def memory_not_update(request, memory_id: int = MemoryId):
 def memory_retry(request, memory_id: int = MemoryId):
     own_memory(request, memory_id)  # 404 before 409: someone else's memory must look absent
     try:
-        memory = retry_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
+        retry_memory(owner=request.auth, memory_id=memory_id, actor=actor(request))
     except RetryError as exc:
         raise HttpError(409, str(exc)) from None
-    queue_extraction(memory)
     return own_memory(request, memory_id)
 
 

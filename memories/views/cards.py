@@ -35,7 +35,6 @@ def memory_retry(request, memory_id: int):
         memory = services.retry_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
     except services.RetryError as exc:
         return _error(request, str(exc))
-    services.queue_extraction(memory)
     memory = browse.get_memory(owner=request.user, memory_id=memory.pk) or memory
     if not request.htmx:
         messages.success(request, f"Memory {memory.pk} is being extracted again.")

@@ -44,13 +44,11 @@ def ingest_text(request):
         field = next(iter(form.errors), "")
         return _error(request, f"{field.replace('_', ' ').capitalize()}: {first}" if field and field != "__all__" else first)
     try:
-        result = services.ingest_text(owner=request.user, **form.cleaned_data, actor=Actor.for_user(request.user))
+        result = services.ingest_text(owner=request.user, **form.cleaned_data, actor=Actor.for_user(request.user), queue=True)
     except services.RejectedContentError as exc:
         return _rejected(request, [str(exc)], browse.restorable(owner=request.user, memory_ids=[exc.memory_ref]))
     except services.IngestError as exc:
         return _error(request, str(exc))
-    if result.created:
-        services.queue_extraction(result.memory)
     return _ingested(request, [result], [])
 
 
@@ -68,13 +66,11 @@ def ingest_files(request):
         try:
             result = services.ingest_file(owner=request.user, fileobj=upload, name=upload.name, source=source,
                                           occurred_at=request.POST.get("occurred_at") or None,
-                                          actor=Actor.for_user(request.user))
+                                          actor=Actor.for_user(request.user), queue=True)
         except services.IngestError as exc:
             errors.append(str(exc))
             rejected.append(getattr(exc, "memory_ref", None))
             continue
-        if result.created:
-            services.queue_extraction(result.memory)
         results.append(result)
     restorable = browse.restorable(owner=request.user, memory_ids=rejected)
     if not results:
