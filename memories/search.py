@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import connection as default_connection
 
+from .readable import READABLE_SQL, readable_condition, readable_memories
 from .textutil import STOPWORDS, cjk_terms, fold, has_cjk, stem, words
 
 FTS_TABLE = "memories_memory_fts"
@@ -48,15 +49,13 @@ TEXT_COLUMNS = FTS_COLUMNS[:-1]
 BM25_WEIGHTS = (1.0, 0.4, 0.6, 0.6, 0.2, 0.0)
 # Columns whose change can change what the index holds for a memory.
 _WATCHED = ("raw_text", "summary", "entities", "topics", "source", "owner_id", "status", "deleted_at", "superseded_by_id", "duplicate_of_id")
-_HIDDEN_WHEN_SET = ("deleted_at", "superseded_by_id", "duplicate_of_id")
 
 
 def _scope_sql(row: str, columns: set[str]) -> str:
     """SQL for a memory's scope token: its owner while recall may read it, else nothing.
     Built from the columns the table has, so it also works at the migration that made the
     index (before the soft-delete columns existed)."""
-    readable = [f"{row}.status IN ('ready', 'pending')"] + [f"{row}.{c} IS NULL" for c in _HIDDEN_WHEN_SET if c in columns]
-    return f"CASE WHEN {' AND '.join(readable)} THEN 'u' || {row}.owner_id ELSE '' END"
+    return f"CASE WHEN {readable_condition(row, columns)} THEN 'u' || {row}.owner_id ELSE '' END"
 
 
 def _values(row: str, columns: set[str]) -> str:
@@ -462,9 +461,7 @@ def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
     return cursor.fetchone()[0]
 
 
-_PG_READABLE = (
-    "owner_id = %s AND status IN ('ready', 'pending') AND deleted_at IS NULL AND superseded_by_id IS NULL AND duplicate_of_id IS NULL"
-)
+_PG_READABLE = READABLE_SQL
 # A store size for IDF is counted up to this many memories, and kept this long.
 PG_IDF_CAP = 50_000
 PG_SIZE_SECONDS = 300
@@ -533,12 +530,10 @@ def _pg_owner_size(connection, owner_id: int) -> int:
 def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
     """Other databases: count matching words over the newest memories. Slow and rough,
     but recall still works."""
-    from .models import Memory
-
     wanted = set(query)
     hits = []
     rows = (
-        Memory.objects.filter(owner=owner, status__in=("ready", "pending"), duplicate_of__isnull=True)
+        readable_memories(owner)
         .order_by("-id")
         .values_list("id", "raw_text", "summary")[:5000]
     )

@@ -43,8 +43,9 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from memories.management.commands.evaluate import bulk_remember, load_locomo
+    from memories.management.commands.evaluate import load_locomo
     from memories.models import MemoryLink
+    from memories.services import bulk_remember
     from memories.services.consolidate import consolidate_owner
 
     links = []

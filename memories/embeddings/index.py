@@ -13,12 +13,13 @@ tombstoned memory finds nothing recall will show.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connection
 
 from ..models import MemoryVector
+from . import hubness
 
 _TABLE = MemoryVector._meta.db_table
 # Owners' matrices kept per process; the least recently searched leave first.
@@ -31,6 +32,10 @@ class _Matrix:
     ids: np.ndarray  # int64 memory ids
     vectors: np.ndarray  # (n, dim) float32, C-contiguous: the first n rows of buffer
     buffer: np.ndarray  # (capacity, dim): room to append without copying what is there
+    typical: np.ndarray = field(init=False)  # (dim,) the owner's average memory (see hubness)
+
+    def __post_init__(self):
+        self.typical = hubness.typical_memory(self.vectors)
 
 
 _cache: dict[tuple[int, str], _Matrix] = {}
@@ -123,13 +128,15 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def search(*, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """The owner's memories whose vectors (of this model) are closest to the query:
-    (memory id, cosine), best first."""
+def search(*, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int,
+           content_free: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """The owner's memories (with vectors of this model) closest in meaning to the question,
+    best first, with their score: the cosine to the question less part of the cosine to
+    what is typical (see hubness; content_free is the model's content-free question)."""
     m = _matrix(owner_id, model, dim)
     if not len(m.ids) or query.shape[-1] != dim or limit <= 0:
         return []
-    scores = m.vectors @ np.ascontiguousarray(query, dtype=np.float32)
+    scores = m.vectors @ hubness.shifted_question(query, typical=m.typical, content_free=content_free)
     n = min(limit, len(scores))
     top = np.argpartition(-scores, n - 1)[:n]
     top = top[np.argsort(-scores[top], kind="stable")]

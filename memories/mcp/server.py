@@ -34,12 +34,11 @@ from ..recall import RecallResult
 from ..services import (
     Actor,
     ConsolidationBusy,
-    IngestError,
+    RefusedError,
     answer_question,
     consolidate_owner,
     filter_memories,
     ingest_text,
-    queue_extraction,
 )
 from ..services import delete_memory as tombstone_memory
 from ..services import get_memory as find_memory
@@ -90,7 +89,7 @@ async def _run(fn: Callable[..., Any], /, *args, **kwargs):
             close_old_connections()
         try:
             return fn(caller, *args, **kwargs)
-        except IngestError as exc:
+        except RefusedError as exc:
             raise ToolError(str(exc)) from None
         except ProviderError as exc:
             raise ToolError(f"The model provider failed: {exc}") from None
@@ -296,9 +295,8 @@ def build_server() -> MCPServer:
     ) -> AddOut:
         def do(caller: Caller) -> AddOut:
             _limit(caller, "ingest")
-            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor)
-            if result.created:
-                queue_extraction(result.memory)
+            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor,
+                                 queue=True)
             return AddOut(
                 status="ingested" if result.created else "duplicate", memory_id=result.memory.pk,
                 uri=memory_uri(result.memory.pk), memory_status=result.memory.status, message=result.message,
@@ -348,7 +346,7 @@ def build_server() -> MCPServer:
         def do(caller: Caller) -> AskOut:
             _limit(caller, "query")
             try:
-                result = answer_question(owner=caller.owner, question=question, k=k)
+                result = answer_question(owner=caller.owner, question=question, k=k, actor=caller.actor)
             except ValueError as exc:  # an empty question once whitespace is squeezed out
                 raise ToolError(str(exc)) from None
             memories, insights = _found(result.recall)

@@ -14,7 +14,7 @@ Strategies:
   turns around a hit in the same conversation and memories linked to it
   (neighbours.py), what is true now (currency.py); the token budget (budget.py) decides
   what is read, with the consolidations over what was found (consolidations.py). Which
-  memories any of it may read is readable.py.
+  memories any of it may read is memories/readable.py.
 """
 
 from __future__ import annotations
@@ -24,22 +24,26 @@ from datetime import datetime
 from django.conf import settings
 
 from ..models import Memory
-from .budget import DEFAULT_MAX_CONTEXT_TOKENS, FULL_TEXT_RANKS, max_context_tokens
+from ..readable import READABLE_STATUSES, readable_memories, usable_consolidations
+from .budget import FULL_TEXT_RANKS, max_context_tokens
 from .dates import DateSpan, date_spans
 from .fusion import fuse
 from .hybrid import recall_hybrid
 from .neighbours import source_group
-from .readable import PENDING_REASON, READABLE_STATUSES, readable_memories, usable_consolidations
 from .recent import recall_recent
 from .result import BRIEF_CHARS, RecallResult, Recalled, memory_note, summary_in_text
 from .words import cached_stem, terms
 
 __all__ = [
-    "BRIEF_CHARS", "DEFAULT_MAX_CONTEXT_TOKENS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
+    "BRIEF_CHARS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
     "STRATEGIES", "DateSpan", "RecallResult", "Recalled", "cached_stem", "date_spans", "fuse", "max_context_tokens",
     "memory_note", "readable_memories", "recall", "recall_hybrid", "recall_recent", "source_group", "summary_in_text",
     "terms", "usable_consolidations",
 ]
+
+# Read-your-writes: a memory still waiting for extraction is read by its raw text (see
+# memories/readable.py), and says so.
+PENDING_REASON = "pending: saved, not extracted yet (found by its text)"
 
 STRATEGIES = {"hybrid": recall_hybrid, "recent": recall_recent}
 DEFAULT_STRATEGY = "hybrid"

@@ -11,7 +11,8 @@ from datetime import date, datetime, timedelta
 from django.db import connection
 from django.utils import timezone
 
-from .readable import MEMORY_TABLE, READABLE_BY_DATE_SQL
+from ..readable import READABLE_BY_DATE_SQL
+from .sql import MEMORY_TABLE
 
 MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTH_NUMBERS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})

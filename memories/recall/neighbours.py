@@ -10,7 +10,8 @@ from collections import defaultdict
 from django.db import connection
 
 from .candidates import Candidate
-from .readable import LINK_TABLE, MEMORY_TABLE, READABLE_SQL, placeholders
+from ..readable import READABLE_SQL
+from .sql import LINK_TABLE, MEMORY_TABLE, placeholders
 
 W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)
 W_LINK = 0.4  # share of a hit's score a memory linked to it gets

@@ -68,12 +68,12 @@ def record(subject, action: str, actor: Actor | None, *, before: dict | None = N
     )
 
 
-def record_many(memories, action: str, actor: Actor | None, *, after: dict | None = None) -> None:
+def record_many(memories, action: str, actor: Actor | None, *, after: dict | None = None, note: str = "") -> None:
     """The same event for many memories in one INSERT (a consolidation of a whole backlog)."""
     actor = actor or SYSTEM
     Event.objects.bulk_create(
         Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=action,
-              actor=actor.label[:200], actor_user=actor.user, before={}, after=after or {}, note="")
+              actor=actor.label[:200], actor_user=actor.user, before={}, after=after or {}, note=note[:500])
         for m in memories
     )
 

@@ -26,7 +26,8 @@ from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import entities
 from . import usage
 from .embed import embed_after_extraction
-from .history import SYSTEM, Actor, record, snapshot
+from .errors import IngestError, RetryError
+from .history import SYSTEM, Actor, record, record_many, snapshot
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +45,6 @@ MAX_ATTEMPTS = 5
 OCCURRED_MIN_YEAR, OCCURRED_MAX_YEAR = 1000, 9000
 # Metadata flag of a stored file not parsed yet: the extraction task reads it first.
 UNREAD = "unread"
-
-
-class IngestError(ValueError):
-    """The input was refused; the message says why and is safe to show. `field` names the
-    value it is about, when it is about one, so a form can show it there."""
-
-    def __init__(self, message: str, *, field: str = ""):
-        super().__init__(message)
-        self.field = field
 
 
 class RejectedContentError(IngestError):
@@ -119,8 +111,9 @@ def parse_expires_at(value) -> datetime | None:
 
 
 def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM,
-                expires_at=None) -> IngestResult:
-    """Store text as a pending memory. The same text twice for one owner is one memory."""
+                expires_at=None, queue: bool = False) -> IngestResult:
+    """Store text as a pending memory. The same text twice for one owner is one memory.
+    `queue`: extract it in a worker (the pages, the API, MCP); commands extract it themselves."""
     if not isinstance(text, str) or not text.strip():
         raise IngestError("There is no text to remember.")
     if len(text) > MAX_TEXT_CHARS:
@@ -141,10 +134,10 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
         expires_at=expires,
         **({"occurred_at": when} if when else {}),
     )
-    return _create(memory, actor)
+    return _create(memory, actor, queue=queue)
 
 
-def _create(memory: Memory, actor: Actor) -> IngestResult:
+def _create(memory: Memory, actor: Actor, *, queue: bool = False) -> IngestResult:
     _fingerprint(memory)
     with transaction.atomic():
         # Check again under the write lock: two requests with the same content can both
@@ -156,6 +149,8 @@ def _create(memory: Memory, actor: Actor) -> IngestResult:
         memory.save()
         record(memory, Event.Action.CREATED, actor, after={"source": memory.source, "content_hash": memory.content_hash})
         _link_near_duplicate(memory, actor)
+    if queue:
+        queue_extraction(memory)
     return IngestResult(memory, created=True)
 
 
@@ -187,8 +182,9 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
 
 
 def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM,
-                expires_at=None) -> IngestResult:
-    """Store a file (kept as the original) and what can be read of it as a pending memory."""
+                expires_at=None, queue: bool = False) -> IngestResult:
+    """Store a file (kept as the original) and what can be read of it as a pending memory;
+    `queue` as for ingest_text."""
     name = Path(name.replace("\\", "/")).name or "file"
     try:
         extract.supported_extension(name)
@@ -234,7 +230,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
         try:
-            result = _create(memory, actor)
+            result = _create(memory, actor, queue=queue)
         except Exception:
             memory.original.delete(save=False)
             raise
@@ -389,8 +385,9 @@ def _mark_failed(memory: Memory, reason: str, actor: Actor) -> Memory:
     memory.status = Memory.Status.FAILED
     memory.error = reason[:2000] or "The provider failed without a message."
     memory.extracting_since = None
-    memory.save(update_fields=["status", "error", "extracting_since", "updated_at"])
-    record(memory, Event.Action.FAILED, actor, note=memory.error[:500])
+    with transaction.atomic():
+        memory.save(update_fields=["status", "error", "extracting_since", "updated_at"])
+        record(memory, Event.Action.FAILED, actor, note=memory.error[:500])
     return memory
 
 
@@ -447,24 +444,33 @@ def resume_stuck(*, older_than: timedelta = STUCK_AFTER) -> list[int]:
     return ids
 
 
-def retry_failed(*, owner) -> list[int]:
-    """Put all of the owner's failed memories back to pending; the caller extracts them."""
-    failed = Memory.objects.filter(owner=owner, status=Memory.Status.FAILED)
-    ids = list(failed.values_list("pk", flat=True))
-    failed.update(status=Memory.Status.PENDING, error="")
+def retry_failed(*, owner, actor: Actor = SYSTEM) -> list[int]:
+    """Put all of the owner's failed memories back to pending, each retry recorded; the
+    caller extracts them."""
+    with transaction.atomic():
+        # Locked, so a retry running at the same moment does not record the same memories.
+        failed = list(Memory.objects.select_for_update().filter(owner=owner, status=Memory.Status.FAILED).only("pk", "owner_id"))
+        ids = [memory.pk for memory in failed]
+        _back_to_pending(Memory.objects.filter(pk__in=ids))
+        record_many(failed, Event.Action.RETRIED, actor, note="every failed memory retried")
     return ids
 
 
 def retry_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory:
-    """Put a failed memory back to pending so it is extracted again."""
-    updated = Memory.objects.filter(pk=memory_id, owner=owner, status=Memory.Status.FAILED).update(
-        status=Memory.Status.PENDING, error=""
-    )
-    if not updated:
-        raise IngestError("Only a failed memory of yours can be retried.")
-    memory = Memory.objects.get(pk=memory_id)
-    record(memory, Event.Action.EDITED, actor, note="retry requested")
+    """Put a failed memory back to pending and queue its extraction again."""
+    with transaction.atomic():
+        if not _back_to_pending(Memory.objects.filter(pk=memory_id, owner=owner)):
+            raise RetryError("Only a failed memory of yours can be retried.")
+        memory = Memory.objects.get(pk=memory_id)
+        record(memory, Event.Action.RETRIED, actor)
+    queue_extraction(memory)
     return memory
+
+
+def _back_to_pending(memories) -> int:
+    """Failed memories among these become pending input again; returns how many did.
+    Touched now, so the sweeper sees input whose task is on its way, not a lost one."""
+    return memories.filter(status=Memory.Status.FAILED).update(status=Memory.Status.PENDING, error="", updated_at=timezone.now())
 
 
 def needs_model_memories(*, owner=None):
@@ -485,7 +491,9 @@ def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory 
     if memory is None:
         return None
     if memory.status not in (Memory.Status.READY, Memory.Status.REVIEW):
-        Memory.objects.filter(pk=memory.pk, status=Memory.Status.FAILED).update(status=Memory.Status.PENDING, error="")
+        with transaction.atomic():
+            if _back_to_pending(Memory.objects.filter(pk=memory.pk)):
+                record(memory, Event.Action.RETRIED, actor, note="re-extraction asked for a failed memory")
         return extract_memory(memory.pk, actor=actor)
     before = snapshot(memory)
     provider = None
@@ -507,5 +515,5 @@ def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory 
         Memory.objects.filter(pk=memory.pk).update(attempts=F("attempts") + 1)
         memory.attempts += 1
         _apply_extraction(memory, result, provider.label, update_fields=[])
-        record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory), note="re-extracted")
+        record(memory, Event.Action.REEXTRACTED, actor, before=before, after=snapshot(memory), note=provider.label)
     return memory

@@ -12,7 +12,8 @@ from django.utils import timezone
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from . import inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
-from .ingest import IngestError, parse_expires_at, parse_occurred_at
+from .errors import EditError, IngestError, RestoreError
+from .ingest import parse_expires_at, parse_occurred_at
 from .owners import default_owner
 
 
@@ -40,52 +41,66 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
     """Correct what the extractor wrote. Only EDITABLE_FIELDS; values are validated."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
-        raise IngestError(f"These fields cannot be edited: {', '.join(sorted(unknown))}.")
-    memory = _own(owner, memory_id)
-    if memory is None:
-        raise Memory.DoesNotExist
+        raise EditError(f"These fields cannot be edited: {', '.join(sorted(unknown))}.")
+    with transaction.atomic():
+        # Locked: the "before" recorded is what this edit replaced, not what another did.
+        memory = _own(owner, memory_id, Memory.objects.select_for_update())
+        if memory is None:
+            raise Memory.DoesNotExist
+        # A value that is already stored is not a change: nothing to save or record.
+        clean = {name: value for name, value in _validated(changes).items() if getattr(memory, name) != value}
+        if not clean:
+            return memory
+        before = snapshot(memory, tuple(clean))
+        for name, value in clean.items():
+            setattr(memory, name, value)
+        if "importance" in clean:
+            memory.base_importance = None  # a person's rating replaces what fading did
+            clean_fields = [*clean, "base_importance"]
+        else:
+            clean_fields = list(clean)
+        memory.save(update_fields=[*clean_fields, "updated_at"])
+        record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory, tuple(clean)))
+    return memory
+
+
+def _validated(changes: dict) -> dict:
     clean = {}
     for name, value in changes.items():
         if name == "summary":
             if not isinstance(value, str) or not value.strip():
-                raise IngestError("The summary cannot be empty.", field=name)
+                raise EditError("The summary cannot be empty.", field=name)
             clean[name] = value.strip()[:5000]
         elif name in ("entities", "topics"):
             if isinstance(value, str):
                 value = [part.strip() for part in value.split(",")]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise IngestError(f"{name} must be a list of strings.", field=name)
+                raise EditError(f"{name} must be a list of strings.", field=name)
             clean[name] = list(dict.fromkeys(v.strip()[:200] for v in value if v.strip()))[:50]
         elif name == "importance":
             try:
                 importance = float(value)
             except (TypeError, ValueError):
-                raise IngestError("importance must be a number between 0 and 1.", field=name) from None
+                raise EditError("importance must be a number between 0 and 1.", field=name) from None
             if not 0 <= importance <= 1:
-                raise IngestError("importance must be between 0 and 1.", field=name)
+                raise EditError("importance must be between 0 and 1.", field=name)
             clean[name] = importance
         elif name == "occurred_at":
-            when = parse_occurred_at(value)
+            when = _parsed(parse_occurred_at, value, name)
             if when is None:
-                raise IngestError("occurred_at cannot be empty.", field=name)
+                raise EditError("occurred_at cannot be empty.", field=name)
             clean[name] = when
         elif name == "expires_at":
-            clean[name] = parse_expires_at(value)  # empty clears it
-    # A value that is already stored is not a change: nothing to save or record.
-    clean = {name: value for name, value in clean.items() if getattr(memory, name) != value}
-    if not clean:
-        return memory
-    before = snapshot(memory, tuple(clean))
-    for name, value in clean.items():
-        setattr(memory, name, value)
-    if "importance" in clean:
-        memory.base_importance = None  # a person's rating replaces what fading did
-        clean_fields = [*clean, "base_importance"]
-    else:
-        clean_fields = list(clean)
-    memory.save(update_fields=[*clean_fields, "updated_at"])
-    record(memory, Event.Action.EDITED, actor, before=before, after=snapshot(memory, tuple(clean)))
-    return memory
+            clean[name] = _parsed(parse_expires_at, value, name)  # empty clears it
+    return clean
+
+
+def _parsed(parse, value, name: str):
+    """A date the ingest parser reads, refused as an edit (at its field) when it cannot."""
+    try:
+        return parse(value)
+    except IngestError as exc:
+        raise EditError(str(exc), field=name) from None
 
 
 def delete_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
@@ -119,7 +134,7 @@ def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
         if memory is None:
             return None
         if Memory.objects.filter(owner=owner, content_hash=memory.content_hash).exists():
-            raise IngestError("The same content is stored again as another memory; delete that one first.")
+            raise RestoreError("The same content is stored again as another memory; delete that one first.")
         memory.deleted_at = None
         memory.consolidated_at = None
         memory.save(update_fields=["deleted_at", "consolidated_at", "updated_at"])
@@ -243,24 +258,26 @@ def clearable_inbox_files(*, owner) -> int:
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Review mode: a person lets an extracted memory into the record."""
-    updated = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).update(
-        status=Memory.Status.READY, updated_at=timezone.now()
-    )
-    if not updated:
-        return None
-    memory = Memory.objects.get(pk=memory_id)
-    record(memory, Event.Action.APPROVED, actor, after=snapshot(memory))
+    with transaction.atomic():
+        updated = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).update(
+            status=Memory.Status.READY, updated_at=timezone.now()
+        )
+        if not updated:
+            return None
+        memory = Memory.objects.get(pk=memory_id)
+        record(memory, Event.Action.APPROVED, actor, after=snapshot(memory))
     _check_updates(memory, actor)
     return memory
 
 
 def reject_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Review mode: rejected content is tombstoned like a delete."""
-    memory = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).first()
-    if memory is None:
-        return None
-    record(memory, Event.Action.REJECTED, actor)
-    return delete_memory(owner=owner, memory_id=memory_id, actor=actor)
+    with transaction.atomic():
+        memory = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).first()
+        if memory is None:
+            return None
+        record(memory, Event.Action.REJECTED, actor)
+        return delete_memory(owner=owner, memory_id=memory_id, actor=actor)
 
 
 def deleted_memories(*, owner):

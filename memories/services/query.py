@@ -11,6 +11,7 @@ from ..llm.base import CITATION_RE, cited_ids
 from ..recall import RecallResult, recall
 from . import usage
 from .forgetting import mark_used
+from .history import SYSTEM, Actor
 
 
 @dataclass
@@ -24,7 +25,7 @@ class QueryResult:
     elapsed_ms: int
 
 
-def answer_question(*, owner, question: str, strategy: str | None = None, k: int | None = None) -> QueryResult:
+def answer_question(*, owner, question: str, strategy: str | None = None, k: int | None = None, actor: Actor = SYSTEM) -> QueryResult:
     """Raises ProviderError when the model fails; a question is not stored, so nothing is lost."""
     question = " ".join((question or "").split())
     if not question:
@@ -42,7 +43,7 @@ def answer_question(*, owner, question: str, strategy: str | None = None, k: int
     usage.record_call(owner_id=owner.pk, provider=provider_name())
     answer = strip_foreign_citations(answer, allowed=set(context.memory_ids))
     # Read in an answer: what an answer cites stays fresh (importance fades otherwise).
-    mark_used(owner=owner, memory_ids=cited_ids(answer))
+    mark_used(owner=owner, memory_ids=cited_ids(answer), actor=actor)
     return QueryResult(
         question=question,
         answer=answer,

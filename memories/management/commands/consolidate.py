@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 
-from ...services import ConsolidationBusy, consolidate_all, consolidate_owner
+from ...services import Actor, ConsolidationBusy, consolidate_all, consolidate_owner
 from ...services.consolidate import planned_batches
 from ._base import MemoryCommand, progress_bar
 
@@ -15,14 +15,15 @@ class Command(MemoryCommand):
     def handle(self, *args, **options):
         self.say_provider()
         owner = self.owner(options) if options["user"] else None
+        actor = Actor.for_command("consolidate")
         with progress_bar(total=planned_batches(owner=owner), desc="consolidating", unit="batch") as bar:
             if owner is not None:
                 try:
-                    outcomes = [consolidate_owner(owner=owner, on_batch=lambda n: bar.update(1))]
+                    outcomes = [consolidate_owner(owner=owner, actor=actor, on_batch=lambda n: bar.update(1))]
                 except ConsolidationBusy as exc:
                     raise CommandError(str(exc)) from None
             else:
-                outcomes = consolidate_all(on_batch=lambda n: bar.update(1))
+                outcomes = consolidate_all(actor=actor, on_batch=lambda n: bar.update(1))
         for outcome in outcomes:
             for c in outcome.consolidations:
                 sources = ", ".join(str(pk) for pk in c.sources.values_list("pk", flat=True))

@@ -18,10 +18,12 @@ from django.utils import timezone
 
 from ... import embeddings, textutil
 from ...llm.offline import OfflineProvider
-from ...models import Memory, content_hash
 from ...recall import STRATEGIES, recall
+from ...services import Actor, bulk_remember
 from ...services.embed import embed_missing
 from ._base import progress_bar
+
+EVALUATE = Actor.for_command("evaluate")
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
 DEFAULT_KS = (5, 10, 25, 50)
@@ -110,32 +112,6 @@ def _conversation(sample: dict, index: int) -> Conversation:
     return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions)
 
 
-def bulk_remember(*, owner, items: list[dict], batch_size: int = 500) -> list[Memory]:
-    """Store many texts as ready memories at once, extracted by the offline engine: the
-    fast path for evaluation and benchmarks (no per-memory transaction or task).
-    Each item: {"text", "source", "occurred_at"} and optionally "entities" known beforehand
-    (the speaker of a chat turn), kept ahead of the extracted ones."""
-    engine = OfflineProvider()
-    now = timezone.now()
-    memories = []
-    for item in items:
-        extraction = engine.extract(text=item["text"], files=[], source=item.get("source", ""))
-        memories.append(Memory(
-            owner=owner,
-            source=(item.get("source") or "bulk")[:500],
-            raw_text=item["text"],
-            content_hash=content_hash(item["text"]),
-            summary=extraction.summary,
-            entities=list(dict.fromkeys([*item.get("entities", []), *extraction.entities]))[:30],
-            topics=extraction.topics[:30],
-            importance=extraction.importance,
-            occurred_at=item.get("occurred_at") or now,
-            status=Memory.Status.READY,
-            provider=engine.label,
-        ))
-    return Memory.objects.bulk_create(memories, batch_size=batch_size)
-
-
 def run_label(strategy: str, backend: str) -> str:
     """A row of the report: the strategy, and the embeddings it ran with unless off."""
     return strategy if backend == "off" else f"{strategy}+{backend}"
@@ -155,7 +131,7 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
     for conv in conversations:
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
-            stored = bulk_remember(owner=owner, items=[
+            stored = bulk_remember(owner=owner, actor=EVALUATE, items=[
                 {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
                 for t in conv.turns
             ])
@@ -207,7 +183,7 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
     for conv in conversations:
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
-            bulk_remember(owner=owner, items=[
+            bulk_remember(owner=owner, actor=EVALUATE, items=[
                 {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
                 for t in conv.turns
             ])

@@ -28,7 +28,9 @@ from django.db import transaction
 from ...llm.base import cited_ids
 from ...models import Memory
 from ...recall import recall
-from ...services import answer_question, extract_memory, ingest_text
+from ...services import Actor, answer_question, extract_memory, ingest_text
+
+EVALUATE_UPDATES = Actor.for_command("evaluate_updates")
 
 
 def load_scenarios(path: Path) -> dict:
@@ -70,7 +72,7 @@ def run_scenario(scenario: dict, background: list[dict], *, k: int, answer: bool
                 pos = ranked.index(want) if want in ranked else None
                 row["ok"] = pos is not None and all(o not in ranked[:pos] for o in olds if o != want)
                 if answer:
-                    reply = answer_question(owner=owner, question=q["q"], k=k).answer
+                    reply = answer_question(owner=owner, question=q["q"], k=k, actor=EVALUATE_UPDATES).answer
                     cites = cited_ids(reply)
                     value = str(q.get("answer", "")).lower()
                     row["answer_ok"] = bool(cites) and cites[0] == want and (not value or value in reply.lower())
@@ -99,8 +101,8 @@ def _transitive(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
 
 
 def _store(owner, note: dict) -> int:
-    result = ingest_text(owner=owner, text=note["text"], source=note.get("source", "note"), occurred_at=note.get("occurred_at"))
-    extract_memory(result.memory.pk)
+    result = ingest_text(owner=owner, text=note["text"], source=note.get("source", "note"), occurred_at=note.get("occurred_at"), actor=EVALUATE_UPDATES)
+    extract_memory(result.memory.pk, actor=EVALUATE_UPDATES)
     return result.memory.pk
 
 

@@ -3,9 +3,11 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from ...services import IngestError, extract_memory, ingest_file, ingest_text
+from ...services import Actor, IngestError, extract_memory, ingest_file, ingest_text
 from ...services.embed import embed_missing
 from ._base import MemoryCommand, line_writer, progress_bar
+
+INGEST = Actor.for_command("ingest")
 
 
 class Command(MemoryCommand):
@@ -28,7 +30,7 @@ class Command(MemoryCommand):
         self.say_provider()
         results, failures = [], 0
         if options["text"]:
-            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"], expires_at=options["expires"]), "--text"))
+            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"], expires_at=options["expires"], actor=INGEST), "--text"))
         for name in options["paths"]:
             path = Path(name)
             if not path.is_file():
@@ -36,7 +38,7 @@ class Command(MemoryCommand):
                 failures += 1
                 continue
             with path.open("rb") as fh:
-                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"], expires_at=options["expires"]), name))
+                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"], expires_at=options["expires"], actor=INGEST), name))
         if options["jsonl"]:
             path = Path(options["jsonl"])
             with progress_bar(total=self._line_count(path), desc="saving", unit="line") as bar:
@@ -53,7 +55,7 @@ class Command(MemoryCommand):
                 memory = result.memory
                 if result.created and not options["no_extract"]:
                     # Vectors are made in batches once everything is extracted (below).
-                    memory = extract_memory(memory.pk, embed=False)
+                    memory = extract_memory(memory.pk, actor=INGEST, embed=False)
                 detail = memory.error if memory.status == "failed" else result.message
                 say(f"{memory.pk}\t{memory.status}\t{detail}")
                 failures += memory.status == "failed"
@@ -103,6 +105,6 @@ class Command(MemoryCommand):
                 yield None
                 continue
             yield self._try(
-                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata, expires_at=item.get("expires_at") or options_expires),
+                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata, expires_at=item.get("expires_at") or options_expires, actor=INGEST),
                 f"{path}:{number}",
             )

@@ -4,7 +4,7 @@ from django.core.management.base import CommandError
 
 from ...llm import ProviderError
 from ...recall import STRATEGIES
-from ...services import answer_question
+from ...services import Actor, answer_question
 from ._base import MemoryCommand
 
 
@@ -21,7 +21,8 @@ class Command(MemoryCommand):
     def handle(self, *args, **options):
         owner = self.owner(options)
         try:
-            result = answer_question(owner=owner, question=options["question"], strategy=options["strategy"], k=options["k"])
+            result = answer_question(owner=owner, question=options["question"], strategy=options["strategy"], k=options["k"],
+                                     actor=Actor.for_command("query"))
         except (ValueError, ProviderError) as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:

@@ -11,6 +11,7 @@ class Command(MemoryCommand):
     def handle(self, *args, **options):
         owner = self.owner(options)
         self.say_provider()
-        for pk in retry_failed(owner=owner):
-            memory = extract_memory(pk, actor=Actor.for_command("retry_failed"))
+        actor = Actor.for_command("retry_failed")
+        for pk in retry_failed(owner=owner, actor=actor):
+            memory = extract_memory(pk, actor=actor)
             self.stdout.write(f"{pk}\t{memory.status}\t{memory.error}")
