@@ -7,13 +7,14 @@ budget and returns ranked memories, each with the reasons it was picked.
 Strategies:
 - `recent` (recent.py): the original design, the k newest memories whatever the question.
 - `hybrid` (hybrid.py): two arms find candidates, the full-text index (lexical.py) and
-  embeddings (meaning.py), fused by rank (fusion.py); then what else the store knows
-  re-ranks them: dates the question names (dates.py), entities and topics, importance
-  and recency (scoring.py), the speaker a question names (speaker.py), the key words of
-  the best matches (feedback.py), the turns around a hit in the same conversation and
-  memories linked to it (neighbours.py), what is true now (currency.py); the token
-  budget (budget.py) decides what is read, with the consolidations over what was found
-  (consolidations.py). Which memories any of it may read is memories/readable.py.
+  embeddings (meaning.py), fused (fusion.py: the words' relevance plus a credit by rank
+  for meaning); then what else the store knows re-ranks them: dates the question names
+  (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
+  question names (speaker.py), the key words of the best matches (feedback.py), the
+  turns around a hit in the same conversation and memories linked to it
+  (neighbours.py), what is true now (currency.py); the token budget (budget.py) decides
+  what is read, with the consolidations over what was found (consolidations.py). Which
+  memories any of it may read is memories/readable.py.
 """
 
 from __future__ import annotations
