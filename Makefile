@@ -1,11 +1,11 @@
-# Always-On Memory. `make run` starts the service; `make test` runs the tests.
+# Always-On Memory. `make run` starts the service; `make test` runs the tests (`make test-fast`: the inner loop).
 PYTHON_VERSION := $(shell cat .python-version)
 VENV := .venv
 PY := $(VENV)/bin/python
 # pyenv picks .python-version when it is installed; otherwise any python3.12 on PATH.
 BOOTSTRAP_PY := $(shell command -v pyenv >/dev/null 2>&1 && pyenv which python 2>/dev/null || command -v python3.12 || command -v python3)
 
-.PHONY: run test lint install install-dev browser migrate bench clean
+.PHONY: run test test-fast lint install install-dev browser migrate bench clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(BOOTSTRAP_PY) -m venv $(VENV)
@@ -37,6 +37,11 @@ run: migrate
 
 test: install-dev browser
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything but the real-process (slow) and browser tests, spread over
+# every core by pytest-xdist. `make test` stays the whole suite, and CI's command.
+test-fast: install-dev
+	$(PY) -m pytest -m "not slow and not browser" -n auto $(PYTEST_ARGS)
 
 # Errors a reader should never meet: undefined or unused names, syntax (rules in pyproject.toml).
 lint: install-dev

@@ -5,7 +5,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q
-from django.db.models.functions import Now
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -15,7 +14,8 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import services
-from .models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
+from .models import LIVE, ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
+from .services.browse import FACT_STATES
 from .services.history import EDITABLE_FIELDS, Actor
 from .signin import ThrottledAdminAuthenticationForm
 
@@ -79,14 +79,15 @@ def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.S
 
 # The admin sees every memory, not only the live ones.
 StateFilter = choice_filter("state", {
-    "live": ("Live", Q(deleted_at__isnull=True, superseded_by__isnull=True)),
+    "live": ("Live", LIVE),
     "deleted": ("Deleted", Q(deleted_at__isnull=False)),
     "superseded": ("Superseded (replaced version)", Q(superseded_by__isnull=False)),
 })
 FactFilter = choice_filter("fact", {
-    "current": ("Current", Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now()))),
-    "outdated": ("Superseded by a newer fact", Q(outdated_by__isnull=False)),
-    "expired": ("Expired", Q(expires_at__lte=Now())),
+    # The same conditions as the bank's "fact" filter.
+    "current": ("Current", FACT_STATES["current"]),
+    "outdated": ("Superseded by a newer fact", FACT_STATES["superseded"]),
+    "expired": ("Expired", FACT_STATES["expired"]),
     "faded": ("Importance faded", Q(base_importance__isnull=False)),
 })
 FactFilter.parameter_name = "fact"
@@ -206,11 +207,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="state")
     def state(self, obj):
-        if obj.deleted_at:
-            return "deleted"
-        if obj.superseded_by_id:
-            return "superseded"
-        return "near-duplicate" if obj.duplicate_of_id else "live"
+        return obj.state.label
 
     @admin.display(description="state")
     def lifecycle(self, obj):
@@ -281,7 +278,7 @@ class MemoryAdmin(admin.ModelAdmin):
     def retry_extraction(self, request, queryset):
         retried = 0
         for memory in queryset.filter(status=Memory.Status.FAILED).select_related("owner"):
-            services.queue_extraction(services.retry_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)))
+            services.retry_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
             retried += 1
         skipped = queryset.count() - retried
         self.message_user(request, f"Queued {retried} failed memories for extraction" + (f"; {skipped} were not failed and were left alone." if skipped else "."))
@@ -291,7 +288,7 @@ class MemoryAdmin(admin.ModelAdmin):
         done = failed = 0
         for memory in queryset.select_related("owner"):
             result = services.reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
-            if result is not None and result.status == Memory.Status.READY and not result.error:
+            if result is not None and result.is_extracted and not result.error:
                 done += 1
             else:
                 failed += 1
@@ -377,7 +374,7 @@ class ConsolidationAdmin(admin.ModelAdmin):
 
     @admin.display(description="state")
     def state(self, obj):
-        return "retired" if obj.retired_at else "stale" if obj.stale_at else "current"
+        return obj.state.label
 
     @admin.display(description="insight")
     def insight_short(self, obj):

@@ -46,6 +46,14 @@ class Memory(models.Model):
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
+    class State(models.TextChoices):
+        """Where a memory stands in the record, apart from its extraction status."""
+
+        LIVE = "live", "Live"
+        DELETED = "deleted", "Deleted"
+        SUPERSEDED = "superseded", "Superseded"
+        DUPLICATE = "near-duplicate", "Near-duplicate"
+
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
     source = models.CharField(max_length=500, blank=True)
     raw_text = models.TextField(blank=True)
@@ -125,6 +133,43 @@ class Memory(models.Model):
         return self.deleted_at is None and self.superseded_by_id is None
 
     @property
+    def state(self) -> "Memory.State":
+        """Deleted before superseded: a deleted old version is, first of all, deleted."""
+        if self.deleted_at is not None:
+            return self.State.DELETED
+        if self.superseded_by_id is not None:
+            return self.State.SUPERSEDED
+        return self.State.DUPLICATE if self.duplicate_of_id is not None else self.State.LIVE
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == self.Status.PENDING
+
+    @property
+    def is_extracted(self) -> bool:
+        """The model has read it: summary, entities, topics and importance are its own."""
+        return self.status in (self.Status.READY, self.Status.REVIEW)
+
+    @property
+    def is_editable(self) -> bool:
+        # An extraction still to come would overwrite a correction; a tombstone is restored first.
+        return self.is_live and self.is_extracted
+
+    @property
+    def preview_kind(self) -> str:
+        """How a page shows the original file inline ("image", "audio", "video", "pdf"), or
+        "" when it is offered as a download only."""
+        if not self.original:
+            return ""
+        mime = self.mime_type or ""
+        # SVG can carry script: offered as a download only.
+        if mime.startswith("image/") and mime != "image/svg+xml":
+            return "image"
+        if mime.startswith(("audio/", "video/")):
+            return mime.split("/", 1)[0]
+        return "pdf" if mime == "application/pdf" else ""
+
+    @property
     def is_expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
 
@@ -193,9 +238,20 @@ class Consolidation(models.Model):
         ordering = ["-created_at", "-id"]
         base_manager_name = "all_objects"
 
+    class State(models.TextChoices):
+        CURRENT = "current", "Current"
+        STALE = "stale", "Stale"  # a source left; re-derived by the next run
+        RETIRED = "retired", "Retired"  # fewer than two sources remain; history only
+
     @property
     def is_stale(self) -> bool:
         return self.stale_at is not None
+
+    @property
+    def state(self) -> "Consolidation.State":
+        if self.retired_at is not None:
+            return self.State.RETIRED
+        return self.State.STALE if self.stale_at is not None else self.State.CURRENT
 
     def __str__(self):
         return f"Consolidation {self.pk}: {self.insight[:60]}"

@@ -15,8 +15,6 @@ from django.core.cache import cache
 
 PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 
-DEFAULT_RATES = {"ingest": "60/m", "query": "30/m", "recall": "60/m", "consolidate": "10/h", "login_account": "10/h", "login_address": "30/h"}
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -38,7 +36,8 @@ def parse_rate(rate: str | None) -> tuple[int, int] | None:
 
 
 def rate_for(scope: str) -> str | None:
-    return getattr(settings, f"MEMORY_RATE_LIMIT_{scope.upper()}", DEFAULT_RATES.get(scope))
+    """The scope's rate: the setting MEMORY_RATE_LIMIT_<SCOPE> (settings.py holds the defaults)."""
+    return getattr(settings, f"MEMORY_RATE_LIMIT_{scope.upper()}")
 
 
 def hit(scope: str, ident: str, *, rate: str | None = None, now: float | None = None) -> Verdict:

@@ -19,6 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from . import ratelimit
 from .middleware import client_address
+from .services.setup import needs_first_user
 
 BACKEND = "memories.signin.ThrottledModelBackend"
 ACCOUNT, ADDRESS = "login_account", "login_address"
@@ -89,6 +90,10 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 
 class ThrottledLoginView(LoginView):
     form_class = ThrottledAuthenticationForm
+
+    def get_context_data(self, **kwargs):
+        # Before anyone can sign in, the page says how the owner account is claimed instead.
+        return {**super().get_context_data(**kwargs), "needs_owner": needs_first_user()}
 
     def form_invalid(self, form):
         response = super().form_invalid(form)

@@ -90,6 +90,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "memories.context_processors.nav",
             ],
         },
     },
@@ -191,6 +192,12 @@ if not DEBUG:
         # Read only from MEMORY_TRUSTED_PROXIES: memories.middleware drops the header from
         # anyone else, so a client cannot claim a TLS connection it does not have.
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Where `serve` listens (HOST:PORT), how many web workers it starts, and the address
+# `welcome` prints links for (behind a proxy: the public one).
+MEMORY_BIND = os.getenv("MEMORY_BIND", "127.0.0.1:8000")
+WEB_CONCURRENCY = int(os.getenv("WEB_CONCURRENCY", "2"))
+MEMORY_BASE_URL = os.getenv("MEMORY_BASE_URL", f"http://{MEMORY_BIND}")
 
 # Addresses of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed
 # (comma-separated IPs). Empty: those headers are ignored from everyone.

@@ -4,7 +4,6 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from memories import token_views
 from memories.api import api
 from memories.mcp.http import mcp_endpoint
 from memories.signin import ThrottledLoginView
@@ -20,8 +19,6 @@ urlpatterns = [
     path("api/", api.urls),
     path("mcp", mcp_endpoint, name="mcp"),
     path("mcp/", mcp_endpoint),  # clients configured with a trailing slash: a POST cannot follow a redirect
-    path("settings/tokens/", token_views.tokens, name="api_tokens"),
-    path("settings/tokens/<int:token_id>/revoke/", token_views.revoke, name="api_token_revoke"),
     path("", include("memories.urls")),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin, the API docs).
     path("favicon.ico", RedirectView.as_view(url=static("memories/favicon.svg"), permanent=True)),

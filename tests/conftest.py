@@ -92,6 +92,44 @@ def waits(monkeypatch):
     return recorded
 
 
+# --- Model providers: fake servers on 127.0.0.1, the real client code in front of them --------
+
+
+@pytest.fixture
+def fake_gemini(settings, monkeypatch):
+    """A fake Gemini server as the model provider, reached through the real google-genai
+    client; each test scripts its replies. Backoff and file polling do not wait."""
+    from memories.llm import gemini, prompts
+    from tests.fake_model_servers import FakeGemini
+
+    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    monkeypatch.setattr(gemini, "FILE_POLL_SECONDS", 0.0)
+    with FakeGemini() as fake:
+        settings.MEMORY_LLM_PROVIDER = "gemini"
+        settings.GEMINI_API_KEY = "test-key"
+        settings.GEMINI_BASE_URL = fake.url
+        settings.GEMINI_MODEL = "gemini-test"
+        settings.MEMORY_LLM_MAX_RETRIES = 2
+        yield fake
+
+
+@pytest.fixture
+def fake_openai(settings, monkeypatch):
+    """A fake OpenAI-compatible server (chat completions, embeddings, transcriptions) as the
+    model provider, reached through the real HTTP client; backoff does not wait."""
+    from memories.llm import prompts
+    from tests.fake_model_servers import FakeOpenAI
+
+    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    with FakeOpenAI() as fake:
+        settings.MEMORY_LLM_PROVIDER = "openai_compat"
+        settings.OPENAI_BASE_URL = fake.base_url
+        settings.OPENAI_MODEL = "llama-test"
+        settings.OPENAI_API_KEY = "sk-test-secret"
+        settings.MEMORY_LLM_MAX_RETRIES = 2
+        yield fake
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """On SQLite the test database is a file, not memory: the browser tests' live server

@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,9 +46,19 @@ def wait_for(predicate, timeout: float, interval: float = 0.2) -> bool:
     return bool(predicate())
 
 
-def _migrated_template(base_env: dict) -> Path:
+def sqlite_time(delta: timedelta) -> str:
+    """A Django DateTimeField value as SQLite stores it (UTC, no offset)."""
+    return (datetime.now(timezone.utc) + delta).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+# django-q2's sentinel looks at the schedules every 30 s; a test does not wait for that.
+RUN_DUE_SCHEDULES = "from django_q.scheduler import scheduler; scheduler()"
+
+
+def migrated_template(base_env: dict) -> Path:
     """One migrated database per test session, copied into each service's data dir:
-    migrate costs seconds, and every service would otherwise pay it."""
+    migrate costs seconds, and every service would otherwise pay it. Its schedules have the
+    default intervals, whichever test asked first (migrate again for others)."""
     global _template
     with _template_lock:
         if _template is None:
@@ -55,7 +66,8 @@ def _migrated_template(base_env: dict) -> Path:
 
             folder = Path(tempfile.mkdtemp(prefix="memory-template-"))
             atexit.register(shutil.rmtree, folder, ignore_errors=True)
-            env = {**base_env, "MEMORY_DATA_DIR": str(folder)}
+            env = {k: v for k, v in base_env.items() if not (k.startswith("MEMORY_") and k.endswith("_EVERY_MINUTES"))}
+            env["MEMORY_DATA_DIR"] = str(folder)
             subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
             _template = folder / "memory.sqlite3"
         return _template
@@ -108,7 +120,7 @@ class Service:
     # -- setup ------------------------------------------------------------------------------
 
     def migrate(self) -> "Service":
-        shutil.copyfile(_migrated_template(self.env), self.db_path)
+        shutil.copyfile(migrated_template(self.env), self.db_path)
         return self
 
     def manage(self, *args, check=True, timeout=120, input=None) -> subprocess.CompletedProcess:
@@ -117,6 +129,13 @@ class Service:
 
     def shell(self, code: str) -> str:
         return self.manage("shell", "-c", code).stdout
+
+    def run_schedule_now(self, name: str) -> None:
+        """Time passes for one django-q2 schedule: it falls due, and the scheduler a running
+        cluster calls every 30 s is called once now, in a process of its own. It hands the task
+        to the broker, and the cluster runs it as it would any scheduled task."""
+        self.sql("update django_q_schedule set next_run = ? where name = ?", (sqlite_time(timedelta(minutes=-1)), name))
+        self.shell(RUN_DUE_SCHEDULES)
 
     def make_users(self, *usernames: str) -> dict[str, str]:
         """Users with one API token each, made in one process: {username: token}."""
@@ -172,12 +191,18 @@ class Service:
         return proc
 
     def kill(self, name: str, sig=signal.SIGKILL, grace: float = 20) -> None:
-        """Signal the whole process group: gunicorn's and qcluster's children die with it."""
+        """SIGKILL goes to the whole process group: gunicorn's and qcluster's children die with
+        it. Any other signal goes to the main process alone, which stops its own children, as
+        `serve` does (qcluster hangs when its workers are signalled too); after the grace, or
+        once it has stopped, whatever is left of the group is killed."""
         proc = self.procs.pop(name, None)
         if proc is None or proc.poll() is not None:
             return
         try:
-            os.killpg(proc.pid, sig)
+            if sig == signal.SIGKILL:
+                os.killpg(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
         except ProcessLookupError:
             return
         try:
@@ -185,17 +210,15 @@ class Service:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        if sig == signal.SIGKILL:
-            # Orphaned grandchildren of a SIGKILLed leader keep the group id: finish them too.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        # Orphaned grandchildren keep the group id: finish them too.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def stop_all(self) -> None:
         for name in list(self.procs):
-            # qcluster sometimes hangs after SIGTERM (see serve.GRACE_SECONDS): a short grace, then SIGKILL.
-            self.kill(name, signal.SIGTERM, grace=5)
+            self.kill(name, signal.SIGTERM, grace=10)
 
     def log_text(self, name: str) -> str:
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.logs.glob(f"{name}.*.log")))

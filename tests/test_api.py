@@ -272,6 +272,33 @@ def test_memories_filters_and_pagination(api, notes, memory_factory):
     assert rest["next_offset"] is None and rest["count"] == 2
 
 
+def test_a_page_of_the_list_costs_the_same_few_queries_however_many_links(api, memory_factory, django_assert_max_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memories.models import MemoryLink
+
+    memories = [memory_factory(f"Note {n} about the garden shed.", extract=False) for n in range(12)]
+
+    def read_page():
+        with CaptureQueriesContext(connection) as queries:
+            body = api.get("/api/memories?limit=10").json()
+        return body, [q["sql"] for q in queries]
+
+    read_page()  # the first request also writes down the token's last use; the next ones do not
+    _, unlinked = read_page()
+    MemoryLink.objects.bulk_create(
+        MemoryLink(from_memory=a, to_memory=b, relationship="same shed") for a in memories for b in memories if a != b
+    )
+    with django_assert_max_num_queries(len(unlinked)):
+        body, linked = read_page()
+    assert len(linked) == len(unlinked)
+    # Every memory on the page shows all eleven of its connections, both directions...
+    assert [len(m["connections"]) for m in body["memories"]] == [22] * 10
+    # ...read by the two prefetches alone: the page and its count do not join the links.
+    assert len([sql for sql in linked if "memories_memorylink" in sql]) == 2
+
+
 @pytest.mark.parametrize("query", ["status=done", "sort=random", "limit=0", "limit=100000", "offset=-1", "limit=abc"])
 def test_memories_bad_filters_are_422(api, query):
     response = api.get(f"/api/memories?{query}")
@@ -369,7 +396,9 @@ def test_get_patch_delete_one_memory(api, notes):
     assert memory.importance == 0.9
     assert memory.occurred_at.isoformat().startswith("2025-06-01T10:00")
     assert api.delete(f"/api/memories/{memory.pk}").status_code == 204
-    assert api.get(f"/api/memories/{memory.pk}").status_code == 404
+    gone = api.get(f"/api/memories/{memory.pk}")
+    assert gone.status_code == 404 and gone.json() == {"detail": f"No memory {memory.pk}."}
+    assert api.delete(f"/api/memories/{memory.pk}").json() == {"detail": f"No memory {memory.pk}."}
 
 
 def test_changes_name_the_token_in_the_history(api, notes):

@@ -13,12 +13,10 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 
 import pytest
 
 from tests.procs import Service, multipart, wait_for
-from tests.test_crash_restart import sqlite_time
 
 pytestmark = pytest.mark.slow
 
@@ -48,9 +46,6 @@ class Calls:
 
 def test_web_workers_cluster_and_watcher_together(service):
     tokens = service.make_users("alice", "bob")
-    # The consolidation schedule is due as soon as the cluster's scheduler first looks (~30 s in).
-    service.sql("update django_q_schedule set next_run = ? where name = 'memories.consolidate_all'",
-                (sqlite_time(timedelta(minutes=-1)),))
     service.start_web(workers=3)
     service.start_cluster(workers=2)
     service.start_watcher(interval=0.3)
@@ -111,8 +106,11 @@ def test_web_workers_cluster_and_watcher_together(service):
         futures = [pool.submit(ingest, user, w) for user in ("alice", "bob") for w in range(2)]
         futures += [pool.submit(press_consolidate) for _ in range(2)]
         futures += [pool.submit(browse), pool.submit(drop_files), pool.submit(command_consolidate)]
-        # Run until the scheduled consolidation has run in the middle of all this.
-        wait_for(lambda: time.monotonic() - started > 20 and schedule_ran(), timeout=90, interval=0.5)
+        # Once the clients have stored some memories, the consolidation schedule falls due;
+        # run until it has run in the middle of all this.
+        wait_for(lambda: len(calls.accepted) >= 20, timeout=60, interval=0.2)
+        service.run_schedule_now("memories.consolidate_all")
+        wait_for(lambda: time.monotonic() - started > 10 and schedule_ran(), timeout=90, interval=0.5)
         stop.set()
         for future in futures:
             future.result()

@@ -14,12 +14,12 @@ import json
 import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
 from tests.fake_model_servers import FakeGemini, Scripted
-from tests.procs import Service, wait_for
+from tests.procs import Service, sqlite_time, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -63,11 +63,6 @@ def service_cleanup():
         service.stop_all()
 
 
-def sqlite_time(delta: timedelta) -> str:
-    """A Django DateTimeField value as SQLite stores it (UTC, no offset)."""
-    return (datetime.now(timezone.utc) + delta).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
 def let_lease_run_out(service: Service, memory_id: int) -> None:
     """Eleven minutes pass for this memory: its extraction lease (10 min) has run out."""
     past = sqlite_time(timedelta(minutes=-11))
@@ -102,10 +97,8 @@ def test_cluster_killed_mid_extraction_resumes_from_the_schedule_after_restart(t
     # The killed worker's task stays claimed in the broker for Q_CLUSTER["retry"] (15 min);
     # the sweeper is what notices. Time passes: the lease runs out, the 5-minute sweep is due.
     let_lease_run_out(service, memory_id)
-    service.sql("update django_q_schedule set next_run = ? where name = 'memories.resume_stuck'",
-                (sqlite_time(timedelta(minutes=-1)),))
-
-    service.start_cluster()  # the scheduler runs after its first 30 s guard cycle
+    service.start_cluster()
+    service.run_schedule_now("memories.resume_stuck")
     assert wait_for(lambda: service.memory(memory_id)["status"] != "pending", timeout=120, interval=0.5), (
         service.log_text("cluster")[-3000:]
     )

@@ -10,7 +10,7 @@ from django.utils import timezone
 from memories.llm import ProviderError
 from memories.llm.offline import OfflineProvider
 from memories.models import Event, Memory
-from memories.services import extract_memory, ingest_text, resume_stuck
+from memories.services import extract_memory, ingest_text, resume_stuck, retry_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +93,25 @@ def test_status_says_when_the_model_is_down(signed_in, settings, monkeypatch):
         circuit.record_failure("offline", "HTTP 503 overloaded")
     page = signed_in.get("/status/").content.decode()
     assert "The model is not answering (HTTP 503 overloaded)" in page
+
+
+def test_input_from_a_person_or_agent_is_queued_with_its_save_and_a_command_extracts_its_own(
+    user, sync_tasks, django_capture_on_commit_callbacks, monkeypatch
+):
+    """ingest(queue=True) and retry queue the extraction when the save commits (one call for
+    the pages, the API and MCP); without it the memory waits for the caller to extract it."""
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = ingest_text(owner=user, text="Queued with its save: the lease ends in June.", queue=True).memory
+        waiting = ingest_text(owner=user, text="Saved only: the command extracts this one itself.").memory
+    queued.refresh_from_db()
+    waiting.refresh_from_db()
+    assert queued.status == "ready" and waiting.status == "pending"
+
+    with monkeypatch.context() as down:
+        down.setattr(OfflineProvider, "extract", lambda self, **kw: (_ for _ in ()).throw(ProviderError("down")))
+        failed = extract_memory(waiting.pk)
+    assert failed.status == "failed"
+    with django_capture_on_commit_callbacks(execute=True):
+        retry_memory(owner=user, memory_id=failed.pk)
+    failed.refresh_from_db()
+    assert failed.status == "ready"

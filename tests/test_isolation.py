@@ -94,6 +94,44 @@ def test_bob_sees_nothing_of_alice_in_lists_status_query_and_recall(user, other_
     assert {m["id"] for m in recalled["memories"]} <= b_ids and not recalled["consolidations"]
 
 
+def test_bob_cannot_act_on_alices_memories_in_the_states_each_action_needs(user, spaces, bob_api, settings):
+    """Each action aimed at a memory of Alice's that it would work on for her: still a 404
+    with the words an unknown id gets, and nothing of hers changes or is recorded."""
+    from memories.models import Event
+    from memories.services import delete_memory, extract_memory, ingest_text
+
+    deleted, superseded, newer = spaces["a"]
+    delete_memory(owner=user, memory_id=deleted.pk)
+    Memory.objects.filter(pk=superseded.pk).update(outdated_by=newer)
+    settings.MEMORY_REVIEW_MODE = True
+    waiting = extract_memory(ingest_text(owner=user, text="Alice: waiting for her review.").memory.pk)
+    assert waiting.status == Memory.Status.REVIEW
+    missing_id = Memory.all_objects.order_by("-pk").first().pk + 1000
+    attempts = {
+        "history": (deleted, lambda i: bob_api.get(f"/api/memories/{i}/history")),
+        "restore": (deleted, lambda i: bob_api.post(f"/api/memories/{i}/restore")),
+        "not-an-update": (superseded, lambda i: bob_api.post(f"/api/memories/{i}/not-an-update")),
+        "approve": (waiting, lambda i: bob_api.post(f"/api/memories/{i}/approve")),
+        "reject": (waiting, lambda i: bob_api.post(f"/api/memories/{i}/reject")),
+        "get": (waiting, lambda i: bob_api.get(f"/api/memories/{i}")),
+        "delete": (waiting, lambda i: bob_api.delete(f"/api/memories/{i}")),
+        "original delete": (waiting, lambda i: bob_api.post("/api/delete", json.dumps({"memory_id": i}), content_type="application/json")),
+    }
+    events, state = Event.objects.count(), sorted(Memory.all_objects.filter(owner=user).values_list(
+        "pk", "status", "deleted_at", "outdated_by", "summary"))
+    for name, (target, attempt) in attempts.items():
+        theirs, nothing = attempt(target.pk), attempt(missing_id)
+        assert theirs.status_code == nothing.status_code == 404, name
+        said, unknown = theirs.json()["detail"], nothing.json()["detail"]
+        assert said.replace(str(target.pk), "N") == unknown.replace(str(missing_id), "N"), name
+    assert Event.objects.count() == events
+    assert sorted(Memory.all_objects.filter(owner=user).values_list("pk", "status", "deleted_at", "outdated_by", "summary")) == state
+    # The targets were in the state each action needs: for Alice, they work.
+    alice = Client(headers={"Authorization": f"Bearer {create_token(owner=user, name='a')[1]}"})
+    for url in (f"/api/memories/{deleted.pk}/restore", f"/api/memories/{superseded.pk}/not-an-update", f"/api/memories/{waiting.pk}/approve"):
+        assert alice.post(url).status_code == 200, url
+
+
 def test_bobs_writes_never_reach_alices_space(user, other_user, spaces, bob_api):
     before = _alice_state(user)
     # The same text Alice stored is a new memory of Bob's, not a "duplicate" naming her id.

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memories.llm import gemini, prompts
+from memories.llm import gemini
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.services import answer_question, consolidate_owner, extract_memory, ingest_file, ingest_text, retry_memory
 from tests.fake_model_servers import FakeGemini, inline_parts, text_of_request
@@ -20,19 +20,6 @@ EXTRACTED = {
     "importance": 0.8,
     "occurred_at": "2024-05-14T12:30:00",
 }
-
-
-@pytest.fixture
-def fake_gemini(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    monkeypatch.setattr(gemini, "FILE_POLL_SECONDS", 0.0)
-    with FakeGemini() as fake:
-        settings.MEMORY_LLM_PROVIDER = "gemini"
-        settings.GEMINI_API_KEY = "test-key"
-        settings.GEMINI_BASE_URL = fake.url
-        settings.GEMINI_MODEL = "gemini-test"
-        settings.MEMORY_LLM_MAX_RETRIES = 2
-        yield fake
 
 
 def test_text_becomes_ready_memory_with_structured_output(user, fake_gemini):

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from memories.llm import prompts
 from memories.llm.base import FilePart
 from memories.llm.openai_compat import OpenAICompatProvider
 from memories.models import Consolidation, Memory, MemoryLink
@@ -22,18 +21,6 @@ EXTRACTED = {
     "importance": 0.8,
     "occurred_at": "2024-05-14",
 }
-
-
-@pytest.fixture
-def fake_openai(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeOpenAI() as fake:
-        settings.MEMORY_LLM_PROVIDER = "openai_compat"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_MODEL = "llama-test"
-        settings.OPENAI_API_KEY = "sk-test-secret"
-        settings.MEMORY_LLM_MAX_RETRIES = 2
-        yield fake
 
 
 def user_content(call) -> str | list:

@@ -380,3 +380,26 @@ def test_an_accented_topic_is_found_by_the_bank_filter(user, memory_factory):
     memory = memory_factory("The café renovation starts soon; the café stays open meanwhile.")
     assert "café" in memory.topics
     assert list(filter_memories(owner=user, topic="café")) == [memory]
+
+
+@needs_meaning
+def test_a_note_close_to_every_question_does_not_answer_them_all(user, memory_factory, local_embeddings):
+    """By plain cosine the taekwondo note is closer to "Where do I live now?" than the move
+    is (the model puts it near every question); scored against the typical note and a
+    content-free question, each question gets its own note."""
+    notes = {
+        "move": memory_factory("I moved from Paris to Berlin last spring."),
+        "sport": memory_factory("Practiced taekwondo on Tuesday evening, working toward my black belt."),
+        "shop": memory_factory("Bought groceries: milk, eggs and bread."),
+        "plan": memory_factory("Q1 planning meeting: we decided to ship the mobile app in April and hire two engineers."),
+    }
+    asked = {
+        "Where do I live now?": "move",
+        "Which city is my home?": "move",
+        "What martial arts do I practice?": "sport",
+        "What did I buy?": "shop",
+        "What was decided in the Q1 planning meeting?": "plan",
+    }
+    for question, key in asked.items():
+        result = answer_question(owner=user, question=question)
+        assert result.cited and result.cited[0] == notes[key].pk, (question, result.answer)

@@ -2,6 +2,7 @@
 starts and stops the whole service."""
 
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -13,13 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import RUN_DUE_SCHEDULES, migrated_template
+
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def service_env(tmp_path):
-    """A fresh data dir migrated by the real command, as `make run` does."""
+    """A fresh data dir with a database migrated by the real command (the session's
+    template, tests/procs.py: migrate costs seconds)."""
     env = {
         **os.environ,
         "MEMORY_DATA_DIR": str(tmp_path / "data"),
@@ -29,7 +33,8 @@ def service_env(tmp_path):
     }
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    (tmp_path / "data").mkdir(mode=0o700, exist_ok=True)  # conftest.isolated_storage may have made it
+    shutil.copyfile(migrated_template(env), tmp_path / "data" / "memory.sqlite3")
     return env
 
 
@@ -47,13 +52,19 @@ def wait_for(predicate, timeout):
 
 
 def stop(proc, grace=20):
+    """SIGTERM to the main process alone, as `serve` does: qcluster stops its own workers, and
+    hangs when they are signalled too. Whatever is left of its group after that is killed."""
     if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def test_schedule_exists_once_after_migrate_twice(service_env):
@@ -84,11 +95,15 @@ def test_qcluster_runs_the_consolidation_schedule(service_env, broker, tmp_path)
     cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=service_env, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # The schedule fell due when migrate made it. The cluster's sentinel would look in
+        # 30 s; its scheduler, called once now, hands the task to the broker the cluster reads.
+        manage(service_env, "shell", "-c", RUN_DUE_SCHEDULES)
+
         def consolidated():
             with sqlite3.connect(db_path, timeout=10) as db:
                 return db.execute("select count(*) from memories_consolidation").fetchone()[0] > 0
 
-        assert wait_for(consolidated, timeout=150), "the schedule did not consolidate within 150 s"
+        assert wait_for(consolidated, timeout=90), "the scheduled consolidation did not run within 90 s"
         with sqlite3.connect(db_path) as db:
             assert db.execute("select count(*) from memories_memory where consolidated_at is null").fetchone()[0] == 0
             assert db.execute("select count(*) from memories_memorylink").fetchone()[0] == 1

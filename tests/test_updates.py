@@ -13,7 +13,6 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from memories.llm import prompts
 from memories.models import Event, Memory, MemoryLink, RejectedContent, SpaceSettings
 from memories.recall import recall
 from memories.services import (
@@ -31,7 +30,6 @@ from memories.services import (
 from memories.services.forgetting import apply_retention, faded_importance, mark_used
 from memories.services.tokens import create_token
 from memories.services.updates import candidates
-from tests.fake_model_servers import FakeGemini, FakeOpenAI
 
 PARIS = "I live in Paris, in a small flat near the canal."
 BERLIN = "I moved to Berlin last month for the new job."
@@ -397,15 +395,11 @@ EXTRACTED = {"summary": "Lives in a flat.", "entities": [], "topics": ["home"], 
 
 
 @pytest.fixture
-def fake_openai(settings, monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeOpenAI() as fake:
-        settings.MEMORY_LLM_PROVIDER = "openai_compat"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_MODEL = "llama-test"
-        settings.OPENAI_API_KEY = ""
-        settings.MEMORY_LLM_MAX_RETRIES = 0
-        yield fake
+def fake_openai(fake_openai, settings):
+    """The fake server of conftest.py, with no retries: each scripted reply is used once."""
+    settings.OPENAI_API_KEY = ""
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    return fake_openai
 
 
 def _model_ingest(user, text, when):
@@ -448,21 +442,15 @@ def test_a_malformed_model_reply_changes_nothing(fake_openai, user, reply):
     assert not Event.objects.filter(action__in=[Event.Action.OUTDATED, Event.Action.UPDATES]).exists()
 
 
-def test_gemini_judges_updates_with_a_schema(settings, monkeypatch, user):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    with FakeGemini() as fake:
-        settings.MEMORY_LLM_PROVIDER = "gemini"
-        settings.GEMINI_API_KEY = "test-key"
-        settings.GEMINI_BASE_URL = fake.url
-        settings.GEMINI_MODEL = "gemini-test"
-        settings.MEMORY_LLM_MAX_RETRIES = 0
-        fake.enqueue_json({**EXTRACTED, "summary": "Launch on March 15."})
-        old = _model_ingest(user, "The Falcon launch is scheduled for March 15.", "2025-01-10")
-        fake.enqueue_json({**EXTRACTED, "summary": "Launch slipped to April."})
-        fake.enqueue_json({"updates": [{"old_id": old.pk, "reason": "launch date: March 15 -> April 22"}]})
-        new = _model_ingest(user, "The Falcon launch slipped to April 22.", "2025-03-01")
-        check = fake.generate_calls()[-1].json()
-        assert check["generationConfig"]["responseMimeType"] == "application/json"
+def test_gemini_judges_updates_with_a_schema(settings, fake_gemini, user):
+    settings.MEMORY_LLM_MAX_RETRIES = 0
+    fake_gemini.enqueue_json({**EXTRACTED, "summary": "Launch on March 15."})
+    old = _model_ingest(user, "The Falcon launch is scheduled for March 15.", "2025-01-10")
+    fake_gemini.enqueue_json({**EXTRACTED, "summary": "Launch slipped to April."})
+    fake_gemini.enqueue_json({"updates": [{"old_id": old.pk, "reason": "launch date: March 15 -> April 22"}]})
+    new = _model_ingest(user, "The Falcon launch slipped to April 22.", "2025-03-01")
+    check = fake_gemini.generate_calls()[-1].json()
+    assert check["generationConfig"]["responseMimeType"] == "application/json"
     old.refresh_from_db()
     assert old.outdated_by_id == new.pk
 

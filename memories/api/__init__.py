@@ -1,4 +1,7 @@
-"""The JSON API under /api/, built with django-ninja.
+"""The JSON API under /api/, built with django-ninja, one module per resource: memories,
+consolidations, recall, space (status, export, clear) and visual (graph, timeline, stats);
+original.py keeps the original design's endpoints as thin aliases into them, and auth.py
+says who is calling (an API token or the browser's session).
 
 Why ninja: the request and response shapes are pydantic models (already a dependency for
 structured model output), so validation errors become 422s with the field named, and the
@@ -26,8 +29,11 @@ from ..llm import ProviderError
 from ..services import RefusedError, RejectedContentError
 from .auth import session_auth, token_auth
 from .common import RateLimited
+from .consolidations import router as consolidations_router
+from .memories import router as memories_router
 from .original import router as original_router
-from .resources import router as resources_router
+from .recall import router as recall_router
+from .space import router as space_router
 from .visual import router as visual_router
 
 log = logging.getLogger(__name__)
@@ -73,8 +79,12 @@ api = NinjaAPI(
     docs=LocalSwagger(settings={"persistAuthorization": False}),
     urls_namespace="api",
 )
+# One router per resource; the original design's endpoints are thin aliases into them.
 api.add_router("", original_router)
-api.add_router("", resources_router)
+api.add_router("", memories_router)
+api.add_router("", consolidations_router)
+api.add_router("", recall_router)
+api.add_router("", space_router)
 api.add_router("", visual_router)
 
 

@@ -1,14 +1,14 @@
-"""Helpers the API routers share: the caller's space, rate limits, memory and recall shapes."""
+"""Helpers every resource module shares: who is calling, their rate limits, and paging."""
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
-from django.shortcuts import get_object_or_404
+from django.db.models import QuerySet
+from ninja import Schema
 from ninja.errors import HttpError
+from pydantic import Field
 
 from .. import ratelimit
-from ..models import Consolidation, Memory, MemoryLink
-from ..recall import RecallResult
+from ..models import Consolidation
 from ..services import Actor
 
 
@@ -30,21 +30,13 @@ def actor(request) -> Actor:
     return Actor.for_token(token) if token is not None else Actor.for_user(request.auth)
 
 
-def with_connections(memories: QuerySet[Memory]) -> QuerySet[Memory]:
-    """Prefetch both directions of links, which MemoryOut shows as `connections`."""
-    return memories.prefetch_related(
-        Prefetch("links_out", queryset=MemoryLink.objects.order_by("pk")),
-        Prefetch("links_in", queryset=MemoryLink.objects.order_by("pk")),
-    )
-
-
-def own_memory(request, memory_id: int) -> Memory:
-    """The caller's memory, or 404 whether it does not exist or is someone else's."""
-    return get_object_or_404(with_connections(Memory.objects.filter(owner=request.auth)), pk=memory_id)
-
-
 def own_consolidations(request) -> QuerySet[Consolidation]:
     return Consolidation.objects.filter(owner=request.auth).prefetch_related("sources")
+
+
+class Paging(Schema):
+    limit: int = Field(50, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=10**9)
 
 
 def page(queryset, *, limit: int, offset: int) -> dict:
@@ -57,21 +49,3 @@ def page(queryset, *, limit: int, offset: int) -> dict:
         "offset": offset,
         "next_offset": offset + limit if offset + limit < total else None,
     } | {"items": items}
-
-
-def recalled(result: RecallResult) -> list[dict]:
-    return [
-        {
-            "rank": rank,
-            "id": r.memory.pk,
-            "source": r.memory.source,
-            "summary": r.memory.summary,
-            "score": round(float(r.score), 4),
-            "reasons": list(r.reasons),
-        }
-        for rank, r in enumerate(result.memories, 1)
-    ]
-
-
-def insights(result: RecallResult) -> list[dict]:
-    return [{"id": c.pk, "summary": c.summary, "insight": c.insight} for c in result.consolidations]

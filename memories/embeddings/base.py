@@ -43,6 +43,11 @@ class Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text], query=True)[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Several questions, batched as documents are."""
+        out = [self._embed(texts[i : i + self.max_batch], query=True) for i in range(0, len(texts), self.max_batch)]
+        return np.vstack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
     def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
         raise NotImplementedError
 

@@ -1,23 +1,25 @@
 """Vector search over one owner's memories: numpy over the owner's vectors of one model.
 
 Each process keeps the owner's matrix in memory and keeps it in step with the table by a
-cheap stamp (how many vectors, the newest one's time): new vectors are appended, anything
-else (a vector replaced or removed) reloads the owner's matrix. Only the asking owner's
-rows of the active model are ever loaded, so another owner's vectors are never searched
-and vectors of two models are never compared. Whether a memory may be read at all
-(deleted, superseded, a duplicate) is decided by recall when it fetches the candidates,
-not here: a vector left behind by a tombstoned memory finds nothing recall will show.
+cheap stamp read before every search (how many vectors the owner has, the newest one's
+time): vectors added or replaced since are read and merged in; anything else (a vector
+removed) reloads the owner's matrix. Only the asking owner's rows of the active model are
+ever loaded, so another owner's vectors are never searched and vectors of two models are
+never compared. Whether a memory may be read at all (deleted, superseded, a duplicate) is
+decided by recall when it fetches the candidates, not here: a vector left behind by a
+tombstoned memory finds nothing recall will show.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connection
 
 from ..models import MemoryVector
+from . import hubness
 
 _TABLE = MemoryVector._meta.db_table
 # Owners' matrices kept per process; the least recently searched leave first.
@@ -28,7 +30,12 @@ MAX_CACHED_OWNERS = 32
 class _Matrix:
     stamp: tuple
     ids: np.ndarray  # int64 memory ids
-    vectors: np.ndarray  # (n, dim) float32
+    vectors: np.ndarray  # (n, dim) float32, C-contiguous: the first n rows of buffer
+    buffer: np.ndarray  # (capacity, dim): room to append without copying what is there
+    typical: np.ndarray = field(init=False)  # (dim,) the owner's average memory (see hubness)
+
+    def __post_init__(self):
+        self.typical = hubness.typical_memory(self.vectors)
 
 
 _cache: dict[tuple[int, str], _Matrix] = {}
@@ -36,9 +43,16 @@ _lock = threading.Lock()
 
 
 def _stamp(owner_id: int, model: str) -> tuple:
-    """(database, how many vectors, the newest one's time as the database hands it over)."""
+    """(database, how many vectors the owner has, the newest one's time as the database
+    hands it over). Both are read from indexes without touching the vectors: the count
+    over the owner's index (all models: its entries are a fraction of the size of the
+    owner-and-model index's), the newest by one seek."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*), max(embedded_at) FROM {_TABLE} WHERE owner_id = %s AND model = %s", [owner_id, model])
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM {_TABLE} WHERE owner_id = %s), "
+            f"(SELECT max(embedded_at) FROM {_TABLE} WHERE owner_id = %s AND model = %s)",
+            [owner_id, owner_id, model],
+        )
         count, newest = cursor.fetchone()
     return (connection.alias, count, newest)
 
@@ -64,24 +78,48 @@ def _matrix(owner_id: int, model: str, dim: int) -> _Matrix:
     stamp = _stamp(owner_id, model)
     with _lock:
         cached = _cache.get(key)
-    if cached is not None and cached.stamp == stamp:
-        return cached
-    if cached is not None and cached.stamp[0] == stamp[0] and cached.stamp[2] is not None and stamp[1] > cached.stamp[1]:
-        # Vectors were added (the usual change, as memories arrive): load only those newer
-        # than the cached ones, and keep them when that accounts for the new count;
-        # anything else (a vector replaced, one removed as another came) reloads.
-        ids, vectors = _load(owner_id, model, dim, after=cached.stamp[2])
-        if len(cached.ids) + len(ids) == stamp[1] and not np.isin(ids, cached.ids).any():
-            return _keep(key, _Matrix(stamp, np.concatenate([cached.ids, ids]), np.vstack([cached.vectors, vectors])))
-    ids, vectors = _load(owner_id, model, dim)
-    return _keep(key, _Matrix(stamp, ids, vectors))
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        if cached is not None and cached.stamp[0] == stamp[0] and cached.stamp[2] is not None and stamp[2] != cached.stamp[2]:
+            # Vectors were added or replaced (the usual changes: memories arrive, a text is
+            # edited): read only those newer than the cached ones, and keep them when that
+            # accounts for the owner's count; anything else (a vector removed, another
+            # model's) reloads.
+            ids, vectors = _load(owner_id, model, dim, after=cached.stamp[2])
+            merged = _merge(cached, stamp, ids, vectors)
+            if merged is not None:
+                return _keep(key, merged)
+        ids, vectors = _load(owner_id, model, dim)
+        return _keep(key, _Matrix(stamp, ids, vectors, vectors))
+
+
+def _merge(cached: _Matrix, stamp: tuple, ids: np.ndarray, vectors: np.ndarray) -> _Matrix | None:
+    known = np.isin(ids, cached.ids)
+    n, added = len(cached.ids), int((~known).sum())
+    if n + added != stamp[1]:
+        return None
+    buffer = cached.buffer
+    if known.any():
+        # A replaced vector: the rows searches in flight read must not change under them.
+        buffer = buffer.copy()
+        order = np.argsort(cached.ids)
+        buffer[order[np.searchsorted(cached.ids, ids[known], sorter=order)]] = vectors[known]
+    if n + added > len(buffer):
+        # Room for as many again, so a store that grows a few vectors at a time is not
+        # copied whole on every search.
+        grown = np.empty((max(2 * (n + added), 1024), buffer.shape[1]), dtype=np.float32)
+        grown[:n] = buffer[:n]
+        buffer = grown
+    # Rows past n are read by no search in flight: appending there is safe.
+    buffer[n : n + added] = vectors[~known]
+    return _Matrix(stamp, np.concatenate([cached.ids, ids[~known]]), buffer[: n + added], buffer)
 
 
 def _keep(key, matrix: _Matrix) -> _Matrix:
-    with _lock:
-        _cache[key] = matrix
-        while len(_cache) > MAX_CACHED_OWNERS:
-            _cache.pop(next(iter(_cache)))
+    _cache.pop(key, None)
+    _cache[key] = matrix
+    while len(_cache) > MAX_CACHED_OWNERS:
+        _cache.pop(next(iter(_cache)))
     return matrix
 
 
@@ -90,13 +128,15 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def search(*, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """The owner's memories whose vectors (of this model) are closest to the query:
-    (memory id, cosine), best first."""
+def search(*, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int,
+           content_free: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """The owner's memories (with vectors of this model) closest in meaning to the question,
+    best first, with their score: the cosine to the question less part of the cosine to
+    what is typical (see hubness; content_free is the model's content-free question)."""
     m = _matrix(owner_id, model, dim)
-    if not len(m.ids) or query.shape[-1] != dim:
+    if not len(m.ids) or query.shape[-1] != dim or limit <= 0:
         return []
-    scores = m.vectors @ query.astype(np.float32)
+    scores = m.vectors @ hubness.shifted_question(query, typical=m.typical, content_free=content_free)
     n = min(limit, len(scores))
     top = np.argpartition(-scores, n - 1)[:n]
     top = top[np.argsort(-scores[top], kind="stable")]

@@ -44,7 +44,7 @@ def rapidocr_installed() -> bool:
 
 def available_reader() -> str | None:
     """The reader MEMORY_OCR asks for, if it is installed; None when there is none."""
-    choice = (getattr(settings, "MEMORY_OCR", "auto") or "auto").lower()
+    choice = (settings.MEMORY_OCR or "auto").lower()
     if choice == "off":
         return None
     if choice in ("auto", "rapidocr") and rapidocr_installed():
@@ -55,7 +55,7 @@ def available_reader() -> str | None:
 
 
 def missing_message() -> str:
-    choice = (getattr(settings, "MEMORY_OCR", "auto") or "auto").lower()
+    choice = (settings.MEMORY_OCR or "auto").lower()
     if choice == "off":
         return "OCR is turned off (MEMORY_OCR=off), so text in it was not read."
     if choice == "tesseract":

@@ -18,7 +18,7 @@ def _endpoints() -> list[str]:
     """The configured base URLs and their host parts, longest first, so the whole URL is
     replaced before its host alone."""
     out: set[str] = set()
-    for url in (settings.OPENAI_BASE_URL, getattr(settings, "GEMINI_BASE_URL", "")):
+    for url in (settings.OPENAI_BASE_URL, settings.GEMINI_BASE_URL):
         url = (url or "").strip()
         if not url:
             continue

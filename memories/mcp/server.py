@@ -39,7 +39,6 @@ from ..services import (
     consolidate_owner,
     filter_memories,
     ingest_text,
-    queue_extraction,
 )
 from ..services import delete_memory as tombstone_memory
 from ..services import get_memory as find_memory
@@ -296,9 +295,8 @@ def build_server() -> MCPServer:
     ) -> AddOut:
         def do(caller: Caller) -> AddOut:
             _limit(caller, "ingest")
-            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor)
-            if result.created:
-                queue_extraction(result.memory)
+            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor,
+                                 queue=True)
             return AddOut(
                 status="ingested" if result.created else "duplicate", memory_id=result.memory.pk,
                 uri=memory_uri(result.memory.pk), memory_status=result.memory.status, message=result.message,

@@ -7,13 +7,14 @@ budget and returns ranked memories, each with the reasons it was picked.
 Strategies:
 - `recent` (recent.py): the original design, the k newest memories whatever the question.
 - `hybrid` (hybrid.py): two arms find candidates, the full-text index (lexical.py) and
-  embeddings (meaning.py), fused by rank (fusion.py); then what else the store knows
-  re-ranks them: dates the question names (dates.py), entities and topics, importance
-  and recency (scoring.py), the speaker a question names (speaker.py), the key words of
-  the best matches (feedback.py), the turns around a hit in the same conversation and
-  memories linked to it (neighbours.py), what is true now (currency.py); the token
-  budget (budget.py) decides what is read, with the consolidations over what was found
-  (consolidations.py). Which memories any of it may read is memories/readable.py.
+  embeddings (meaning.py), fused (fusion.py: the words' relevance plus a credit by rank
+  for meaning); then what else the store knows re-ranks them: dates the question names
+  (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
+  question names (speaker.py), the key words of the best matches (feedback.py), the
+  turns around a hit in the same conversation and memories linked to it
+  (neighbours.py), what is true now (currency.py); the token budget (budget.py) decides
+  what is read, with the consolidations over what was found (consolidations.py). Which
+  memories any of it may read is memories/readable.py.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.conf import settings
 
 from ..models import Memory
 from ..readable import READABLE_STATUSES, readable_memories, usable_consolidations
-from .budget import DEFAULT_MAX_CONTEXT_TOKENS, FULL_TEXT_RANKS, max_context_tokens
+from .budget import FULL_TEXT_RANKS, max_context_tokens
 from .dates import DateSpan, date_spans
 from .fusion import fuse
 from .hybrid import recall_hybrid
@@ -34,7 +35,7 @@ from .result import BRIEF_CHARS, RecallResult, Recalled, memory_note, summary_in
 from .words import cached_stem, terms
 
 __all__ = [
-    "BRIEF_CHARS", "DEFAULT_MAX_CONTEXT_TOKENS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
+    "BRIEF_CHARS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
     "STRATEGIES", "DateSpan", "RecallResult", "Recalled", "cached_stem", "date_spans", "fuse", "max_context_tokens",
     "memory_note", "readable_memories", "recall", "recall_hybrid", "recall_recent", "source_group", "summary_in_text",
     "terms", "usable_consolidations",

@@ -21,13 +21,12 @@ from .result import memory_note
 # typical memory (measured on the newest ones, the memories the original design reads).
 FULL_TEXT_RANKS = 5
 TYPICAL_SAMPLE = 50
-# Context the model reads at most; the original design had no limit (50 memories of up to
-# 4000 characters each). A setting when there is one.
-DEFAULT_MAX_CONTEXT_TOKENS = 16_000
 
 
 def max_context_tokens() -> int:
-    return int(getattr(settings, "MEMORY_RECALL_MAX_TOKENS", DEFAULT_MAX_CONTEXT_TOKENS))
+    """Context the model reads at most (MEMORY_RECALL_MAX_TOKENS); the original design had no
+    limit (50 memories of up to 4000 characters each)."""
+    return settings.MEMORY_RECALL_MAX_TOKENS
 
 
 def within_budget(owner, ranked: list[Candidate], k: int) -> tuple[list[tuple[Candidate, Memory]], frozenset[int]]:

@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-# Each arm's list counts by rank (reciprocal-rank fusion).
-RRF_K = 10  # a smaller k trusts the first ranks of each arm more
-W_LEXICAL_ARM = 1.0
-W_MEANING_ARM = 1.0
+# The meaning arm lends each memory it finds a credit by its rank, added to the lexical
+# relevance (see fuse). Chosen on LoCoMo by folds: picked on two conversations, checked on
+# the third, all three ways; reciprocal-rank fusion of both arms (k 10 or 60, weights 0.5
+# or 1) lost one to eight points at k=5 in every fold, this lost none.
+MEANING_RANK_K = 10  # a smaller k trusts the arm's first ranks more
+W_MEANING_ARM = 0.5  # the credit of the arm's first rank, against the best word match's 1
 
 
 def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[int, float]:
-    """One relevance per memory from the two arms, by rank (reciprocal-rank fusion): bm25
-    and cosine are on scales that cannot be added (bm25 is unbounded and grows with the
-    store; e5's cosines crowd between 0.7 and 0.9). Scaled so a memory first in both arms
-    scores 1, as the best lexical match does when there is no meaning arm.
+    """One relevance per memory from the two arms. The lexical arm's relevance is kept as
+    it is (bm25 over the best match's bm25: a share within this question, so it keeps how
+    far the best match stands above the rest); the meaning arm counts by rank only, as
+    cosines cannot be read on that scale (bm25 is unbounded; e5's cosines crowd between
+    0.7 and 0.9). Scaled so a memory first in both arms scores 1, as the best lexical
+    match does when there is no meaning arm.
 
     With no meaning arm, the lexical relevance is returned as it is: recall with
     embeddings off ranks exactly as it did before they existed."""
     if not meaning:
         return lexical
-    lex_rank = {pk: i for i, pk in enumerate(sorted(lexical, key=lambda pk: -lexical[pk]))}
-    top = (W_LEXICAL_ARM + W_MEANING_ARM) / (RRF_K + 1)
-    out: dict[int, float] = defaultdict(float)
-    for pk, rank in lex_rank.items():
-        out[pk] += W_LEXICAL_ARM / (RRF_K + rank + 1)
+    out = dict(lexical)
     for rank, (pk, _) in enumerate(meaning):
-        out[pk] += W_MEANING_ARM / (RRF_K + rank + 1)
-    return {pk: value / top for pk, value in out.items()}
+        out[pk] = out.get(pk, 0.0) + W_MEANING_ARM * (MEANING_RANK_K + 1) / (MEANING_RANK_K + rank + 1)
+    return {pk: value / (1 + W_MEANING_ARM) for pk, value in out.items()}

@@ -1,7 +1,7 @@
 """The flows of the design as plain functions. Views, tasks, commands, the API and admin
 actions call these, never each other."""
 
-from .browse import filter_memories, get_memory, search_memories
+from .browse import filter_memories, get_memory
 from .bulk import bulk_remember
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
 from .errors import EditError, IngestError, RefusedError, RestoreError, RetryError
@@ -43,7 +43,7 @@ __all__ = [
     "QueryResult", "RejectedContentError", "answer_question", "approve_memory", "bulk_remember", "clear_owner", "clearable_inbox_files", "consolidate_all",
     "consolidate_owner", "consolidation_history", "default_owner", "may_fetch_original", "delete_memories", "delete_memory", "deleted_memories",
     "extract_memory", "filter_memories", "get_memory", "ingest_file", "ingest_text", "needs_model_memories", "reextract_memory", "memory_history", "purge_memory", "queue_consolidation", "queue_extraction",
-    "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "search_memories", "should_yield", "supersede_memory",
+    "reject_memory", "resolve_owner", "restore_memory", "resume_stuck", "retry_failed", "retry_memory", "should_yield", "supersede_memory",
     "update_memory", "apply_retention", "fade_importance", "maintain", "mark_used", "detect_updates", "mark_superseded",
     "recent_updates", "undo_update",
 ]

@@ -13,19 +13,26 @@ from __future__ import annotations
 import json
 import operator
 import re
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import reduce
 
 from django.core.cache import cache
+from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import BooleanField, Count, Q, QuerySet
+from django.db.models import BooleanField, Count, Prefetch, Q, QuerySet
 from django.db.models.functions import Now
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from ..models import Memory
+from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
 from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
 from .entities import spellings
+from .history import memory_history
+from .inbox import refused_files
+from .owners import may_fetch_original
+from .status import RunState, consolidation_run
+from .updates import recent_updates
 
 SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
 # A search is a handful of words; more only make the index work harder for nothing.
@@ -188,13 +195,6 @@ def _unindexed(field: str):
     return column.desc() if field.startswith("-") else column.asc()
 
 
-def search_memories(**filters) -> QuerySet[Memory]:
-    """filter_memories plus each memory's connection count (for a page of rows, not for counting)."""
-    return filter_memories(**filters).annotate(
-        link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
-    )
-
-
 def get_memory(*, owner, memory_id: int) -> Memory | None:
     """One of the owner's live memories, or None (also when it is someone else's)."""
     return Memory.objects.filter(owner=owner, pk=memory_id).first()
@@ -231,3 +231,205 @@ def facets(*, owner, column: str, limit: int = MAX_FACETS) -> tuple[list[tuple[s
         found = [(str(item), n) for item, n in cursor.fetchall()]
     cache.set(key, found, FACET_CACHE_SECONDS)
     return found, total > FACET_SAMPLE
+
+
+# --- pages: what each page of the app shows, read in one call ---------------------------------
+
+PAGE_SIZE = 24
+RECENT_ON_INGEST = 12
+INSIGHTS_PER_PAGE = 20
+# The bank's filters that narrow the list (sort and cursor only reorder or move through it).
+BANK_FILTERS = ("q", "topic", "entity", "status", "source", "date_from", "date_to", "fact")
+# Filters answered from the full-text index: their matches are counted up to COUNT_CAP.
+INDEX_FILTERS = ("q", "topic", "entity")
+
+
+@dataclass
+class BankPage:
+    memories: list[Memory]  # each with link_count
+    total: int
+    more: bool  # total stopped at COUNT_CAP
+    has_next: bool
+    has_prev: bool
+    lost_cursor: bool  # the cursor named no live memory of the owner's (deleted since)
+
+
+def bank_count(*, owner, **filters) -> tuple[int, bool]:
+    """How many memories the bank shows for these filters, and whether counting stopped at
+    COUNT_CAP: counting every match of a common word costs a scan; the whole bank (or one
+    status) is counted from an index, exactly."""
+    return _bank_count(filter_memories(owner=owner, **filters), filters)
+
+
+def _bank_count(memories: QuerySet[Memory], filters: dict) -> tuple[int, bool]:
+    if any(filters.get(k) for k in INDEX_FILTERS):
+        return count_matches(memories)
+    return memories.count(), False
+
+
+def bank_page(*, owner, after: int | None = None, before: int | None = None, size: int = PAGE_SIZE, **filters) -> BankPage:
+    """One page of the bank after (or before) the memory with that id, in the filters' order.
+
+    Keyset paging: the cursor is the id of the last (or first) card shown, so page 4,000
+    costs what page 1 costs, which OFFSET cannot promise. `filters` are filter_memories'."""
+    # Built once: the topic, entity and text filters ask the full-text index as they are built.
+    memories = filter_memories(owner=owner, **filters)
+    total, more = _bank_count(memories, filters)
+    order = SORTS.get(filters.get("sort") or "new", SORTS["new"])
+    anchor_id = after or before
+    anchor = Memory.objects.filter(owner=owner, pk=anchor_id).first() if anchor_id else None
+    if anchor is not None and before:
+        backwards = [o[1:] if o.startswith("-") else f"-{o}" for o in order]
+        rows = list(_keyset(memories, order, anchor, forward=False).order_by(*backwards)[: size + 1])
+        has_prev, has_next = len(rows) > size, True
+        rows = rows[:size][::-1]
+    else:
+        page = _keyset(memories, order, anchor, forward=True) if anchor is not None else memories
+        rows = list(page[: size + 1])
+        has_next, has_prev = len(rows) > size, anchor is not None
+        rows = rows[:size]
+    return BankPage(memories=_with_link_counts(rows), total=total, more=more, has_next=has_next, has_prev=has_prev,
+                    lost_cursor=bool(anchor_id and anchor is None))
+
+
+def _keyset(memories: QuerySet[Memory], order: tuple[str, ...], anchor: Memory, *, forward: bool) -> QuerySet[Memory]:
+    """Rows after (or before) the anchor in this order; the order ends on a unique id."""
+    conditions = Q()
+    equal = Q()
+    for field in order:
+        name = field.lstrip("-")
+        descending = field.startswith("-") == forward
+        value = getattr(anchor, name)
+        conditions |= equal & Q(**{f"{name}__{'lt' if descending else 'gt'}": value})
+        equal &= Q(**{name: value})
+    return memories.filter(conditions)
+
+
+def _with_link_counts(memories: list[Memory]) -> list[Memory]:
+    # Counted for the shown page only: an aggregate over the filtered list would GROUP BY every row.
+    ids = [m.pk for m in memories]
+    counts = dict.fromkeys(ids, 0)
+    for column in ("from_memory", "to_memory"):
+        for row in MemoryLink.objects.filter(**{f"{column}__in": ids}).values(column).annotate(n=Count("id")):
+            counts[row[column]] += row["n"]
+    for m in memories:
+        m.link_count = counts[m.pk]
+    return memories
+
+
+def find_memory(*, owner, memory_id: int) -> Memory | None:
+    """One of the owner's memories in any state, deleted and superseded included (its page
+    still shows what happened to it and offers the way back); None for anyone else's."""
+    return (Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by")
+            .filter(owner=owner, pk=memory_id).first())
+
+
+@dataclass
+class MemoryPage:
+    memory: Memory
+    connections: list[tuple[str, Memory, str]]  # (relationship, the other memory, "to" or "from")
+    consolidations: QuerySet[Consolidation]
+    inbox_files: QuerySet[ProcessedFile]
+    events: QuerySet[Event]
+    older_versions: QuerySet[Memory]
+    near_duplicates: QuerySet[Memory]
+    outdates: QuerySet[Memory]
+
+    def context(self) -> dict:
+        return dict(vars(self))
+
+
+def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
+    """What a memory's page shows, in any state of the memory; None when it is not the owner's."""
+    memory = find_memory(owner=owner, memory_id=memory_id)
+    if memory is None:
+        return None
+    links_out = memory.links_out.select_related("to_memory").order_by("-created_at")
+    links_in = memory.links_in.select_related("from_memory").order_by("-created_at")
+    return MemoryPage(
+        memory=memory,
+        connections=[(link.relationship, link.to_memory, "to") for link in links_out]
+        + [(link.relationship, link.from_memory, "from") for link in links_in],
+        consolidations=memory.consolidations.filter(owner=owner).order_by("-created_at"),
+        inbox_files=ProcessedFile.objects.filter(owner=owner, memory=memory),
+        events=memory_history(owner=owner, memory_id=memory.pk),
+        # The live managers hide these (they are out of the record), but the page should say they exist.
+        older_versions=Memory.all_objects.filter(owner=owner, superseded_by=memory).order_by("-created_at"),
+        near_duplicates=Memory.objects.filter(owner=owner, duplicate_of=memory).order_by("pk"),
+        # Facts change: the older facts this memory superseded.
+        outdates=Memory.objects.filter(owner=owner, outdated_by=memory).order_by("-occurred_at"),
+    )
+
+
+@dataclass
+class HistoryPage:
+    memory: Memory | None  # None once purged: the events remain
+    events: QuerySet[Event]
+
+
+def history_page(*, owner, memory_id: int) -> HistoryPage | None:
+    """Who changed one of the owner's memories, newest first, also after a purge; None when
+    the owner never had a memory with that id."""
+    events = memory_history(owner=owner, memory_id=memory_id)
+    memory = find_memory(owner=owner, memory_id=memory_id)
+    if memory is None and not events.exists():
+        return None
+    return HistoryPage(memory=memory, events=events)
+
+
+def original_file(*, user, memory_id: int) -> Memory | None:
+    """The memory whose original upload `user` may fetch (may_fetch_original says who), or None."""
+    memory = Memory.all_objects.filter(pk=memory_id).first()
+    return memory if memory is not None and may_fetch_original(user=user, memory=memory) else None
+
+
+def purge_record(*, owner, memory_id: int) -> Event | None:
+    """The event that purged one of the owner's memories, if that is why it is gone."""
+    return Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory_id,
+                                action=Event.Action.PURGED).first()
+
+
+def current_memories(*, owner, memory_ids: list[int]) -> list[Memory]:
+    """The owner's live memories with these ids as they are now (a task may have run since
+    they were read), in the order given."""
+    found = Memory.objects.filter(owner=owner, pk__in=memory_ids).in_bulk()
+    return [found[pk] for pk in memory_ids if pk in found]
+
+
+def restorable(*, owner, memory_ids) -> list[int]:
+    """Of the memories a refused ingest named, those still there to restore (not purged)."""
+    ids = [pk for pk in memory_ids if pk]
+    if not ids:
+        return []
+    return list(Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True))
+
+
+def ingest_page(*, owner) -> dict:
+    """The newest memories (their status as it changes) and recent inbox refusals."""
+    return {"recent": Memory.objects.filter(owner=owner).order_by("-created_at", "-id")[:RECENT_ON_INGEST],
+            "refused": refused_files(owner=owner)}
+
+
+def review_page(*, owner, page: str | None) -> Page:
+    """Memories waiting for review, oldest first: the order they came in."""
+    waiting = Memory.objects.filter(owner=owner, status=Memory.Status.REVIEW).order_by("created_at", "id")
+    return Paginator(waiting, PAGE_SIZE).get_page(page)
+
+
+@dataclass
+class InsightsPage:
+    page: Page  # of Consolidation, each with its sources (deleted ones too)
+    updates: list
+    run: RunState
+
+
+def insights_page(*, owner, page: str | None, requested_at: datetime | None) -> InsightsPage:
+    """The consolidations page: the owner's insights, the facts that changed, and the run."""
+    insights = (
+        # Deleted sources too, so a stale insight can show which source left.
+        Consolidation.objects.filter(owner=owner)
+        .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
+        .order_by("-created_at", "-id")
+    )
+    return InsightsPage(page=Paginator(insights, INSIGHTS_PER_PAGE).get_page(page), updates=recent_updates(owner=owner),
+                        run=consolidation_run(owner=owner, requested_at=requested_at))

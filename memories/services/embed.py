@@ -25,14 +25,56 @@ log = logging.getLogger(__name__)
 # What of a memory is embedded: e5's window is 512 tokens (about 2,000 characters of
 # English); a longer text is represented by its beginning and its summary.
 EMBED_CHARS = 1500
+# A turn of a conversation or a part of a document (a source with positions, as recall's
+# neighbours read it) is embedded after the end of the one before it: "Yes, every Monday"
+# means little alone. On LoCoMo this lifted the meaning arm alone by 13 points at k=10.
+CONTEXT_CHARS = 400
+# Parts ingested together have ids this close (recall's neighbour window is as wide).
+CONTEXT_IDS = 6
 
 
-def embed_text(memory: Memory) -> str:
+def embed_text(memory: Memory, before: str = "") -> str:
+    """The text a memory's vector is made of; before: the text of the part just before it
+    in its conversation or document (see preceding_texts)."""
+    own = _own_text(memory)
+    if before:
+        return f"{before[-CONTEXT_CHARS:]} {own}"
+    return own
+
+
+def _own_text(memory: Memory) -> str:
     text = " ".join((memory.raw_text or "").split())
     summary = " ".join((memory.summary or "").split())
     if len(text) > EMBED_CHARS:
         text = f"{text[: EMBED_CHARS - len(summary[:500]) - 1]} {summary[:500]}"
     return text or summary or memory.source
+
+
+def preceding_texts(memories: list[Memory]) -> dict[int, str]:
+    """For each memory that is a part of a sequence, the text of the part just before it
+    (the same owner's embeddable memory of the same sequence with the nearest lower id);
+    notes that merely share a source have none."""
+    from ..recall.neighbours import source_group
+
+    wanted = {m.pk: m for m in memories if source_group(m.source)[1]}
+    if not wanted:
+        return {}
+    window = {pk for m in wanted.values() for pk in range(m.pk - CONTEXT_IDS, m.pk)}
+    earlier = {
+        m.pk: m
+        for m in embeddable().filter(pk__in=window, owner_id__in={m.owner_id for m in wanted.values()}).only(
+            "pk", "owner_id", "source", "raw_text", "summary"
+        )
+    }
+    out = {}
+    for pk, memory in wanted.items():
+        group = source_group(memory.source)[0]
+        for before in range(pk - 1, pk - CONTEXT_IDS - 1, -1):
+            other = earlier.get(before)
+            if other is not None and other.owner_id == memory.owner_id and source_group(other.source) == (group, True):
+                out[pk] = _own_text(other)
+                break
+    return out
 
 
 def text_hash(text: str) -> str:
@@ -71,7 +113,8 @@ def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
     batch = max(1, min(embedder.max_batch, settings.MEMORY_EMBED_BATCH))
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
-        texts = [embed_text(m) for m in chunk]
+        before = preceding_texts(chunk)
+        texts = [embed_text(m, before.get(m.pk, "")) for m in chunk]
         vectors = embedder.embed_documents(texts)
         _store(chunk, texts, vectors, embedder)
         done += len(chunk)
@@ -147,11 +190,22 @@ def embed_missing(*, owner=None, everything: bool = False, limit: int | None = N
 def _changed_text(embedder: Embedder, owner):
     """Memories whose vector is of this model but whose text changed since (an edited
     summary of a file, a re-extraction). Compared in Python: the hash is of embed_text."""
-    rows = embeddable(owner).filter(vector__model=embedder.model).values_list("pk", "raw_text", "summary", "source", "vector__text_hash")
+    rows = embeddable(owner).filter(vector__model=embedder.model).order_by("id").values_list(
+        "pk", "owner_id", "raw_text", "summary", "source", "vector__text_hash"
+    )
     stale = []
-    for pk, raw_text, summary, source, stored in rows.iterator(chunk_size=2000):
-        if text_hash(embed_text(Memory(raw_text=raw_text, summary=summary, source=source))) != stored:
-            stale.append(pk)
+    chunk: list[tuple[Memory, str]] = []
+
+    def check():
+        before = preceding_texts([m for m, _ in chunk])
+        stale.extend(m.pk for m, stored in chunk if text_hash(embed_text(m, before.get(m.pk, ""))) != stored)
+        chunk.clear()
+
+    for pk, owner_id, raw_text, summary, source, stored in rows.iterator(chunk_size=2000):
+        chunk.append((Memory(pk=pk, owner_id=owner_id, raw_text=raw_text, summary=summary, source=source), stored))
+        if len(chunk) >= 2000:
+            check()
+    check()
     return Memory.objects.filter(pk__in=stale)
 
 

@@ -37,7 +37,7 @@ def inbox_root() -> Path:
 
 
 def routes_by_folder() -> bool:
-    return bool(getattr(settings, "MEMORY_INBOX_USER_FOLDERS", True))
+    return bool(settings.MEMORY_INBOX_USER_FOLDERS)
 
 
 def ensure_folders(inbox: Path) -> None:

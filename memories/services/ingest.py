@@ -111,8 +111,9 @@ def parse_expires_at(value) -> datetime | None:
 
 
 def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM,
-                expires_at=None) -> IngestResult:
-    """Store text as a pending memory. The same text twice for one owner is one memory."""
+                expires_at=None, queue: bool = False) -> IngestResult:
+    """Store text as a pending memory. The same text twice for one owner is one memory.
+    `queue`: extract it in a worker (the pages, the API, MCP); commands extract it themselves."""
     if not isinstance(text, str) or not text.strip():
         raise IngestError("There is no text to remember.")
     if len(text) > MAX_TEXT_CHARS:
@@ -133,10 +134,10 @@ def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadat
         expires_at=expires,
         **({"occurred_at": when} if when else {}),
     )
-    return _create(memory, actor)
+    return _create(memory, actor, queue=queue)
 
 
-def _create(memory: Memory, actor: Actor) -> IngestResult:
+def _create(memory: Memory, actor: Actor, *, queue: bool = False) -> IngestResult:
     _fingerprint(memory)
     with transaction.atomic():
         # Check again under the write lock: two requests with the same content can both
@@ -148,6 +149,8 @@ def _create(memory: Memory, actor: Actor) -> IngestResult:
         memory.save()
         record(memory, Event.Action.CREATED, actor, after={"source": memory.source, "content_hash": memory.content_hash})
         _link_near_duplicate(memory, actor)
+    if queue:
+        queue_extraction(memory)
     return IngestResult(memory, created=True)
 
 
@@ -179,8 +182,9 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
 
 
 def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM,
-                expires_at=None) -> IngestResult:
-    """Store a file (kept as the original) and what can be read of it as a pending memory."""
+                expires_at=None, queue: bool = False) -> IngestResult:
+    """Store a file (kept as the original) and what can be read of it as a pending memory;
+    `queue` as for ingest_text."""
     name = Path(name.replace("\\", "/")).name or "file"
     try:
         extract.supported_extension(name)
@@ -226,7 +230,7 @@ def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurr
         with open(tmp.name, "rb") as fh:
             memory.original.save(name, File(fh), save=False)
         try:
-            result = _create(memory, actor)
+            result = _create(memory, actor, queue=queue)
         except Exception:
             memory.original.delete(save=False)
             raise
@@ -453,12 +457,13 @@ def retry_failed(*, owner, actor: Actor = SYSTEM) -> list[int]:
 
 
 def retry_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory:
-    """Put a failed memory back to pending so it is extracted again."""
+    """Put a failed memory back to pending and queue its extraction again."""
     with transaction.atomic():
         if not _back_to_pending(Memory.objects.filter(pk=memory_id, owner=owner)):
             raise RetryError("Only a failed memory of yours can be retried.")
         memory = Memory.objects.get(pk=memory_id)
         record(memory, Event.Action.RETRIED, actor)
+    queue_extraction(memory)
     return memory
 
 

@@ -1,4 +1,6 @@
-"""Template helpers: safe Markdown for answers, importance colours, the status sidebar."""
+"""Template helpers: safe Markdown for answers, importance colours, history rows. No
+database here: what a page shows comes from its view (and base.html's from
+context_processors.nav)."""
 
 from __future__ import annotations
 
@@ -7,16 +9,11 @@ import re
 import markdown as markdown_lib
 import nh3
 from django import template
-from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-
-from ..models import Memory
-from ..embeddings import status as embeddings_status
-from ..services.status import engine_status, space_counts, task_queue_length
 
 register = template.Library()
 
@@ -107,42 +104,10 @@ def importance_level(value) -> str:
     return "high" if value >= 0.7 else "mid" if value >= 0.4 else "low"
 
 
-def provider_info() -> dict:
-    """Which engine answers, said plainly; a misconfiguration is shown, not raised."""
-    engine = engine_status()
-    return {
-        "name": engine.name, "label": engine.label, "error": engine.error, "offline": not engine.is_language_model and not engine.error,
-        "down": engine.down, "last_error": engine.last_error,
-    }
-
-
 @register.filter
 def basename(path: str) -> str:
     """The file name of a path (inbox records keep the full path)."""
     return str(path).replace("\\", "/").rsplit("/", 1)[-1]
-
-
-def status_context(user) -> dict:
-    from ..schedule import next_consolidation_run
-    from ..services.inbox import refused_files, watcher_last_seen
-
-    return {
-        "refused": refused_files(owner=user, limit=3),
-        "counts": space_counts(owner=user),
-        "provider": provider_info(),
-        "embeddings": embeddings_status(),
-        "every_minutes": settings.MEMORY_CONSOLIDATE_EVERY_MINUTES,
-        "next_run": next_consolidation_run(),
-        "watcher_seen": watcher_last_seen(),
-        "queue_length": task_queue_length(),
-    }
-
-
-@register.simple_tag
-def first_run() -> bool:
-    from ..services.setup import needs_first_user
-
-    return needs_first_user()
 
 
 def _shown(value) -> str:
@@ -168,16 +133,3 @@ def event_changes(event) -> list[tuple[str, str, str]]:
     fields = list(dict.fromkeys([*before, *after]))
     return [(name.replace("_", " "), _shown(before.get(name)) if name in before else "", _shown(after.get(name)) if name in after else "")
             for name in fields]
-
-
-@register.simple_tag
-def review_count(user) -> int:
-    """Memories of this owner waiting for review (for the nav)."""
-    if not getattr(user, "is_authenticated", False):
-        return 0
-    return Memory.objects.filter(owner=user, status=Memory.Status.REVIEW).count()
-
-
-@register.simple_tag
-def review_mode() -> bool:
-    return bool(settings.MEMORY_REVIEW_MODE)

@@ -27,7 +27,6 @@ from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from .entities import AMOUNT_RE, DATE_RE, extract_entities
 from . import similarity
-from .similarity import similarity_matrix
 from .summary import plain_text
 
 MAX_QUOTES = 3
@@ -110,11 +109,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
-    raw = similarity_matrix([question], [s.text for s in sentences])[0] if q_terms else np.zeros(n, dtype=np.float32)
+    if q_terms:
+        raw, distinct = similarity.question_closeness(question, [s.text for s in sentences])
+    else:
+        raw = distinct = np.zeros(n, dtype=np.float32)
     # Sentence vectors put everything at some distance: what counts is standing out from the
     # typical sentence of this context (0 at the median, 1 for the closest).
-    middle, top = float(np.median(raw)), float(raw.max()) if n else 0.0
-    closeness = np.clip((raw - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
+    middle, top = float(np.median(distinct)), float(distinct.max()) if n else 0.0
+    closeness = np.clip((distinct - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
 
     wants = _wants(question)
     asked = set(q_terms)

@@ -116,6 +116,29 @@ def similarity_matrix(queries: list[str], docs: list[str], *, queries_are_questi
     return lexical_matrix(queries, docs)
 
 
+def question_closeness(question: str, docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(cosine, distinct) of each document to one question. By meaning, `distinct` is how much
+    closer a document is to the question than to what is typical (embeddings.hubness: a
+    sentence near every question does not win them all); by words both are the TF-IDF cosine."""
+    if not docs:
+        empty = np.zeros(0, dtype=np.float32)
+        return empty, empty
+    qv = _vectors([question], query=True)
+    dv = _vectors(docs) if qv is not None else None
+    if qv is None or dv is None:
+        cosine = lexical_matrix([question], docs)[0]
+        return cosine, cosine
+    from ...embeddings import get_embedder, hubness
+
+    try:
+        content_free = hubness.content_free_direction(get_embedder())
+    except Exception:  # the embedding layer down between two calls: no shift for it
+        log.exception("no content-free question; ranking by the typical sentence alone")
+        content_free = None
+    shifted = hubness.shifted_question(qv[0], typical=hubness.typical_memory(dv), content_free=content_free)
+    return np.clip(dv @ qv[0], 0.0, 1.0), dv @ shifted
+
+
 def neighbours(texts: list[str], *, k: int = 8, min_similarity: float = 0.2) -> list[list[tuple[int, float]]]:
     """For each text, up to k others closest to it (index, similarity), closest first, at
     least `min_similarity` close. Scales to tens of thousands of texts: dense vectors are

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 # Each child is asked to stop (SIGTERM to its main process only: the cluster stops its own
@@ -42,8 +43,8 @@ class Command(BaseCommand):
     help = "Start the web server, the task cluster and the inbox watcher; Ctrl-C stops them all."
 
     def add_arguments(self, parser):
-        parser.add_argument("--bind", default=os.getenv("MEMORY_BIND", "127.0.0.1:8000"))
-        parser.add_argument("--web-workers", type=int, default=int(os.getenv("WEB_CONCURRENCY", "2")))
+        parser.add_argument("--bind", default=settings.MEMORY_BIND)
+        parser.add_argument("--web-workers", type=int, default=settings.WEB_CONCURRENCY)
 
     def handle(self, *args, **options):
         check_port_free(options["bind"])

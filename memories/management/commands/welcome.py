@@ -1,7 +1,6 @@
 """Print how to get into the web app: a one-time sign-in link while the owner has no password."""
 
-import os
-
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
@@ -12,9 +11,8 @@ class Command(BaseCommand):
     help = "Print a one-time sign-in link for the owner account (only while it has no password)."
 
     def add_arguments(self, parser):
-        bind = os.getenv("MEMORY_BIND", "127.0.0.1:8000")
-        parser.add_argument("--base-url", default=os.getenv("MEMORY_BASE_URL", f"http://{bind}"),
-                            help="Where the web app is reached (default: http://MEMORY_BIND).")
+        parser.add_argument("--base-url", default=settings.MEMORY_BASE_URL,
+                            help="Where the web app is reached (default: MEMORY_BASE_URL, else http://MEMORY_BIND).")
 
     def handle(self, *args, **options):
         base = options["base_url"].rstrip("/")

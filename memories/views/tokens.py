@@ -1,16 +1,19 @@
 """The API tokens settings page: make a token (shown once), see and revoke your tokens."""
 
+from __future__ import annotations
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from .services.tokens import TokenError, create_token, revoke_token, tokens_of
+from ..services.tokens import TokenError, create_token, revoke_token, tokens_of
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def tokens(request):
+    """Make a token (shown once), see and revoke your tokens."""
     context = {"new_token": None, "error": "", "name": ""}
     status = 200
     if request.method == "POST":
@@ -32,9 +35,9 @@ def tokens(request):
 
 @login_required
 @require_POST
-def revoke(request, token_id: int):
+def token_revoke(request, token_id: int):
     if revoke_token(owner=request.user, token_id=token_id):
         messages.success(request, "Token revoked; requests that use it now get 401.")
     else:
         messages.error(request, "No such active token of yours.")
-    return redirect("api_tokens")
+    return redirect("memories:tokens")

@@ -1,0 +1,146 @@
+#!/usr/bin/env python
+"""Recall per conversation: each arm alone, and `hybrid` with settings varied, on LoCoMo.
+
+    .venv/bin/python scripts/eval_recall_arms.py ../shared/data/locomo-dev.json \\
+        [--try "name: fusion.W_MEANING_ARM=0.25 meaning.MEANING_POOL=50" ...] [--conversations N]
+
+Prints evidence recall at k=5/10/25/50 for every conversation apart: the words alone
+(per-owner BM25, no signals), the meaning arm alone (the local model), `hybrid` with
+embeddings off and with the local model, and `hybrid` with the local model once per
+--try, each setting a constant of a module of memories/recall/ for that run only. Then,
+for each conversation held out, which row the others pick (by the mean of R@5–50) and how
+it does on the held-out one: a choice that only helps the conversations it was picked on
+shows here.
+
+One k=50 list is cut at each k (within a point of `manage.py evaluate`, which asks once
+per k). Runs on a throwaway SQLite database; the memories are embedded through the real
+pipeline (services/embed.py). Prints numbers; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+KS = (5, 10, 25, 50)
+
+
+def parse_try(text: str) -> tuple[str, dict[str, str]]:
+    name, _, assignments = text.partition(":")
+    settings = dict(a.split("=", 1) for a in assignments.split())
+    return name.strip(), settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset")
+    parser.add_argument("--try", dest="tries", action="append", default=[], help='"name: module.CONSTANT=value ..."')
+    parser.add_argument("--conversations", type=int, help="Only the first N conversations.")
+    args = parser.parse_args()
+
+    data_dir = Path(tempfile.mkdtemp(prefix="eval-arms-"))
+    os.environ["MEMORY_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
+    os.environ.pop("DATABASE_URL", None)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    import memories.recall as recall_package
+    from memories import embeddings, search
+    from memories.embeddings import index as vector_index
+    from memories.management.commands.evaluate import bulk_remember, load_locomo
+    from memories.recall import recall
+    from memories.services.embed import embed_missing
+
+    modules = {m.name: importlib.import_module(f"memories.recall.{m.name}") for m in pkgutil.iter_modules(recall_package.__path__)}
+
+    def hybrid(backend: str, settings: dict[str, str]):
+        def ranked(owner, question):
+            saved = []
+            for dotted, value in settings.items():
+                module, name = dotted.split(".")
+                saved.append((modules[module], name, getattr(modules[module], name)))
+                setattr(modules[module], name, type(saved[-1][2])(value))
+            try:
+                with embeddings.using(backend):
+                    return recall(owner=owner, question=question, strategy="hybrid", k=50).memory_ids
+            finally:
+                for module, name, value in saved:
+                    setattr(module, name, value)
+
+        return ranked
+
+    def words_alone(owner, question):
+        return [h.memory_id for h in search.lexical_search(owner=owner, query=search.query_words(question), limit=50)]
+
+    def meaning_alone(owner, question):
+        with embeddings.using("local"):
+            embedder = embeddings.get_embedder()
+            vector = embeddings.embed_question(embedder, question)
+        return [pk for pk, _ in vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=50)]
+
+    rows = {"words alone": words_alone, "meaning alone": meaning_alone, "hybrid, off": hybrid("off", {}), "hybrid + local": hybrid("local", {})}
+    for text in args.tries:
+        name, settings = parse_try(text)
+        rows[name] = hybrid("local", settings)
+
+    conversations = load_locomo(Path(args.dataset))[: args.conversations]
+    found: dict[str, dict[str, dict[int, float]]] = {name: {} for name in rows}
+    asked: dict[str, int] = {}
+    try:
+        call_command("migrate", verbosity=0)
+        for conv in conversations:
+            owner = get_user_model().objects.create_user(username=f"arms-{conv.sample_id}")
+            stored = bulk_remember(owner=owner, items=[
+                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
+                for t in conv.turns
+            ])
+            with embeddings.using("local"):
+                outcome = embed_missing(owner=owner)
+            if outcome.error:
+                sys.exit(f"local embeddings: {outcome.error}")
+            dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
+            asked[conv.sample_id] = len(conv.questions)
+            for name, ranked in rows.items():
+                sums = dict.fromkeys(KS, 0.0)
+                for qa in conv.questions:
+                    ids = ranked(owner, qa["question"])
+                    evidence = set(qa["evidence"])
+                    for k in KS:
+                        sums[k] += len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)
+                found[name][conv.sample_id] = sums
+                print(f"{name:40} {conv.sample_id:>10} " + " ".join(f"{100 * sums[k] / len(conv.questions):5.1f}" for k in KS), flush=True)
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    def recall_at(name, convs):
+        n = sum(asked[c] for c in convs)
+        return [100 * sum(found[name][c][k] for c in convs) / n for k in KS]
+
+    ids = list(asked)
+    print(f"\n{'R@5 / 10 / 25 / 50':40} " + " ".join(f"{c:>25}" for c in [*ids, "all"]))
+    for name in rows:
+        cells = [recall_at(name, [c]) for c in ids] + [recall_at(name, ids)]
+        print(f"{name:40} " + " ".join(" ".join(f"{x:5.1f}" for x in cell) + " " for cell in cells))
+    hybrids = [name for name in rows if name not in ("words alone", "meaning alone")]
+    if len(ids) > 1:
+        print("\nPicked on the others (mean of R@5-50), shown on the held-out conversation:")
+        for held in ids:
+            others = [c for c in ids if c != held]
+            best = max(hybrids, key=lambda name: sum(recall_at(name, others)))
+            print(f"  {held}: {best!r} " + " / ".join(f"{x:.1f}" for x in recall_at(best, [held])))
+
+
+if __name__ == "__main__":
+    main()
