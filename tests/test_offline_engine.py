@@ -205,6 +205,18 @@ def test_no_lowercase_duplicate_of_an_entity_among_topics():
     assert "Priya" in result.entities and not lowered & set(result.topics)
 
 
+@pytest.mark.parametrize("text, subjects", [
+    ("Jon: Wow, sounds cool! I lost my job at the bank, so I'm starting my own business. It's giving me energy.", {"job", "business"}),
+    ("Caroline: I went to a support group yesterday and it was so powerful.", {"support", "group"}),
+    ("Family lunch on Sunday, then school shopping with the kids.", {"family", "school"}),
+])
+def test_topics_are_what_a_text_is_about_not_how_people_talk(text, subjects):
+    # Words that are no name at a sentence start can still be a text's subject; chat words never are.
+    topics = set(OfflineProvider().extract(text=text, files=[], source="").topics)
+    assert subjects <= topics
+    assert not topics & {"wow", "sounds", "cool", "starting", "giving", "yesterday", "jon", "caroline"}
+
+
 def test_engine_words_and_file_metadata_never_become_entities(user):
     wav = ingest(user, "memo.wav", wav_bytes(1.0))
     docx = ingest(user, "plan.docx", docx_bytes([("", "Plan for Kraków with Łukasz Nowak.")]))

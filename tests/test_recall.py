@@ -289,6 +289,20 @@ def test_feedback_finds_what_the_best_match_names_but_the_question_does_not(user
     assert hybrid(user, question, k=5).memory_ids == [best.pk]
 
 
+def test_feedback_shares_a_match_s_weight_among_its_key_words(user, monkeypatch):
+    from memories.recall import feedback
+    from memories.recall.candidates import Candidate, Question
+
+    now = timezone.now()
+    # Two matches as good as each other: the one with many key words comes first, but
+    # its words each stand for a fifth of it; the other's one word stands for all of it.
+    many = Candidate(1, "test", 0.5, now, frozenset(), ["alpha", "bravo", "charlie", "delta", "echo"], relevance=1.0, base=1.0)
+    one = Candidate(2, "test", 0.5, now, frozenset(), ["yoga"], relevance=1.0, base=1.0)
+    monkeypatch.setattr(feedback, "FEEDBACK_TERMS", 1)
+    expansion = feedback.expand(user, {many.id: many, one.id: one}, Question({"exercis"}, [], now))
+    assert expansion == ["yoga"]
+
+
 @pytest.mark.parametrize("question", [
     'falcon" OR NEAR(a b) * ^col: -x AND (', '"', "***", "falcon:* {raw_text}: NOT", "' ; DROP TABLE memories_memory; --", "ü@€ ½",
 ])

@@ -27,9 +27,12 @@ def expand(owner, candidates: dict[int, Candidate], q: Question) -> list[str]:
     best = sorted((c for c in candidates.values() if c.relevance > 0), key=lambda c: -c.base)[:FEEDBACK_DOCS]
     weight: dict[str, float] = defaultdict(float)
     for c in best:
-        for w in words_of(json_words(c.topics)):
+        # A match lends its weight to its key words as a share, as a relevance model
+        # does: a memory with many key words does not outvote one with few.
+        words = words_of(json_words(c.topics))
+        for w in words:
             if cached_stem(fold(w)) not in q.stems:
-                weight[w] += c.base
+                weight[w] += c.base / len(words)
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:
         return []

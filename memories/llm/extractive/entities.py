@@ -102,6 +102,30 @@ named called appreciate bye goodbye cheers congrats reviews design support growt
 """.split())
 
 
+# Ordinary nouns: at the start of a sentence they are words, not names (so they are in
+# COMMON_WORDS), but they say what a text is about ("support group", "lost my job"), so
+# they can be its topics.
+SUBJECT_WORDS = set("""
+family friend friends work job home house office school class course book books music art game games story stories
+news food water health education money price cost costs budget revenue sales profit business company market team teams
+group support project projects product products customer customers client clients user users service services system
+systems model models tool tools data cloud research study studies process design growth performance quality strategy
+policy privacy security retrieval observability sprint release releases launch feature features bug bugs test tests
+review reviews meeting meetings lunch agenda email draft decision decisions plan plans goal goals risk risks report reports
+""".split())
+# Words of conversation, not of a subject: never a topic or a theme.
+CHATTER = set("""
+feel feeling felt glad happy love loved awesome totally definitely share sharing shared talk talking
+hear heard hope hoping proud cool fun nice lovely amazing wonderful super glad sounds sound looks look
+thanks thank appreciate care caring excited exciting hard tough wish wishes keep kept yeah yep wow
+truly plenty starting started means meant mean gives giving give words word loving posted chill spot local
+takes taking guts bye goodbye cheers stay staying positive inspiring inspired incredible rewarding stoked
+image images photo photos photography picture pictures pic pics shares video videos check checking
+""".split())
+# Never a topic: the words of any text (COMMON_WORDS but the subjects among them) and chatter.
+NOT_TOPICS = (COMMON_WORDS - SUBJECT_WORDS) | CHATTER
+
+
 def extract_entities(text: str, limit: int = MAX_ENTITIES) -> list[str]:
     """Named things in the order they first appear, most specific form: when a text says
     "Priya Raman" and later "Priya", it is one entity."""
@@ -280,8 +304,10 @@ _WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
 
 
 def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
-    """The most frequent content words, never a name already among the entities, a
-    currency, a month, a file-type or engine word, or a number."""
+    """The most frequent content words, never a name already among the entities, chatter,
+    a currency, a month, a file-type or engine word, or a number. Recall reads them too
+    (the key-word match, and the words of the best matches searched for again), so a
+    slot given to "sounds" or "giving" is one a subject ("job", "pottery") does not get."""
     text = EMAIL_RE.sub(" ", _URL_RE.sub(" ", (text or "")[:MAX_CHARS]))
     excluded = {w.lower() for e in entities for w in e.split()}
     counts: Counter[str] = Counter()
@@ -292,7 +318,7 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
         word = raw.lower()
         if word.endswith(("'s", "’s")):
             word = word[:-2]
-        if len(word) < 3 or len(word) > 40 or word in STOPWORDS or word in COMMON_WORDS or word in ENGINE_WORDS:
+        if len(word) < 3 or len(word) > 40 or word in STOPWORDS or word in NOT_TOPICS or word in ENGINE_WORDS:
             continue
         if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded:
             continue

@@ -17,7 +17,7 @@ from collections import Counter
 
 from ... import textutil
 from ..base import Connection, ConsolidationResult, MemoryNote
-from .entities import AMOUNT_RE, COMMON_WORDS, CURRENCY_CODES, DATE_RE, EMAIL_RE, ENGINE_WORDS, MONTH_NAMES, WEEKDAYS, topics_of
+from .entities import AMOUNT_RE, CHATTER, COMMON_WORDS, CURRENCY_CODES, DATE_RE, EMAIL_RE, ENGINE_WORDS, MONTH_NAMES, WEEKDAYS, topics_of
 from .similarity import by_meaning, neighbours, similarity_matrix
 
 # How close two memories must be to count as related, by the kind of similarity in use:
@@ -28,15 +28,6 @@ RELATED_MEANING = 0.86
 NEIGHBOURS = 8
 MAX_THEME_WORDS = 3
 
-# Words of conversation, not of a subject.
-CHATTER = set("""
-feel feeling felt glad happy love loved awesome totally definitely share sharing shared talk talking
-hear heard hope hoping proud cool fun nice lovely amazing wonderful super glad sounds sound looks look
-thanks thank appreciate care caring excited exciting hard tough wish wishes keep kept yeah yep wow
-truly plenty starting started means meant mean gives giving give words word loving posted chill spot local
-takes taking guts bye goodbye cheers stay staying positive inspiring inspired incredible rewarding stoked
-image images photo photos photography picture pictures pic pics shares video videos check checking
-""".split())
 # "Thanks, Mel!", "Hey Maria": the person spoken to, in a chat as much a speaker as the one speaking.
 _VOCATIVE = re.compile(
     r"\b(?:hey|hi|hello|thanks|thank you|bye|congrats|congratulations|wow|yeah|yes|sure|oh|sorry|cool|great|awesome|nice|"
@@ -127,7 +118,8 @@ def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None)
             continue
         out.setdefault("e:" + low, entity)
     for topic in topics_of(body, [*m.entities, *speakers], limit=8):
-        if topic not in CHATTER:
+        # Themes stay narrower than topics: an everyday subject ("work", "family") joins too much.
+        if topic not in CHATTER and topic not in COMMON_WORDS:
             out.setdefault("t:" + textutil.stem(topic), topic)
     return out
 
