@@ -43,9 +43,11 @@ test: install-dev browser
 test-fast: install-dev
 	$(PY) -m pytest -m "not slow and not browser" -n auto $(PYTEST_ARGS)
 
-# Errors a reader should never meet: undefined or unused names, syntax (rules in pyproject.toml).
+# Errors a reader should never meet (undefined or unused names, syntax; rules in
+# pyproject.toml), and one layout for every file (`ruff format .` applies it).
 lint: install-dev
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache

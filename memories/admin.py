@@ -14,7 +14,18 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import services
-from .models import LIVE, ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, ProcessedFile, RejectedContent, SpaceSettings
+from .models import (
+    LIVE,
+    ApiToken,
+    Consolidation,
+    ConsolidationRun,
+    Event,
+    Memory,
+    MemoryLink,
+    ProcessedFile,
+    RejectedContent,
+    SpaceSettings,
+)
 from .services.browse import FACT_STATES
 from .services.history import EDITABLE_FIELDS, Actor
 from .signin import ThrottledAdminAuthenticationForm
@@ -78,24 +89,33 @@ def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.S
 
 
 # The admin sees every memory, not only the live ones.
-StateFilter = choice_filter("state", {
-    "live": ("Live", LIVE),
-    "deleted": ("Deleted", Q(deleted_at__isnull=False)),
-    "superseded": ("Superseded (replaced version)", Q(superseded_by__isnull=False)),
-})
-FactFilter = choice_filter("fact", {
-    # The same conditions as the bank's "fact" filter.
-    "current": ("Current", FACT_STATES["current"]),
-    "outdated": ("Superseded by a newer fact", FACT_STATES["superseded"]),
-    "expired": ("Expired", FACT_STATES["expired"]),
-    "faded": ("Importance faded", Q(base_importance__isnull=False)),
-})
+StateFilter = choice_filter(
+    "state",
+    {
+        "live": ("Live", LIVE),
+        "deleted": ("Deleted", Q(deleted_at__isnull=False)),
+        "superseded": ("Superseded (replaced version)", Q(superseded_by__isnull=False)),
+    },
+)
+FactFilter = choice_filter(
+    "fact",
+    {
+        # The same conditions as the bank's "fact" filter.
+        "current": ("Current", FACT_STATES["current"]),
+        "outdated": ("Superseded by a newer fact", FACT_STATES["superseded"]),
+        "expired": ("Expired", FACT_STATES["expired"]),
+        "faded": ("Importance faded", Q(base_importance__isnull=False)),
+    },
+)
 FactFilter.parameter_name = "fact"
-InsightStateFilter = choice_filter("state", {
-    "current": ("Current", Q(stale_at__isnull=True, retired_at__isnull=True)),
-    "stale": ("Stale (a source left)", Q(stale_at__isnull=False, retired_at__isnull=True)),
-    "retired": ("Retired", Q(retired_at__isnull=False)),
-})
+InsightStateFilter = choice_filter(
+    "state",
+    {
+        "current": ("Current", Q(stale_at__isnull=True, retired_at__isnull=True)),
+        "stale": ("Stale (a source left)", Q(stale_at__isnull=False, retired_at__isnull=True)),
+        "retired": ("Retired", Q(retired_at__isnull=False)),
+    },
+)
 
 
 class RecordAdmin(admin.ModelAdmin):
@@ -155,22 +175,50 @@ class MemoryAdmin(admin.ModelAdmin):
     # Everything but the correctable fields is a record of what came in and what happened to
     # it: changing raw text or status by hand would bypass the flows that keep them honest.
     readonly_fields = [
-        "owner", "status", "source", "raw_text", "mime_type", "metadata",
-        "content_hash", "created_at", "updated_at", "attempts", "provider", "consolidated_at", "error",
-        "original_link", "connections", "in_consolidations", "lifecycle", "history",
-        "outdated_by", "valid_until", "last_recalled_at", "base_importance",
+        "owner",
+        "status",
+        "source",
+        "raw_text",
+        "mime_type",
+        "metadata",
+        "content_hash",
+        "created_at",
+        "updated_at",
+        "attempts",
+        "provider",
+        "consolidated_at",
+        "error",
+        "original_link",
+        "connections",
+        "in_consolidations",
+        "lifecycle",
+        "history",
+        "outdated_by",
+        "valid_until",
+        "last_recalled_at",
+        "base_importance",
     ]
     fieldsets = [
         (None, {"fields": ["owner", "status", "lifecycle", "error", "source", "occurred_at", "importance"]}),
         ("Extracted", {"fields": ["summary", "entities", "topics"]}),
-        ("Facts change and forgetting", {"fields": ["outdated_by", "valid_until", "expires_at", "last_recalled_at", "base_importance"]}),
+        (
+            "Facts change and forgetting",
+            {"fields": ["outdated_by", "valid_until", "expires_at", "last_recalled_at", "base_importance"]},
+        ),
         ("Input", {"fields": ["raw_text", "original_link", "mime_type", "metadata"]}),
         ("Graph", {"fields": ["connections", "in_consolidations"]}),
         ("History", {"fields": ["history"]}),
         ("Audit", {"fields": ["provider", "attempts", "content_hash", "consolidated_at", "created_at", "updated_at"]}),
     ]
-    actions = ["retry_extraction", "reextract", "delete_with_service", "restore_memories", "purge_memories", "consolidate_owners",
-               "not_an_update"]
+    actions = [
+        "retry_extraction",
+        "reextract",
+        "delete_with_service",
+        "restore_memories",
+        "purge_memories",
+        "consolidate_owners",
+        "not_an_update",
+    ]
 
     def get_queryset(self, request):
         # Staff see every memory, deleted and superseded ones included, so they can be
@@ -213,14 +261,21 @@ class MemoryAdmin(admin.ModelAdmin):
     def lifecycle(self, obj):
         parts = []
         if obj.deleted_at:
-            parts.append(format_html("Deleted {} (restorable with the “Restore” action)", obj.deleted_at.strftime("%Y-%m-%d %H:%M")))
+            parts.append(
+                format_html("Deleted {} (restorable with the “Restore” action)", obj.deleted_at.strftime("%Y-%m-%d %H:%M"))
+            )
         if obj.superseded_by_id:
             parts.append(format_html("Superseded by {}", admin_link(obj.superseded_by, f"Memory {obj.superseded_by_id}")))
         if obj.duplicate_of_id:
             parts.append(format_html("Near-duplicate of {}", admin_link(obj.duplicate_of, f"Memory {obj.duplicate_of_id}")))
         if obj.outdated_by_id:
-            parts.append(format_html("Superseded by the newer fact in {} (true until {}; the “Not an update” action undoes it)",
-                                     admin_link(obj.outdated_by, f"Memory {obj.outdated_by_id}"), obj.valid_until.strftime("%Y-%m-%d")))
+            parts.append(
+                format_html(
+                    "Superseded by the newer fact in {} (true until {}; the “Not an update” action undoes it)",
+                    admin_link(obj.outdated_by, f"Memory {obj.outdated_by_id}"),
+                    obj.valid_until.strftime("%Y-%m-%d"),
+                )
+            )
         if obj.is_expired:
             parts.append(format_html("Expired {} (out of recall)", obj.expires_at.strftime("%Y-%m-%d %H:%M")))
         return format_html_join(mark_safe("<br>"), "{}", ((p,) for p in parts)) if parts else "live"
@@ -229,13 +284,33 @@ class MemoryAdmin(admin.ModelAdmin):
     def history(self, obj):
         events = list(services.memory_history(owner=obj.owner, memory_id=obj.pk)[: HISTORY_ON_PAGE + 1])
         more = len(events) > HISTORY_ON_PAGE
-        all_url = reverse("admin:memories_event_changelist") + "?" + urlencode({"subject_type__exact": "memory", "subject_id": obj.pk})
-        rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((e.created_at.strftime("%Y-%m-%d %H:%M:%S"), admin_link(e, e.get_action_display()), e.actor, short(_changes(e), 200)) for e in events[:HISTORY_ON_PAGE]),
+        all_url = (
+            reverse("admin:memories_event_changelist") + "?" + urlencode({"subject_type__exact": "memory", "subject_id": obj.pk})
         )
-        table = format_html('<table><thead><tr><th>when</th><th>action</th><th>by</th><th>changes</th></tr></thead><tbody>{}</tbody></table>', rows) if events else "—"
-        return format_html('{}<p><a href="{}">{}</a></p>', table, all_url, "All events of this memory" + (" (more than shown)" if more else ""))
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    e.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                    admin_link(e, e.get_action_display()),
+                    e.actor,
+                    short(_changes(e), 200),
+                )
+                for e in events[:HISTORY_ON_PAGE]
+            ),
+        )
+        table = (
+            format_html(
+                "<table><thead><tr><th>when</th><th>action</th><th>by</th><th>changes</th></tr></thead><tbody>{}</tbody></table>",
+                rows,
+            )
+            if events
+            else "—"
+        )
+        return format_html(
+            '{}<p><a href="{}">{}</a></p>', table, all_url, "All events of this memory" + (" (more than shown)" if more else "")
+        )
 
     @admin.display(description="summary")
     def summary_short(self, obj):
@@ -249,10 +324,14 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="connections")
     def connections(self, obj):
-        rows = [(reverse("admin:memories_memorylink_change", args=[link.pk]), f"→ {link.to_memory_id}: {link.relationship}")
-                for link in obj.links_out.all()]
-        rows += [(reverse("admin:memories_memorylink_change", args=[link.pk]), f"← {link.from_memory_id}: {link.relationship}")
-                 for link in obj.links_in.all()]
+        rows = [
+            (reverse("admin:memories_memorylink_change", args=[link.pk]), f"→ {link.to_memory_id}: {link.relationship}")
+            for link in obj.links_out.all()
+        ]
+        rows += [
+            (reverse("admin:memories_memorylink_change", args=[link.pk]), f"← {link.from_memory_id}: {link.relationship}")
+            for link in obj.links_in.all()
+        ]
         return format_html_join("", '<div><a href="{}">{}</a></div>', rows) or "—"
 
     @admin.display(description="in consolidations")
@@ -271,7 +350,9 @@ class MemoryAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         deleted = 0
         for memory in queryset.select_related("owner"):
-            deleted += services.delete_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+            deleted += (
+                services.delete_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+            )
         return deleted
 
     @admin.action(description="Retry extraction of failed memories")
@@ -281,7 +362,11 @@ class MemoryAdmin(admin.ModelAdmin):
             services.retry_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
             retried += 1
         skipped = queryset.count() - retried
-        self.message_user(request, f"Queued {retried} failed memories for extraction" + (f"; {skipped} were not failed and were left alone." if skipped else "."))
+        self.message_user(
+            request,
+            f"Queued {retried} failed memories for extraction"
+            + (f"; {skipped} were not failed and were left alone." if skipped else "."),
+        )
 
     @admin.action(description="Re-extract with the current provider (runs now; select a few)")
     def reextract(self, request, queryset):
@@ -299,16 +384,24 @@ class MemoryAdmin(admin.ModelAdmin):
         count = self.delete_queryset(request, queryset)
         self.message_user(request, f"Deleted {count} memories.")
 
-    @admin.action(description="Not an update: make the selected superseded memories current again", permissions=["change"],
-                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    @admin.action(
+        description="Not an update: make the selected superseded memories current again",
+        permissions=["change"],
+        location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM],
+    )
     def not_an_update(self, request, queryset):
         undone = 0
         for memory in queryset.filter(outdated_by__isnull=False).select_related("owner"):
-            undone += services.undo_update(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+            undone += (
+                services.undo_update(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user)) is not None
+            )
         self.message_user(request, f"{undone} memories are current again.", messages.SUCCESS if undone else messages.WARNING)
 
-    @admin.action(description="Restore selected deleted memories", permissions=["change"],
-                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    @admin.action(
+        description="Restore selected deleted memories",
+        permissions=["change"],
+        location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM],
+    )
     def restore_memories(self, request, queryset):
         restored, refused = 0, []
         for memory in queryset.filter(deleted_at__isnull=False).select_related("owner"):
@@ -322,8 +415,11 @@ class MemoryAdmin(admin.ModelAdmin):
         if refused:
             self.message_user(request, "Not restored: " + "; ".join(refused), messages.ERROR)
 
-    @admin.action(description="Purge selected memories for good (erases content)…", permissions=["delete"],
-                  location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM])
+    @admin.action(
+        description="Purge selected memories for good (erases content)…",
+        permissions=["delete"],
+        location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM],
+    )
     def purge_memories(self, request, queryset):
         """A privacy request: asks on a confirmation page first, like Django's own delete."""
         if request.POST.get("post") != "yes":
@@ -333,14 +429,18 @@ class MemoryAdmin(admin.ModelAdmin):
                 "opts": self.model._meta,
                 "memories": queryset.select_related("owner"),
                 # The same action, selection and form location (change list or change form) again, plus "yes".
-                "repost": [(k, v) for k in request.POST if k not in ("csrfmiddlewaretoken", "post") for v in request.POST.getlist(k)],
+                "repost": [
+                    (k, v) for k in request.POST if k not in ("csrfmiddlewaretoken", "post") for v in request.POST.getlist(k)
+                ],
                 "media": self.media,
             }
             return TemplateResponse(request, "admin/memories/memory/purge_confirmation.html", context)
         purged = 0
         for memory in queryset.select_related("owner"):
             purged += services.purge_memory(owner=memory.owner, memory_id=memory.pk, actor=Actor.for_user(request.user))
-        self.message_user(request, f"Purged {purged} memories: their content is erased; the content hashes and events remain.", messages.SUCCESS)
+        self.message_user(
+            request, f"Purged {purged} memories: their content is erased; the content hashes and events remain.", messages.SUCCESS
+        )
         # From a memory's own page there is no page left to go back to.
         return HttpResponseRedirect(reverse("admin:memories_memory_changelist"))
 
@@ -501,9 +601,13 @@ class EventAdmin(RecordAdmin):
 
     def get_queryset(self, request):
         # Whether the subject still exists, in the page's one query rather than one per row.
-        return super().get_queryset(request).annotate(
-            memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("subject_id"))),
-            consolidation_exists=Exists(Consolidation.all_objects.filter(pk=OuterRef("subject_id"))),
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("subject_id"))),
+                consolidation_exists=Exists(Consolidation.all_objects.filter(pk=OuterRef("subject_id"))),
+            )
         )
 
     @admin.display(description="subject")
@@ -513,7 +617,9 @@ class EventAdmin(RecordAdmin):
         model = Memory if is_memory else Consolidation
         if not (obj.memory_exists if is_memory else obj.consolidation_exists):
             return f"{label} (purged)"
-        return format_html('<a href="{}">{}</a>', reverse(f"admin:memories_{model._meta.model_name}_change", args=[obj.subject_id]), label)
+        return format_html(
+            '<a href="{}">{}</a>', reverse(f"admin:memories_{model._meta.model_name}_change", args=[obj.subject_id]), label
+        )
 
     @admin.display(description="changes")
     def changes_short(self, obj):
@@ -545,7 +651,9 @@ class RejectedContentAdmin(RecordAdmin):
             return "—"
         if not obj.memory_exists:
             return f"Memory {obj.memory_ref} (purged)"
-        return format_html('<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref)
+        return format_html(
+            '<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref
+        )
 
 
 @admin.register(SpaceSettings)

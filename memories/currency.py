@@ -114,10 +114,24 @@ def _states(owner, ids: set[int], *, flagged: bool = False) -> dict[int, dict]:
         if not ids:
             return {}
     # Owner and liveness are checked on the few rows that come back.
-    rows = Memory.all_objects.filter(pk__in=ids).order_by().values("id", "owner_id", "deleted_at", "superseded_by_id", "outdated_by_id", "valid_until", "expires_at",
-                       "occurred_at", "status")
+    rows = (
+        Memory.all_objects.filter(pk__in=ids)
+        .order_by()
+        .values(
+            "id",
+            "owner_id",
+            "deleted_at",
+            "superseded_by_id",
+            "outdated_by_id",
+            "valid_until",
+            "expires_at",
+            "occurred_at",
+            "status",
+        )
+    )
     return {
-        row["id"]: row for row in rows
+        row["id"]: row
+        for row in rows
         if row["owner_id"] == owner.pk and row["deleted_at"] is None and row["superseded_by_id"] is None
     }
 
@@ -158,8 +172,11 @@ def _current_successors(owner, states: dict[int, dict], now: datetime) -> dict[i
     for pk, chain in chains.items():
         end = known.get(chain[-1])
         usable = (
-            len(chain) > 1 and end is not None and end["status"] == Memory.Status.READY
-            and end["outdated_by_id"] is None and not _expired(end["expires_at"], now)
+            len(chain) > 1
+            and end is not None
+            and end["status"] == Memory.Status.READY
+            and end["outdated_by_id"] is None
+            and not _expired(end["expires_at"], now)
         )
         out[pk] = chain[-1] if usable else None
     return out

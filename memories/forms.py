@@ -69,7 +69,9 @@ class TextIngestForm(forms.Form):
     source = forms.CharField(max_length=500, required=False, widget=forms.TextInput(attrs={"placeholder": "e.g. meeting notes"}))
     # Parsed by the ingest service, which says what it accepts when it cannot read it.
     occurred_at = forms.CharField(
-        label="When did this happen?", max_length=40, required=False,
+        label="When did this happen?",
+        max_length=40,
+        required=False,
         widget=forms.TextInput(attrs={"type": "datetime-local"}),
     )
 
@@ -81,7 +83,9 @@ class TextIngestForm(forms.Form):
 
 
 class QuestionForm(forms.Form):
-    q = forms.CharField(label="Question", max_length=2000, widget=forms.TextInput(attrs={"placeholder": "Ask your memory…", "autofocus": True}))
+    q = forms.CharField(
+        label="Question", max_length=2000, widget=forms.TextInput(attrs={"placeholder": "Ask your memory…", "autofocus": True})
+    )
 
 
 STATUS_CHOICES = [("", "Any status"), *Memory.Status.choices]
@@ -103,7 +107,12 @@ class DateRangeForm(forms.Form):
 
 
 class MemoryFilterForm(DateRangeForm):
-    q = forms.CharField(label="Search", max_length=200, required=False, widget=forms.TextInput(attrs={"type": "search", "placeholder": "Search text…"}))
+    q = forms.CharField(
+        label="Search",
+        max_length=200,
+        required=False,
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Search text…"}),
+    )
     # Any value is accepted (a card's chip links its exact topic); the page offers the
     # owner's most used ones as choices with counts (see views.memory_facets).
     topic = forms.CharField(max_length=200, required=False)
@@ -155,13 +164,22 @@ class MemoryEditForm(forms.Form):
     summary = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, strip=False, max_length=5000)
     entities = forms.CharField(required=False, max_length=10_000, help_text="Comma-separated: people, places, organisations.")
     topics = forms.CharField(required=False, max_length=10_000, help_text="Comma-separated.")
-    importance = forms.CharField(required=False, max_length=40, help_text="0 (trivia) to 1 (critical).",
-                                 widget=forms.TextInput(attrs={"inputmode": "decimal"}))
-    occurred_at = forms.CharField(label="When it happened", required=False, max_length=40,
-                                  widget=forms.TextInput(attrs={"type": "datetime-local"}))
-    expires_at = forms.CharField(label="Forget after", required=False, max_length=40,
-                                 help_text="It leaves recall then (stays in the bank, expired). Empty: never.",
-                                 widget=forms.TextInput(attrs={"type": "datetime-local"}))
+    importance = forms.CharField(
+        required=False,
+        max_length=40,
+        help_text="0 (trivia) to 1 (critical).",
+        widget=forms.TextInput(attrs={"inputmode": "decimal"}),
+    )
+    occurred_at = forms.CharField(
+        label="When it happened", required=False, max_length=40, widget=forms.TextInput(attrs={"type": "datetime-local"})
+    )
+    expires_at = forms.CharField(
+        label="Forget after",
+        required=False,
+        max_length=40,
+        help_text="It leaves recall then (stays in the bank, expired). Empty: never.",
+        widget=forms.TextInput(attrs={"type": "datetime-local"}),
+    )
 
     @classmethod
     def for_memory(cls, memory: Memory, data=None):
@@ -181,10 +199,13 @@ class MemoryEditForm(forms.Form):
 
 class PurgeForm(forms.Form):
     # Sent only by the confirmation's button: a bare POST cannot erase anything.
-    confirm = forms.ChoiceField(choices=[("purge", "purge")], error_messages={
-        "required": "Confirm the purge on its confirmation page; nothing was erased.",
-        "invalid_choice": "Confirm the purge on its confirmation page; nothing was erased.",
-    })
+    confirm = forms.ChoiceField(
+        choices=[("purge", "purge")],
+        error_messages={
+            "required": "Confirm the purge on its confirmation page; nothing was erased.",
+            "invalid_choice": "Confirm the purge on its confirmation page; nothing was erased.",
+        },
+    )
 
 
 class TimelineForm(DateRangeForm):
@@ -192,4 +213,6 @@ class TimelineForm(DateRangeForm):
 
 
 class StatsForm(forms.Form):
-    days = forms.TypedChoiceField(choices=[(7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "a year")], coerce=int, required=False)
+    days = forms.TypedChoiceField(
+        choices=[(7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "a year")], coerce=int, required=False
+    )

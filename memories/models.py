@@ -295,7 +295,9 @@ class ConsolidationRun(models.Model):
         verbose_name_plural = "consolidation runs"
         ordering = ["-started_at"]
         constraints = [
-            models.UniqueConstraint(fields=["owner"], condition=Q(finished_at__isnull=True), name="one_running_consolidation_per_owner"),
+            models.UniqueConstraint(
+                fields=["owner"], condition=Q(finished_at__isnull=True), name="one_running_consolidation_per_owner"
+            ),
         ]
 
 
@@ -333,9 +335,12 @@ class SpaceSettings(models.Model):
     unless the memory is at least `keep_importance` important."""
 
     owner = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="space_settings")
-    retention_days = models.PositiveIntegerField(null=True, blank=True, help_text="Forget memories older than this many days (empty: keep all).")
+    retention_days = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Forget memories older than this many days (empty: keep all)."
+    )
     retention_sources = models.CharField(
-        max_length=500, blank=True,
+        max_length=500,
+        blank=True,
         help_text="Comma-separated source prefixes the retention applies to (e.g. 'chat'); empty: every source.",
     )
     keep_importance = models.FloatField(default=0.7, help_text="Memories at least this important are kept whatever their age.")
@@ -432,7 +437,9 @@ class Event(models.Model):
     subject_type = models.CharField(max_length=20, choices=Subject.choices)
     subject_id = models.PositiveBigIntegerField()
     action = models.CharField(max_length=20, choices=Action.choices)
-    actor = models.CharField(max_length=200, help_text="Who did it: a user, an API token, the inbox watcher, the scheduler, a command.")
+    actor = models.CharField(
+        max_length=200, help_text="Who did it: a user, an API token, the inbox watcher, the scheduler, a command."
+    )
     actor_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     before = models.JSONField(default=dict, blank=True)
     after = models.JSONField(default=dict, blank=True)
@@ -456,7 +463,9 @@ class ProviderUsage(models.Model):
     Breaker trips stop the engine for everyone, so they are counted on the row with no owner.
     """
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="provider_usage")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="provider_usage"
+    )
     day = models.DateField()
     provider = models.CharField(max_length=100)
     calls = models.PositiveIntegerField(default=0)
@@ -467,7 +476,9 @@ class ProviderUsage(models.Model):
         ordering = ["day"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "day", "provider"], name="usage_once_per_day"),
-            models.UniqueConstraint(fields=["day", "provider"], condition=Q(owner__isnull=True), name="engine_usage_once_per_day"),
+            models.UniqueConstraint(
+                fields=["day", "provider"], condition=Q(owner__isnull=True), name="engine_usage_once_per_day"
+            ),
         ]
 
     def __str__(self):

@@ -32,7 +32,9 @@ def readable_memories(owner):
     """The memories recall may ever return: the owner's, extracted and ready (or pending),
     live (the default manager leaves out deleted and superseded ones), not a near-duplicate,
     and not expired."""
-    return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True).filter(currency.not_expired())
+    return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True).filter(
+        currency.not_expired()
+    )
 
 
 def usable_consolidations(owner):

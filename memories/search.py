@@ -48,7 +48,18 @@ TEXT_COLUMNS = FTS_COLUMNS[:-1]
 # scope token only filters.
 BM25_WEIGHTS = (1.0, 0.4, 0.6, 0.6, 0.2, 0.0)
 # Columns whose change can change what the index holds for a memory.
-_WATCHED = ("raw_text", "summary", "entities", "topics", "source", "owner_id", "status", "deleted_at", "superseded_by_id", "duplicate_of_id")
+_WATCHED = (
+    "raw_text",
+    "summary",
+    "entities",
+    "topics",
+    "source",
+    "owner_id",
+    "status",
+    "deleted_at",
+    "superseded_by_id",
+    "duplicate_of_id",
+)
 
 
 def _scope_sql(row: str, columns: set[str]) -> str:
@@ -231,7 +242,7 @@ def fts5_match(query: list[str], *, owner_id: int | None = None, conjunctive: bo
     joined = (" AND " if conjunctive else " OR ").join(f'"{w}"' for w in query)
     if owner_id is None:
         # A word shaped like a scope token must not match the scope column.
-        return f'{{{" ".join(TEXT_COLUMNS)}}} : ({joined})' if any(_SCOPE_LIKE.fullmatch(w) for w in query) else joined
+        return f"{{{' '.join(TEXT_COLUMNS)}}} : ({joined})" if any(_SCOPE_LIKE.fullmatch(w) for w in query) else joined
     return f'scope : "u{int(owner_id)}" AND ({{{" ".join(TEXT_COLUMNS)}}} : ({joined}))'
 
 
@@ -517,7 +528,10 @@ def _pg_owner_size(connection, owner_id: int) -> int:
     size = cache.get(key)
     if size is None:
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {_PG_READABLE} LIMIT %s) AS mine", [owner_id, PG_IDF_CAP])
+            cursor.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {_PG_READABLE} LIMIT %s) AS mine",
+                [owner_id, PG_IDF_CAP],
+            )
             size = cursor.fetchone()[0]
         # A small space is counted afresh each time (cheap): a few memories more or less
         # there move IDF a lot, and ingest searches too (the update check), so a count
@@ -532,11 +546,7 @@ def _scan_search(*, owner, query: list[str], limit: int) -> list[Hit]:
     but recall still works."""
     wanted = set(query)
     hits = []
-    rows = (
-        readable_memories(owner)
-        .order_by("-id")
-        .values_list("id", "raw_text", "summary")[:5000]
-    )
+    rows = readable_memories(owner).order_by("-id").values_list("id", "raw_text", "summary")[:5000]
     for pk, raw_text, summary in rows:
         found = wanted & set(words(f"{raw_text} {summary}"))
         if found:

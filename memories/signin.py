@@ -49,8 +49,10 @@ def record_failure(request, username: str | None = None) -> None:
 
 def wait_message(seconds: int) -> str:
     minutes = max(1, round(seconds / 60))
-    return (f"Too many failed sign-ins for this account or from this address. Try again in about {minutes} "
-            f"minute{'s' if minutes != 1 else ''}; a forgotten password is reset with `manage.py changepassword`.")
+    return (
+        f"Too many failed sign-ins for this account or from this address. Try again in about {minutes} "
+        f"minute{'s' if minutes != 1 else ''}; a forgotten password is reset with `manage.py changepassword`."
+    )
 
 
 class ThrottledModelBackend(ModelBackend):

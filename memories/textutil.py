@@ -127,8 +127,10 @@ def jaccard(a: set, b: set) -> float:
 
 _MERSENNE = (1 << 61) - 1
 _MINHASH_SEEDS = [
-    (int.from_bytes(hashlib.blake2b(f"a{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE | 1,
-     int.from_bytes(hashlib.blake2b(f"b{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE)
+    (
+        int.from_bytes(hashlib.blake2b(f"a{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE | 1,
+        int.from_bytes(hashlib.blake2b(f"b{i}".encode(), digest_size=8).digest(), "big") % _MERSENNE,
+    )
     for i in range(8)
 ]
 

@@ -127,7 +127,9 @@ else:
 if os.getenv("REDIS_URL"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["REDIS_URL"]}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": MEMORY_DATA_DIR / "cache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": MEMORY_DATA_DIR / "cache"}
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -316,12 +318,21 @@ LOGGING = {
     # One-time sign-in links never reach a log line (Django logs the path of a refused request).
     "filters": {"redact": {"()": "memories.logredact.RedactFilter"}},
     # MEMORY_LOG_FORMAT=json: one JSON object a line, for a log collector.
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact"],
-                             "formatter": "json" if os.getenv("MEMORY_LOG_FORMAT", "").lower() == "json" else "plain"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["redact"],
+            "formatter": "json" if os.getenv("MEMORY_LOG_FORMAT", "").lower() == "json" else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "google_genai": {"level": "WARNING"},
-                # The MCP endpoint runs one short-lived session manager per request (memories/mcp/http.py).
-                "mcp.server.streamable_http_manager": {"level": "WARNING"},
-                # runserver's request lines, through the redacting handler too.
-                "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False}},
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+        "google_genai": {"level": "WARNING"},
+        # The MCP endpoint runs one short-lived session manager per request (memories/mcp/http.py).
+        "mcp.server.streamable_http_manager": {"level": "WARNING"},
+        # runserver's request lines, through the redacting handler too.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }

@@ -26,7 +26,9 @@ def count_queries(connection, fn) -> int:
     # Counted by wrapping the cursor: a request through the test client resets
     # connection.queries when it starts, so CaptureQueriesContext would see none.
     calls = []
-    with connection.execute_wrapper(lambda execute, sql, params, many, context: calls.append(sql) or execute(sql, params, many, context)):
+    with connection.execute_wrapper(
+        lambda execute, sql, params, many, context: calls.append(sql) or execute(sql, params, many, context)
+    ):
         fn()
     return len(calls)
 
@@ -72,16 +74,26 @@ def main():
     started = time.perf_counter()
     Memory.objects.bulk_create(
         (
-            Memory(owner=owner, raw_text=(text := " ".join(rng.choices(words, k=40))), summary=text[:200],
-                   topics=rng.sample(words, 2), entities=rng.sample(words, 2), importance=rng.random(),
-                   status="ready", content_hash=f"{i:064x}", source="bench")
+            Memory(
+                owner=owner,
+                raw_text=(text := " ".join(rng.choices(words, k=40))),
+                summary=text[:200],
+                topics=rng.sample(words, 2),
+                entities=rng.sample(words, 2),
+                importance=rng.random(),
+                status="ready",
+                content_hash=f"{i:064x}",
+                source="bench",
+            )
             for i in range(args.memories)
         ),
         batch_size=2000,
     )
     ids = list(Memory.objects.filter(owner=owner).values_list("pk", flat=True))
     pairs = {(a, b) for a in ids for b in rng.sample(ids, args.links_per_memory) if a != b}
-    MemoryLink.objects.bulk_create((MemoryLink(from_memory_id=a, to_memory_id=b, relationship="bench") for a, b in pairs), batch_size=5000)
+    MemoryLink.objects.bulk_create(
+        (MemoryLink(from_memory_id=a, to_memory_id=b, relationship="bench") for a, b in pairs), batch_size=5000
+    )
     print(f"seeded {args.memories:,} memories and {len(pairs):,} links in {time.perf_counter() - started:.1f}s ({data_dir})")
 
     client = Client(HTTP_HOST="localhost")
@@ -107,8 +119,12 @@ def main():
         assert client.get(url, params).status_code == 200
         endpoint_queries = count_queries(connection, lambda: client.get(url, params))
         endpoint = median_ms(lambda: client.get(url, params), args.repeat)
-        kwargs = {"sort": params.get("sort", "new"), "limit": params.get("limit", 50), "offset": params.get("offset", 0),
-                  "topic": params.get("topic", "")}
+        kwargs = {
+            "sort": params.get("sort", "new"),
+            "limit": params.get("limit", 50),
+            "offset": params.get("offset", 0),
+            "topic": params.get("topic", ""),
+        }
         old_queries = count_queries(connection, lambda: old_way(**kwargs))
         old = median_ms(lambda: old_way(**kwargs), args.repeat)
         print(f"{label:<32} {endpoint:>12.1f} {endpoint_queries:>8} {old:>11.1f} {old_queries:>8}")

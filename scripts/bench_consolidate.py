@@ -59,8 +59,15 @@ def main() -> None:
         items = []
         if Path(args.dataset).exists():
             for conv in load_locomo(Path(args.dataset)):
-                items += [{"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at,
-                           "entities": [t.speaker] if t.speaker else []} for t in conv.turns]
+                items += [
+                    {
+                        "text": t.text,
+                        "source": f"{conv.sample_id}:{t.dia_id}",
+                        "occurred_at": t.occurred_at,
+                        "entities": [t.speaker] if t.speaker else [],
+                    }
+                    for t in conv.turns
+                ]
         items = items[: args.size]
         rng = random.Random(11)
         start = timezone.make_aware(datetime(2024, 1, 1))
@@ -69,17 +76,21 @@ def main() -> None:
         for chunk in range(0, len(items), 5000):
             bulk_remember(owner=owner, items=items[chunk : chunk + 5000])
         loaded = time.perf_counter() - began
-        print(f"database: {connection.vendor}; similarity: {'meaning' if by_meaning() else 'lexical (TF-IDF)'}; "
-              f"{len(items):,} memories loaded in {loaded:.1f} s")
+        print(
+            f"database: {connection.vendor}; similarity: {'meaning' if by_meaning() else 'lexical (TF-IDF)'}; "
+            f"{len(items):,} memories loaded in {loaded:.1f} s"
+        )
         began = time.perf_counter()
         outcomes = consolidate_all()
         took = time.perf_counter() - began
         left = Memory.objects.filter(owner=owner, consolidated_at__isnull=True).count()
         made = Consolidation.objects.filter(owner=owner)
         unrelated = made.filter(summary__endswith="unrelated memories.").count()
-        print(f"one scheduled run: {took:.1f} s; {sum(o.run.memories_consolidated for o in outcomes):,} memories consolidated, "
-              f"{left} left waiting; {made.count():,} insights ({made.count() - unrelated:,} on a shared thread, "
-              f"{unrelated:,} saying their memories are unrelated); {MemoryLink.objects.filter(consolidation__owner=owner).count():,} links")
+        print(
+            f"one scheduled run: {took:.1f} s; {sum(o.run.memories_consolidated for o in outcomes):,} memories consolidated, "
+            f"{left} left waiting; {made.count():,} insights ({made.count() - unrelated:,} on a shared thread, "
+            f"{unrelated:,} saying their memories are unrelated); {MemoryLink.objects.filter(consolidation__owner=owner).count():,} links"
+        )
     finally:
         if owner is not None and args.database_url:
             owner.delete()

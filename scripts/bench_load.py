@@ -89,15 +89,21 @@ class _GeminiHandler(BaseHTTPRequestHandler):
         else:
             ids = re.findall(r"\[Memory (\d+)\]", prompt)[:2]
             role = "answer"
-            text = "From your memories: " + " ".join(f"a delivery is noted [Memory {i}]." for i in ids) if ids else "Your memories do not say."
+            text = (
+                "From your memories: " + " ".join(f"a delivery is noted [Memory {i}]." for i in ids)
+                if ids
+                else "Your memories do not say."
+            )
         with server.lock:
             server.calls[role] += 1
         time.sleep(max(0.0, random.gauss(server.latency, server.jitter)))
-        reply = json.dumps({
-            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": len(prompt) // 4, "candidatesTokenCount": len(text) // 4},
-            "modelVersion": "fake-gemini",
-        }).encode()
+        reply = json.dumps(
+            {
+                "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": len(prompt) // 4, "candidatesTokenCount": len(text) // 4},
+                "modelVersion": "fake-gemini",
+            }
+        ).encode()
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -111,8 +117,13 @@ class _GeminiHandler(BaseHTTPRequestHandler):
     def _extraction(prompt: str) -> dict:
         inner = prompt.split("<input>", 1)[-1].split("</input>", 1)[0].strip()
         words = re.findall(r"[A-Za-z]{4,}", inner)
-        return {"summary": inner[:160], "entities": sorted(set(w for w in words if w[0].isupper()))[:5],
-                "topics": [w.lower() for w in words[:3]], "importance": 0.5, "occurred_at": None}
+        return {
+            "summary": inner[:160],
+            "entities": sorted(set(w for w in words if w[0].isupper()))[:5],
+            "topics": [w.lower() for w in words[:3]],
+            "importance": 0.5,
+            "occurred_at": None,
+        }
 
     @staticmethod
     def _consolidation(prompt: str) -> dict:
@@ -141,23 +152,36 @@ class Service:
         if args.redis_url:
             self.env["REDIS_URL"] = args.redis_url
         self.owner_id = None
-        self.env.update({
-            "MEMORY_DATA_DIR": str(data), "MEMORY_INBOX_DIR": str(data / "inbox"),
-            "MEMORY_LLM_PROVIDER": "gemini", "GEMINI_API_KEY": "bench-key", "GEMINI_BASE_URL": fake_url, "GEMINI_MODEL": "gemini-bench",
-            "MEMORY_WORKERS": str(args.task_workers), "MEMORY_QUEUE_NAME": f"bench{os.getpid()}",
-            # The benchmark measures the service, not the per-user rate limits (they would 429 most calls).
-            "MEMORY_RATE_LIMIT_INGEST": "", "MEMORY_RATE_LIMIT_QUERY": "", "LOG_LEVEL": "WARNING",
-        })
+        self.env.update(
+            {
+                "MEMORY_DATA_DIR": str(data),
+                "MEMORY_INBOX_DIR": str(data / "inbox"),
+                "MEMORY_LLM_PROVIDER": "gemini",
+                "GEMINI_API_KEY": "bench-key",
+                "GEMINI_BASE_URL": fake_url,
+                "GEMINI_MODEL": "gemini-bench",
+                "MEMORY_WORKERS": str(args.task_workers),
+                "MEMORY_QUEUE_NAME": f"bench{os.getpid()}",
+                # The benchmark measures the service, not the per-user rate limits (they would 429 most calls).
+                "MEMORY_RATE_LIMIT_INGEST": "",
+                "MEMORY_RATE_LIMIT_QUERY": "",
+                "LOG_LEVEL": "WARNING",
+            }
+        )
         self.procs: dict[str, subprocess.Popen] = {}
         self.logs = data / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
 
     def manage(self, *args) -> str:
-        return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, check=True, capture_output=True, text=True).stdout
+        return subprocess.run(
+            [PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, check=True, capture_output=True, text=True
+        ).stdout
 
     def start(self, name: str, cmd: list[str]):
         with open(self.logs / f"{name}.log", "wb") as log:
-            self.procs[name] = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.procs[name] = subprocess.Popen(
+                cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     def up(self) -> bool:
         try:
@@ -183,7 +207,8 @@ class Service:
     def sql(self, query: str, params=()):
         # Only the bench user's memories: a PostgreSQL database may hold other data.
         query = query.replace("from memories_memory", f"from memories_memory where owner_id = {int(self.owner_id)}").replace(
-            f"{int(self.owner_id)} where", f"{int(self.owner_id)} and")
+            f"{int(self.owner_id)} where", f"{int(self.owner_id)} and"
+        )
         if self.database_url:
             import psycopg
 
@@ -225,12 +250,20 @@ def client_loop(n: int, base: str, token: str, stop: threading.Event, results: R
         op = rng.choices(ops, weights)[0]
         seq += 1
         if op == "ingest":
-            text = (f"Client {n} note {seq}: parcel {rng.randrange(10**6)} for {rng.choice(['Ana', 'Bo', 'Chen', 'Dee'])} "
-                    f"arrived at {rng.randrange(24)}:00 on {rng.choice(['Monday', 'Tuesday', 'Friday'])}.")
-            req = urllib.request.Request(base + "/api/ingest", data=json.dumps({"text": text, "source": "bench"}).encode(),
-                                         headers={**headers, "Content-Type": "application/json"}, method="POST")
+            text = (
+                f"Client {n} note {seq}: parcel {rng.randrange(10**6)} for {rng.choice(['Ana', 'Bo', 'Chen', 'Dee'])} "
+                f"arrived at {rng.randrange(24)}:00 on {rng.choice(['Monday', 'Tuesday', 'Friday'])}."
+            )
+            req = urllib.request.Request(
+                base + "/api/ingest",
+                data=json.dumps({"text": text, "source": "bench"}).encode(),
+                headers={**headers, "Content-Type": "application/json"},
+                method="POST",
+            )
         elif op == "query":
-            q = urllib.parse.quote(rng.choice(["When did the parcel for Chen arrive?", "What arrived on Friday?", "Who got parcels?"]))
+            q = urllib.parse.quote(
+                rng.choice(["When did the parcel for Chen arrive?", "What arrived on Friday?", "Who got parcels?"])
+            )
             req = urllib.request.Request(f"{base}/api/query?q={q}", headers=headers)
             text = ""
         else:
@@ -288,14 +321,39 @@ def main() -> int:
     try:
         print(f"data dir {data}; fake Gemini at {fake.url} ({args.latency * 1000:.0f} ms ± {args.jitter * 1000:.0f} ms)")
         service.manage("migrate", "-v0")
-        owner_id, token = service.manage("shell", "-c", (
-            "from django.contrib.auth import get_user_model\n"
-            "from memories.services.tokens import create_token\n"
-            f"u = get_user_model().objects.create_user('bench{os.getpid()}-{int(time.time())}', password='bench-password-123')\n"
-            "print(u.pk, create_token(owner=u, name='bench')[1])")).strip().splitlines()[-1].split()
+        owner_id, token = (
+            service.manage(
+                "shell",
+                "-c",
+                (
+                    "from django.contrib.auth import get_user_model\n"
+                    "from memories.services.tokens import create_token\n"
+                    f"u = get_user_model().objects.create_user('bench{os.getpid()}-{int(time.time())}', password='bench-password-123')\n"
+                    "print(u.pk, create_token(owner=u, name='bench')[1])"
+                ),
+            )
+            .strip()
+            .splitlines()[-1]
+            .split()
+        )
         service.owner_id = int(owner_id)
-        service.start("web", [PYTHON, "-m", "gunicorn", "memoryagent.wsgi", "--bind", f"127.0.0.1:{service.port}",
-                              "--workers", str(args.web_workers), "--threads", str(args.threads), "--timeout", "120"])
+        service.start(
+            "web",
+            [
+                PYTHON,
+                "-m",
+                "gunicorn",
+                "memoryagent.wsgi",
+                "--bind",
+                f"127.0.0.1:{service.port}",
+                "--workers",
+                str(args.web_workers),
+                "--threads",
+                str(args.threads),
+                "--timeout",
+                "120",
+            ],
+        )
         for i in range(args.clusters):
             service.start(f"cluster{i}", [PYTHON, "manage.py", "qcluster"])
         deadline = time.monotonic() + 60
@@ -304,9 +362,11 @@ def main() -> int:
                 raise SystemExit("gunicorn did not come up; see " + str(service.logs / "web.log"))
             time.sleep(0.3)
         time.sleep(2)  # let the cluster finish starting its workers
-        print(f"{'PostgreSQL' if args.database_url else 'SQLite'} + {'Redis' if args.redis_url else 'ORM broker'}; "
-              f"gunicorn: {args.web_workers} workers x {args.threads} threads; {args.clusters} qcluster x {args.task_workers} workers; "
-              f"{args.clients} clients for {args.duration:.0f} s; mix {args.mix}")
+        print(
+            f"{'PostgreSQL' if args.database_url else 'SQLite'} + {'Redis' if args.redis_url else 'ORM broker'}; "
+            f"gunicorn: {args.web_workers} workers x {args.threads} threads; {args.clusters} qcluster x {args.task_workers} workers; "
+            f"{args.clients} clients for {args.duration:.0f} s; mix {args.mix}"
+        )
 
         results, stop = Results(), threading.Event()
         base = f"http://127.0.0.1:{service.port}"
@@ -326,8 +386,10 @@ def main() -> int:
         for op in sorted(results.latency):
             values = results.latency[op]
             statuses = ", ".join(f"{s}: {n}" for (o, s), n in sorted(results.status.items(), key=str) if o == op)
-            print(f"{op:<10}{len(values):>8}{len(values) / elapsed:>8.1f}{statistics.median(values) * 1000:>9.0f}"
-                  f"{percentile(values, 95) * 1000:>9.0f}{max(values) * 1000:>9.0f}  {statuses}")
+            print(
+                f"{op:<10}{len(values):>8}{len(values) / elapsed:>8.1f}{statistics.median(values) * 1000:>9.0f}"
+                f"{percentile(values, 95) * 1000:>9.0f}{max(values) * 1000:>9.0f}  {statuses}"
+            )
         print(f"errors (5xx, connection errors, 'database is locked'): {len(results.errors)}")
         for line in results.errors[:10]:
             print("   ", line)
@@ -348,8 +410,10 @@ def main() -> int:
         unexpected = set(by_id) - set(results.accepted)
         statuses = Counter(status for _, _, status in rows)
         print(f"\nqueue drained in {drained:.1f} s after the load; model calls: {dict(fake.calls)}")
-        print(f"accepted ingests: {len(results.accepted)}; stored: {len(rows)} ({dict(statuses)}); "
-              f"lost: {len(lost)}; duplicated: {len(duplicated)}; stored but never acknowledged: {len(unexpected)}")
+        print(
+            f"accepted ingests: {len(results.accepted)}; stored: {len(rows)} ({dict(statuses)}); "
+            f"lost: {len(lost)}; duplicated: {len(duplicated)}; stored but never acknowledged: {len(unexpected)}"
+        )
         locked = sum(p.read_text(errors="replace").count("database is locked") for p in service.logs.glob("*.log"))
         print(f"'database is locked' in server logs: {locked}")
         ok = not lost and not duplicated and not results.errors and statuses.get("pending", 0) == 0

@@ -63,18 +63,31 @@ def main():
         text = " ".join(rng.choices(vocabulary, weights=weights, k=50))
         if rng.random() < 0.01:
             text += " tulips"
-        batch.append(Memory(owner=owner, raw_text=text, summary=text[:200], topics=list(dict.fromkeys(rng.choices(topics, weights=weights and weights[: len(topics)], k=3))),
-                            entities=list(dict.fromkeys(rng.choices(entities, weights=weights and weights[: len(entities)], k=2))), importance=rng.random(), status="ready",
-                            content_hash=f"{i:064x}", source="bench"))
+        batch.append(
+            Memory(
+                owner=owner,
+                raw_text=text,
+                summary=text[:200],
+                topics=list(dict.fromkeys(rng.choices(topics, weights=weights and weights[: len(topics)], k=3))),
+                entities=list(dict.fromkeys(rng.choices(entities, weights=weights and weights[: len(entities)], k=2))),
+                importance=rng.random(),
+                status="ready",
+                content_hash=f"{i:064x}",
+                source="bench",
+            )
+        )
         if len(batch) == 5000:
             Memory.objects.bulk_create(batch)
             batch = []
     Memory.objects.bulk_create(batch)
     ids = sorted(Memory.objects.values_list("pk", flat=True))
     MemoryLink.objects.bulk_create(
-        MemoryLink(from_memory_id=a, to_memory_id=b, relationship="bench") for a, b in zip(ids[: len(ids) // 5 : 2], ids[1 : len(ids) // 5 : 2])
+        MemoryLink(from_memory_id=a, to_memory_id=b, relationship="bench")
+        for a, b in zip(ids[: len(ids) // 5 : 2], ids[1 : len(ids) // 5 : 2])
     )
-    print(f"seeded {args.memories:,} memories and {MemoryLink.objects.count():,} links in {time.perf_counter() - started:.1f}s ({data_dir})")
+    print(
+        f"seeded {args.memories:,} memories and {MemoryLink.objects.count():,} links in {time.perf_counter() - started:.1f}s ({data_dir})"
+    )
 
     client = Client()
     client.force_login(owner)
@@ -105,14 +118,16 @@ def main():
             assert response.status_code == 200, (url, response.status_code)
         print(f"{label:<34} {statistics.median(times):>10.1f} {max(times):>8.1f}")
 
-    naive = Memory.objects.filter(owner=owner).annotate(
-        link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
-    ).order_by("-created_at", "-id")
+    naive = (
+        Memory.objects.filter(owner=owner)
+        .annotate(link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True))
+        .order_by("-created_at", "-id")
+    )
     print("\nfor comparison, the annotated queryset with COUNT + OFFSET:")
     for label, fn in {
         "count": lambda: naive.count(),
         "page 1": lambda: list(naive[:24]),
-        "page at 90% depth": lambda: list(naive[int(args.memories * 0.9): int(args.memories * 0.9) + 24]),
+        "page at 90% depth": lambda: list(naive[int(args.memories * 0.9) : int(args.memories * 0.9) + 24]),
     }.items():
         t = time.perf_counter()
         fn()

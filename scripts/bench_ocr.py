@@ -78,8 +78,10 @@ def main() -> None:
             if got != sentence:
                 print(f"  {size}px: {sentence!r} -> {got!r}")
     times.sort()
-    print(f"{len(times)} images; median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s an image; "
-          f"character error rate {errors / chars:.1%}")
+    print(
+        f"{len(times)} images; median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s an image; "
+        f"character error rate {errors / chars:.1%}"
+    )
 
 
 if __name__ == "__main__":

@@ -119,10 +119,19 @@ def _random_vectors(owner, embedder, rng, Memory, MemoryVector, np) -> None:
         ids = missing[chunk : chunk + 5000]
         rows = gen.standard_normal((len(ids), embedder.dim)).astype("<f4")
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-        MemoryVector.objects.bulk_create([
-            MemoryVector(memory_id=pk, owner_id=owner.pk, model=embedder.model, dim=embedder.dim, vector=rows[i].tobytes(), text_hash="bench")
-            for i, pk in enumerate(ids)
-        ])
+        MemoryVector.objects.bulk_create(
+            [
+                MemoryVector(
+                    memory_id=pk,
+                    owner_id=owner.pk,
+                    model=embedder.model,
+                    dim=embedder.dim,
+                    vector=rows[i].tobytes(),
+                    text_hash="bench",
+                )
+                for i, pk in enumerate(ids)
+            ]
+        )
 
 
 def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> float:
@@ -158,13 +167,21 @@ def percentile(values: list[float], p: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
-    parser.add_argument("--queries", type=int, default=200, help="Questions timed per strategy and size (p95 of fewer is mostly noise).")
+    parser.add_argument(
+        "--queries", type=int, default=200, help="Questions timed per strategy and size (p95 of fewer is mostly noise)."
+    )
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
-    parser.add_argument("--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny).")
+    parser.add_argument(
+        "--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny)."
+    )
     parser.add_argument("--database-url", action="store_true", help="Use DATABASE_URL instead of a throwaway SQLite file.")
-    parser.add_argument("--embeddings", nargs="+", help="Embeddings backends to time side by side (default: off, and local if installed).")
-    parser.add_argument("--ingest-jsonl", type=int, default=0, help="Also time manage.py ingest --jsonl of this many notes per backend.")
+    parser.add_argument(
+        "--embeddings", nargs="+", help="Embeddings backends to time side by side (default: off, and local if installed)."
+    )
+    parser.add_argument(
+        "--ingest-jsonl", type=int, default=0, help="Also time manage.py ingest --jsonl of this many notes per backend."
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="bench-recall-"))
@@ -199,7 +216,9 @@ def main() -> None:
         owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
         start = timezone.make_aware(datetime(2024, 1, 1))
         make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
-        print(f"database: {connection.vendor}; vocabulary: {args.vocab}; k={args.k}; {args.queries} questions per strategy and size")
+        print(
+            f"database: {connection.vendor}; vocabulary: {args.vocab}; k={args.k}; {args.queries} questions per strategy and size"
+        )
         print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs))
         have = 0
         for size in sorted(args.sizes):
@@ -233,7 +252,10 @@ def main() -> None:
                 cells.append(f"{statistics.median(times):>16.1f}ms {percentile(times, 95):>16.1f}ms")
             print(f"{size:>9} {rate:>9.0f} " + " ".join(cells), flush=True)
         for backend in backends if args.ingest_jsonl else []:
-            print(f"ingest --jsonl of {args.ingest_jsonl} notes, embeddings {backend}: {_time_ingest(args.ingest_jsonl, backend, rng, make, start, data_dir):.1f} memories/s", flush=True)
+            print(
+                f"ingest --jsonl of {args.ingest_jsonl} notes, embeddings {backend}: {_time_ingest(args.ingest_jsonl, backend, rng, make, start, data_dir):.1f} memories/s",
+                flush=True,
+            )
     finally:
         if owner is not None and args.database_url:
             owner.delete()

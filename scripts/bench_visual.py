@@ -52,10 +52,20 @@ def main():
     batch = []
     for i in range(args.memories):
         text = " ".join(rng.choices(words, k=30))
-        batch.append(Memory(owner=owner, raw_text=text, summary=text[:200], topics=rng.sample(words, 3),
-                            entities=rng.sample(words, 2), importance=rng.random(), status="ready",
-                            content_hash=f"{owner.pk:08x}{i:056x}", source=rng.choice(["notes", "mail", "chat"]),
-                            occurred_at=now - timedelta(days=rng.randint(0, 1500))))
+        batch.append(
+            Memory(
+                owner=owner,
+                raw_text=text,
+                summary=text[:200],
+                topics=rng.sample(words, 3),
+                entities=rng.sample(words, 2),
+                importance=rng.random(),
+                status="ready",
+                content_hash=f"{owner.pk:08x}{i:056x}",
+                source=rng.choice(["notes", "mail", "chat"]),
+                occurred_at=now - timedelta(days=rng.randint(0, 1500)),
+            )
+        )
         if len(batch) == 5000:
             Memory.objects.bulk_create(batch)
             batch = []
@@ -72,10 +82,13 @@ def main():
         c = Consolidation.objects.create(owner=owner, summary="bench", insight=f"insight over {group[0]}")
         c.sources.set(group)
         MemoryLink.objects.bulk_create(
-            MemoryLink(from_memory_id=a, to_memory_id=b, relationship="related", consolidation=c) for a, b in zip(group, group[1:])
+            MemoryLink(from_memory_id=a, to_memory_id=b, relationship="related", consolidation=c)
+            for a, b in zip(group, group[1:])
         )
         Memory.objects.filter(pk__in=group).update(consolidated_at=now)
-    ConsolidationRun.objects.bulk_create(ConsolidationRun(owner=owner, started_at=now - timedelta(hours=h), finished_at=now) for h in range(0, 24 * 60, 30))
+    ConsolidationRun.objects.bulk_create(
+        ConsolidationRun(owner=owner, started_at=now - timedelta(hours=h), finished_at=now) for h in range(0, 24 * 60, 30)
+    )
     print(f"seeded {len(ids):,} memories in {time.perf_counter() - started:.0f} s")
 
     focus = ids[len(ids) // 3]

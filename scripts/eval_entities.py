@@ -20,8 +20,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def load_before(commit: str):
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:memories/llm/offline.py"],
-                            capture_output=True, text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:memories/llm/offline.py"], capture_output=True, text=True, check=True
+    ).stdout
     module = types.ModuleType("memories.llm._offline_before")
     module.__package__ = "memories.llm"
     exec(compile(source, "offline_before.py", "exec"), module.__dict__)
@@ -51,6 +52,7 @@ def main():
     args = parser.parse_args()
     import django
     import os
+
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
     django.setup()
     from memories.llm.extractive.entities import extract_entities

@@ -63,7 +63,9 @@ def main() -> None:
     from memories.recall import recall
     from memories.services.embed import embed_missing
 
-    modules = {m.name: importlib.import_module(f"memories.recall.{m.name}") for m in pkgutil.iter_modules(recall_package.__path__)}
+    modules = {
+        m.name: importlib.import_module(f"memories.recall.{m.name}") for m in pkgutil.iter_modules(recall_package.__path__)
+    }
 
     def hybrid(backend: str, settings: dict[str, str]):
         def ranked(owner, question):
@@ -88,9 +90,16 @@ def main() -> None:
         with embeddings.using("local"):
             embedder = embeddings.get_embedder()
             vector = embeddings.embed_question(embedder, question)
-        return [pk for pk, _ in vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=50)]
+        return [
+            pk for pk, _ in vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=50)
+        ]
 
-    rows = {"words alone": words_alone, "meaning alone": meaning_alone, "hybrid, off": hybrid("off", {}), "hybrid + local": hybrid("local", {})}
+    rows = {
+        "words alone": words_alone,
+        "meaning alone": meaning_alone,
+        "hybrid, off": hybrid("off", {}),
+        "hybrid + local": hybrid("local", {}),
+    }
     for text in args.tries:
         name, settings = parse_try(text)
         rows[name] = hybrid("local", settings)
@@ -102,10 +111,18 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         for conv in conversations:
             owner = get_user_model().objects.create_user(username=f"arms-{conv.sample_id}")
-            stored = bulk_remember(owner=owner, items=[
-                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
-                for t in conv.turns
-            ])
+            stored = bulk_remember(
+                owner=owner,
+                items=[
+                    {
+                        "text": t.text,
+                        "source": f"{conv.sample_id}:{t.dia_id}",
+                        "occurred_at": t.occurred_at,
+                        "entities": [t.speaker] if t.speaker else [],
+                    }
+                    for t in conv.turns
+                ],
+            )
             with embeddings.using("local"):
                 outcome = embed_missing(owner=owner)
             if outcome.error:
@@ -120,7 +137,10 @@ def main() -> None:
                     for k in KS:
                         sums[k] += len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)
                 found[name][conv.sample_id] = sums
-                print(f"{name:40} {conv.sample_id:>10} " + " ".join(f"{100 * sums[k] / len(conv.questions):5.1f}" for k in KS), flush=True)
+                print(
+                    f"{name:40} {conv.sample_id:>10} " + " ".join(f"{100 * sums[k] / len(conv.questions):5.1f}" for k in KS),
+                    flush=True,
+                )
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 

@@ -52,11 +52,28 @@ def main() -> None:
     for conv in load_locomo(Path(args.dataset)):
         with transaction.atomic():
             owner = get_user_model().objects.create_user(username=f"links-{uuid.uuid4().hex[:10]}")
-            bulk_remember(owner=owner, items=[{"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at,
-                                                "entities": [t.speaker] if t.speaker else []} for t in conv.turns])
+            bulk_remember(
+                owner=owner,
+                items=[
+                    {
+                        "text": t.text,
+                        "source": f"{conv.sample_id}:{t.dia_id}",
+                        "occurred_at": t.occurred_at,
+                        "entities": [t.speaker] if t.speaker else [],
+                    }
+                    for t in conv.turns
+                ],
+            )
             consolidate_owner(owner=owner)
-            links += [{"a": link.from_memory.raw_text, "b": link.to_memory.raw_text, "relationship": link.relationship, "shares_topic": None}
-                      for link in MemoryLink.objects.filter(consolidation__owner=owner).select_related("from_memory", "to_memory")]
+            links += [
+                {
+                    "a": link.from_memory.raw_text,
+                    "b": link.to_memory.raw_text,
+                    "relationship": link.relationship,
+                    "shares_topic": None,
+                }
+                for link in MemoryLink.objects.filter(consolidation__owner=owner).select_related("from_memory", "to_memory")
+            ]
             transaction.set_rollback(True)
     print(f"{len(links)} links in all", file=sys.stderr)
     for row in random.Random(args.seed).sample(links, min(args.n, len(links))):

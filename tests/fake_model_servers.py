@@ -190,9 +190,7 @@ class FakeGemini(FakeServer, EmbeddingFailures):
     @staticmethod
     def generate_body(text: str, *, finish_reason: str = "STOP") -> dict:
         return {
-            "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish_reason, "index": 0}
-            ],
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish_reason, "index": 0}],
             "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
             "modelVersion": "fake-gemini",
         }
@@ -238,9 +236,13 @@ class FakeGemini(FakeServer, EmbeddingFailures):
         self.embed_requests.append(body)
         if self.embed_failures:
             status = self.embed_failures.popleft()
-            return Scripted(status, json.dumps({"error": {"code": status, "message": "fake embed failure", "status": "UNAVAILABLE"}}).encode())
+            return Scripted(
+                status, json.dumps({"error": {"code": status, "message": "fake embed failure", "status": "UNAVAILABLE"}}).encode()
+            )
         if len(body["requests"]) > 100:
-            return Scripted(400, b'{"error": {"code": 400, "message": "at most 100 requests in a batch", "status": "INVALID_ARGUMENT"}}')
+            return Scripted(
+                400, b'{"error": {"code": 400, "message": "at most 100 requests in a batch", "status": "INVALID_ARGUMENT"}}'
+            )
         out = []
         for request in body["requests"]:
             text = " ".join(p.get("text", "") for p in request["content"]["parts"])
@@ -320,7 +322,9 @@ class FakeOpenAI(FakeServer, EmbeddingFailures):
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             if len(inputs) > self.MAX_EMBED_INPUTS:
                 return Scripted(400, b'{"error": {"message": "too many inputs"}}')
-            data = [{"object": "embedding", "index": i, "embedding": fake_vector(t, self.EMBED_DIM)} for i, t in enumerate(inputs)]
+            data = [
+                {"object": "embedding", "index": i, "embedding": fake_vector(t, self.EMBED_DIM)} for i, t in enumerate(inputs)
+            ]
             return Scripted(200, json.dumps({"object": "list", "data": data[::-1], "model": body.get("model")}).encode())
         return Scripted(404, json.dumps({"error": {"message": f"no route {record.method} {record.route}"}}).encode())
 

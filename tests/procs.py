@@ -124,8 +124,16 @@ class Service:
         return self
 
     def manage(self, *args, check=True, timeout=120, input=None) -> subprocess.CompletedProcess:
-        return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, check=check, capture_output=True,
-                              text=True, timeout=timeout, input=input)
+        return subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=check,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+        )
 
     def shell(self, code: str) -> str:
         return self.manage("shell", "-c", code).stdout
@@ -156,16 +164,32 @@ class Service:
     def _start(self, name: str, args: list[str], env: dict | None = None) -> subprocess.Popen:
         self._starts += 1
         log = open(self.logs / f"{name}.{self._starts}.log", "wb")
-        proc = subprocess.Popen(args, cwd=ROOT, env={**self.env, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            args, cwd=ROOT, env={**self.env, **(env or {})}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         log.close()
         self.procs[name] = proc
         return proc
 
     def start_web(self, workers: int = 2) -> subprocess.Popen:
         self.port = self.port or free_port()
-        proc = self._start("web", [PYTHON, "-m", "gunicorn", "memoryagent.wsgi", "--bind", f"127.0.0.1:{self.port}",
-                                   "--workers", str(workers), "--timeout", "120", "--graceful-timeout", "5"])
+        proc = self._start(
+            "web",
+            [
+                PYTHON,
+                "-m",
+                "gunicorn",
+                "memoryagent.wsgi",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(workers),
+                "--timeout",
+                "120",
+                "--graceful-timeout",
+                "5",
+            ],
+        )
         if not wait_for(lambda: self._web_up(proc), timeout=60, interval=0.3):
             raise RuntimeError(f"gunicorn did not start:\n{self.log_text('web')[-3000:]}")
         return proc
@@ -251,8 +275,17 @@ class Service:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def request(self, method: str, path: str, *, token: str | None = None, json_body=None, body: bytes | None = None,
-                headers: dict | None = None, timeout: float = 60) -> Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json_body=None,
+        body: bytes | None = None,
+        headers: dict | None = None,
+        timeout: float = 60,
+    ) -> Response:
         headers = dict(headers or {})
         if token:
             headers["Authorization"] = f"Bearer {token}"
@@ -274,7 +307,13 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tu
     for name, value in fields.items():
         out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
     for name, (filename, data) in files.items():
-        out += (f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-                f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + b"\r\n"
+        out += (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                f"Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + data
+            + b"\r\n"
+        )
     out += f"--{boundary}--\r\n".encode()
     return bytes(out), f"multipart/form-data; boundary={boundary}"

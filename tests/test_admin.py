@@ -35,7 +35,10 @@ def test_staff_see_every_owner_and_every_model(admin_client_, user, other_user, 
     assert "Lisbon" in listing and "Porto" in listing
     found = admin_client_.get(reverse("admin:memories_memory_changelist"), {"q": "Porto"}).content.decode()
     assert "Porto" in found and "Lisbon" not in found
-    assert "Porto" not in admin_client_.get(reverse("admin:memories_memory_changelist"), {"status__exact": "failed"}).content.decode()
+    assert (
+        "Porto"
+        not in admin_client_.get(reverse("admin:memories_memory_changelist"), {"status__exact": "failed"}).content.decode()
+    )
     for model in ["consolidation", "memorylink", "consolidationrun", "processedfile", "apitoken"]:
         assert admin_client_.get(reverse(f"admin:memories_{model}_changelist")).status_code == 200, model
     change = admin_client_.get(reverse("admin:memories_memory_change", args=[a.pk])).content.decode()
@@ -49,8 +52,11 @@ def test_retry_action_requeues_only_failed(admin_client_, memory_factory):
     failed = memory_factory("broke", extract=False)
     ready = memory_factory("fine")
     Memory.objects.filter(pk=failed.pk).update(status="failed", error="boom")
-    response = admin_client_.post(reverse("admin:memories_memory_changelist"),
-                                  {"action": "retry_extraction", "_selected_action": [failed.pk, ready.pk]}, follow=True)
+    response = admin_client_.post(
+        reverse("admin:memories_memory_changelist"),
+        {"action": "retry_extraction", "_selected_action": [failed.pk, ready.pk]},
+        follow=True,
+    )
     assert b"Queued 1 failed memories" in response.content
     assert Memory.objects.get(pk=failed.pk).status == "pending"
     assert Memory.objects.get(pk=ready.pk).status == "ready"
@@ -59,8 +65,9 @@ def test_retry_action_requeues_only_failed(admin_client_, memory_factory):
 @pytest.mark.django_db
 def test_delete_action_goes_through_the_service(admin_client_, memory_factory):
     a, b = memory_factory("one"), memory_factory("two")
-    response = admin_client_.post(reverse("admin:memories_memory_changelist"),
-                                  {"action": "delete_with_service", "_selected_action": [a.pk]}, follow=True)
+    response = admin_client_.post(
+        reverse("admin:memories_memory_changelist"), {"action": "delete_with_service", "_selected_action": [a.pk]}, follow=True
+    )
     assert b"Deleted 1 memories" in response.content
     assert list(Memory.objects.values_list("pk", flat=True)) == [b.pk]
 
@@ -77,8 +84,9 @@ def test_consolidate_action_runs_for_each_owner(admin_client_, user, memory_fact
 def test_reextract_action_extracts_again(admin_client_, memory_factory):
     memory = memory_factory("Alice met Bob in Lisbon.")
     Memory.objects.filter(pk=memory.pk).update(summary="stale")
-    response = admin_client_.post(reverse("admin:memories_memory_changelist"),
-                                  {"action": "reextract", "_selected_action": [memory.pk]}, follow=True)
+    response = admin_client_.post(
+        reverse("admin:memories_memory_changelist"), {"action": "reextract", "_selected_action": [memory.pk]}, follow=True
+    )
     assert b"Re-extracted 1 memories" in response.content
     assert Memory.objects.get(pk=memory.pk).summary != "stale"
 
@@ -131,8 +139,12 @@ def test_admin_edit_goes_through_the_service_and_is_recorded(admin_client_, memo
     page = admin_client_.get(url).content.decode()
     assert 'name="summary"' in page and 'name="raw_text"' not in page and 'name="status"' not in page
     data = {
-        "summary": "Alice met Bob in Porto.", "entities": '["Alice", "Bob", "Porto"]', "topics": '["travel"]',
-        "importance": "0.8", "occurred_at_0": memory.occurred_at.strftime("%Y-%m-%d"), "occurred_at_1": memory.occurred_at.strftime("%H:%M:%S"),
+        "summary": "Alice met Bob in Porto.",
+        "entities": '["Alice", "Bob", "Porto"]',
+        "topics": '["travel"]',
+        "importance": "0.8",
+        "occurred_at_0": memory.occurred_at.strftime("%Y-%m-%d"),
+        "occurred_at_1": memory.occurred_at.strftime("%H:%M:%S"),
     }
     bad = admin_client_.post(url, {**data, "importance": "3"})
     assert bad.status_code == 200 and b"less than or equal to 1" in bad.content
@@ -143,7 +155,9 @@ def test_admin_edit_goes_through_the_service_and_is_recorded(admin_client_, memo
     saved = admin_client_.post(url, data)
     assert saved.status_code == 302
     memory.refresh_from_db()
-    assert memory.summary == "Alice met Bob in Porto." and memory.entities == ["Alice", "Bob", "Porto"] and memory.importance == 0.8
+    assert (
+        memory.summary == "Alice met Bob in Porto." and memory.entities == ["Alice", "Bob", "Porto"] and memory.importance == 0.8
+    )
     event = Event.objects.get(subject_id=memory.pk, action="edited")
     assert event.actor == "user:root" and event.after["summary"] == "Alice met Bob in Porto."
     assert "occurred_at" not in event.before  # unchanged fields are not part of the edit
@@ -160,8 +174,11 @@ def test_restore_action_restores_only_deleted_memories(admin_client_, user, memo
 
     gone, live = memory_factory("Restore me."), memory_factory("Never deleted.")
     delete_memory(owner=user, memory_id=gone.pk)
-    response = admin_client_.post(reverse("admin:memories_memory_changelist"),
-                                  {"action": "restore_memories", "_selected_action": [gone.pk, live.pk]}, follow=True)
+    response = admin_client_.post(
+        reverse("admin:memories_memory_changelist"),
+        {"action": "restore_memories", "_selected_action": [gone.pk, live.pk]},
+        follow=True,
+    )
     assert b"Restored 1 memories" in response.content
     assert Memory.objects.filter(pk=gone.pk).exists() and not RejectedContent.objects.filter(owner=user).exists()
     assert Event.objects.filter(subject_id=gone.pk, action="restored", actor="user:root").exists()
@@ -177,7 +194,9 @@ def test_purge_action_asks_for_confirmation_then_erases(admin_client_, user, mem
     delete_memory(owner=user, memory_id=memory.pk)
     url = reverse("admin:memories_memory_changelist")
     confirm = admin_client_.post(url, {"action": "purge_memories", "_selected_action": [memory.pk]})
-    assert confirm.status_code == 200 and b"Yes, purge them for good" in confirm.content and b"cannot be undone" in confirm.content
+    assert (
+        confirm.status_code == 200 and b"Yes, purge them for good" in confirm.content and b"cannot be undone" in confirm.content
+    )
     assert Memory.all_objects.filter(pk=memory.pk).exists()  # only asked so far
 
     done = admin_client_.post(url, {"action": "purge_memories", "_selected_action": [memory.pk], "post": "yes"}, follow=True)
@@ -232,7 +251,9 @@ def test_event_and_rejected_content_admins_are_read_only_and_filterable(admin_cl
     event = Event.objects.filter(action="edited").get()
     page = admin_client_.get(reverse("admin:memories_event_change", args=[event.pk])).content.decode()
     assert "0.95" in page and 'name="actor"' not in page
-    assert admin_client_.post(reverse("admin:memories_event_change", args=[event.pk]), {"actor": "someone else"}).status_code == 403
+    assert (
+        admin_client_.post(reverse("admin:memories_event_change", args=[event.pk]), {"actor": "someone else"}).status_code == 403
+    )
     assert admin_client_.get(reverse("admin:memories_event_add")).status_code == 403
     assert admin_client_.post(reverse("admin:memories_event_delete", args=[event.pk]), {"post": "yes"}).status_code == 403
     assert Event.objects.get(pk=event.pk).actor == "user:alice"
@@ -241,7 +262,10 @@ def test_event_and_rejected_content_admins_are_read_only_and_filterable(admin_cl
     listing = admin_client_.get(reverse("admin:memories_rejectedcontent_changelist")).content.decode()
     assert rejected.content_hash[:16] in listing and f"Memory {bobs.pk} (purged)" in listing
     assert admin_client_.get(reverse("admin:memories_rejectedcontent_change", args=[rejected.pk])).status_code == 200
-    assert admin_client_.post(reverse("admin:memories_rejectedcontent_delete", args=[rejected.pk]), {"post": "yes"}).status_code == 403
+    assert (
+        admin_client_.post(reverse("admin:memories_rejectedcontent_delete", args=[rejected.pk]), {"post": "yes"}).status_code
+        == 403
+    )
     assert RejectedContent.objects.filter(pk=rejected.pk).exists()
 
 

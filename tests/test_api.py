@@ -386,8 +386,11 @@ def test_get_patch_delete_one_memory(api, notes):
     body = api.get(f"/api/memories/{memory.pk}").json()
     assert body["raw_text"] == NOTES[0] and body["id"] == memory.pk
     patch = {
-        "summary": "Deck for Priya due Friday.", "entities": ["Priya", "Acme", "Priya"], "topics": ["pricing"],
-        "importance": 0.9, "occurred_at": "2025-06-01T10:00:00Z",
+        "summary": "Deck for Priya due Friday.",
+        "entities": ["Priya", "Acme", "Priya"],
+        "topics": ["pricing"],
+        "importance": 0.9,
+        "occurred_at": "2025-06-01T10:00:00Z",
     }
     response = api.patch(f"/api/memories/{memory.pk}", json.dumps(patch), content_type="application/json")
     assert response.status_code == 200, response.content
@@ -419,7 +422,11 @@ def test_deleted_content_stays_out_until_restored(api, notes):
 @pytest.mark.parametrize(
     "patch",
     [
-        {"importance": 1.5}, {"importance": "high"}, {"entities": "Acme"}, {"summary": ""}, {"topics": ["  "]},
+        {"importance": 1.5},
+        {"importance": "high"},
+        {"entities": "Acme"},
+        {"summary": ""},
+        {"topics": ["  "]},
         {"occurred_at": "soon"},
     ],
 )
@@ -507,9 +514,21 @@ def test_fixed_window_resets_and_can_be_turned_off(db):
 
 def test_openapi_schema_lists_the_endpoints_and_bearer_auth(db):
     schema = Client().get("/api/openapi.json").json()
-    for path in ("/api/status", "/api/memories", "/api/ingest", "/api/query", "/api/consolidate", "/api/delete", "/api/clear",
-                 "/api/memories/{memory_id}", "/api/memories/{memory_id}/links", "/api/memories/{memory_id}/consolidations",
-                 "/api/consolidations", "/api/recall", "/api/memories/{memory_id}/retry"):
+    for path in (
+        "/api/status",
+        "/api/memories",
+        "/api/ingest",
+        "/api/query",
+        "/api/consolidate",
+        "/api/delete",
+        "/api/clear",
+        "/api/memories/{memory_id}",
+        "/api/memories/{memory_id}/links",
+        "/api/memories/{memory_id}/consolidations",
+        "/api/consolidations",
+        "/api/recall",
+        "/api/memories/{memory_id}/retry",
+    ):
         assert path in schema["paths"], path
     assert set(schema["paths"]["/api/ingest"]["post"]["requestBody"]["content"]) == {"application/json", "multipart/form-data"}
     assert any(scheme.get("scheme") == "bearer" for scheme in schema["components"]["securitySchemes"].values())
@@ -595,7 +614,10 @@ def test_tokens_page_needs_sign_in_and_csrf(user, base_template):
 
 def test_history_restore_and_refused_reingest_through_the_api(api, user, other_user, memory_factory):
     memory = memory_factory("The Lisbon office lease ends in June 2026, says Marta.")
-    assert api.patch(f"/api/memories/{memory.pk}", json.dumps({"importance": 0.9}), content_type="application/json").status_code == 200
+    assert (
+        api.patch(f"/api/memories/{memory.pk}", json.dumps({"importance": 0.9}), content_type="application/json").status_code
+        == 200
+    )
     assert api.delete(f"/api/memories/{memory.pk}").status_code == 204
     again = post_json(api, "/api/ingest", {"text": "The Lisbon office lease ends in June 2026, says Marta."})
     assert again.status_code == 409 and "restore memory" in again.json()["detail"]

@@ -14,12 +14,15 @@ def api(user):
     return Client(headers={"Authorization": f"Bearer {create_token(owner=user, name='script')[1]}"})
 
 
-@pytest.mark.parametrize("content_type", [
-    "application/x-www-form-urlencoded",  # what curl -d sends when no type is given
-    "text/plain",
-    "application/octet-stream",
-    "application/json; charset=utf-8",
-])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/x-www-form-urlencoded",  # what curl -d sends when no type is given
+        "text/plain",
+        "application/octet-stream",
+        "application/json; charset=utf-8",
+    ],
+)
 def test_a_json_body_is_read_as_json_whatever_the_content_type(api, user, content_type):
     body = json.dumps({"text": "some info", "source": "curl"})
     response = api.post("/api/ingest", body, content_type=content_type)

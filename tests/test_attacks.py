@@ -46,6 +46,7 @@ def finishes_within(seconds: int):
     """A liveness guard, not a speed assertion: the attacks below took 30-150 s on the
     patterns they target; the fixed code takes well under a second. A hang fails the test
     instead of holding the whole run."""
+
     def expired(signum, frame):
         raise TimeoutError(f"still running after {seconds} s")
 
@@ -72,8 +73,16 @@ def test_owner_cannot_be_claimed_by_whoever_reaches_the_port_first():
     page = attacker.get(reverse("login"))
     assert b"password1" not in page.content and b"Create owner account" not in page.content
     for path in ("/welcome/first-owner/", "/welcome/password/", "/accounts/password_reset/"):
-        reply = attacker.post(path, {"username": "owner", "password1": "hijack pass 12345", "password2": "hijack pass 12345",
-                                     "new_password1": "hijack pass 12345", "new_password2": "hijack pass 12345"})
+        reply = attacker.post(
+            path,
+            {
+                "username": "owner",
+                "password1": "hijack pass 12345",
+                "password2": "hijack pass 12345",
+                "new_password1": "hijack pass 12345",
+                "new_password2": "hijack pass 12345",
+            },
+        )
         assert reply.status_code in (302, 400, 403, 404, 405), (path, reply.status_code)
     owner.refresh_from_db()
     assert not owner.has_usable_password()
@@ -264,7 +273,9 @@ def test_a_csv_the_sniffer_chokes_on_is_read_quickly(user):
     assert memory.status == Memory.Status.READY
 
 
-def test_one_owners_flood_yields_the_worker_to_another_owner(user, other_user, memory_factory, django_capture_on_commit_callbacks):
+def test_one_owners_flood_yields_the_worker_to_another_owner(
+    user, other_user, memory_factory, django_capture_on_commit_callbacks
+):
     from django.utils import timezone
     from django_q.brokers import get_broker
 
@@ -293,8 +304,13 @@ def test_one_owners_flood_yields_the_worker_to_another_owner(user, other_user, m
 
 def test_data_dir_database_and_originals_are_private(tmp_path):
     data = tmp_path / "fresh-data"
-    env = {**os.environ, "MEMORY_DATA_DIR": str(data), "MEMORY_INBOX_DIR": str(tmp_path / "inbox"),
-           "MEMORY_LLM_PROVIDER": "offline", "MEMORY_TASKS_SYNC": "1"}
+    env = {
+        **os.environ,
+        "MEMORY_DATA_DIR": str(data),
+        "MEMORY_INBOX_DIR": str(tmp_path / "inbox"),
+        "MEMORY_LLM_PROVIDER": "offline",
+        "MEMORY_TASKS_SYNC": "1",
+    }
     env.pop("DATABASE_URL", None)
     note = tmp_path / "note.txt"
     note.write_text("A private note.")
@@ -346,7 +362,12 @@ def test_spraying_many_accounts_from_one_address_is_stopped(user_factory):
     reply = attacker.post(reverse("login"), {"username": "carol", "password": "correct horse battery staple"})
     assert reply.status_code == 429
     # Another address is not affected.
-    assert Client(REMOTE_ADDR="198.51.100.8").post(reverse("login"), {"username": "carol", "password": "correct horse battery staple"}).status_code == 302
+    assert (
+        Client(REMOTE_ADDR="198.51.100.8")
+        .post(reverse("login"), {"username": "carol", "password": "correct horse battery staple"})
+        .status_code
+        == 302
+    )
 
 
 def test_guessing_welcome_links_is_throttled_and_reset_pages_are_gone(db):
@@ -430,10 +451,12 @@ def test_purge_removes_the_text_from_insights_and_their_history(user, memory_fac
     memory_factory("Quokka project launch planning with the Quokka team in May.")
     outcome = consolidate_owner(owner=user)
     assert outcome.consolidations
+
     def everything():
         rows = list(Consolidation.all_objects.values("summary", "insight"))
         rows += list(Event.objects.values("before", "after", "note"))
         return json.dumps(rows, default=str)
+
     assert SECRET in everything()  # the insight quoted it (the precondition of the attack)
     delete_memory(owner=user, memory_id=secret.pk)
     Client().force_login(user)
@@ -471,8 +494,11 @@ def test_a_question_ten_thousand_years_back_is_a_clear_400(user, memory_factory)
     web.force_login(user)
     api = api_client(user)
     question = "What happened 10000 years ago?"
-    for reply in (web.get(reverse("memories:query"), {"q": question}), api.get("/api/query", {"q": question}),
-                  api.get("/api/recall", {"q": question})):
+    for reply in (
+        web.get(reverse("memories:query"), {"q": question}),
+        api.get("/api/query", {"q": question}),
+        api.get("/api/recall", {"q": question}),
+    ):
         assert reply.status_code == 400, reply.content[:200]
         assert b"date" in reply.content
 
@@ -506,8 +532,15 @@ def test_forwarded_proto_is_believed_only_from_a_configured_proxy(user, settings
 def test_default_allowed_hosts_do_not_include_testserver():
     env = {k: v for k, v in os.environ.items() if k != "ALLOWED_HOSTS"}
     env["DJANGO_SETTINGS_MODULE"] = "memoryagent.settings"
-    out = subprocess.run([sys.executable, "-c", "from django.conf import settings; print(settings.ALLOWED_HOSTS)"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.ALLOWED_HOSTS)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     assert "testserver" not in out and "localhost" in out
 
 
@@ -542,9 +575,15 @@ def test_welcome_tokens_never_reach_the_logs(capsys):
 
     from datetime import timedelta
 
-    environ = {"REQUEST_METHOD": "GET", "RAW_URI": f"/welcome/{token}/", "SERVER_PROTOCOL": "HTTP/1.1",
-               "PATH_INFO": f"/welcome/{token}/", "QUERY_STRING": "", "REMOTE_ADDR": "127.0.0.1",
-               "HTTP_REFERER": f"http://localhost/welcome/{token}/"}
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": f"/welcome/{token}/",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "PATH_INFO": f"/welcome/{token}/",
+        "QUERY_STRING": "",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_REFERER": f"http://localhost/welcome/{token}/",
+    }
     atoms = logger.atoms(Response(), {}, environ, timedelta(seconds=0))
     assert all(token not in str(value) for value in atoms.values())
 

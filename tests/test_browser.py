@@ -35,8 +35,15 @@ def browser():
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            args=[
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         yield browser
         browser.close()
@@ -317,7 +324,9 @@ def test_pages_docs_and_previews_work_under_the_content_security_policy(page, us
     from memories.services import ingest_file
     from tests.test_extract import pdf_bytes
 
-    memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(pdf_bytes(["A page about tulips."])), name="plan.pdf").memory.pk)
+    memory = extract_memory(
+        ingest_file(owner=user, fileobj=io.BytesIO(pdf_bytes(["A page about tulips."])), name="plan.pdf").memory.pk
+    )
     response = page.goto(f"/memories/{memory.pk}/")
     assert "script-src 'self'" in response.headers["content-security-policy"]
     frame = page.wait_for_selector("iframe.preview.pdf")
@@ -363,8 +372,10 @@ def test_ingest_page_makes_no_htmx_console_errors(page, user, memory_factory):
 
 
 def test_memory_bank_choices_bulk_delete_and_legend(page, user, memory_factory):
-    notes = [memory_factory(text) for text in (
-        "Planted tulips by the fence with Marta.", "Marta moved the tulip bulbs to the shed.", "Dentist on Tuesday.")]
+    notes = [
+        memory_factory(text)
+        for text in ("Planted tulips by the fence with Marta.", "Marta moved the tulip bulbs to the shed.", "Dentist on Tuesday.")
+    ]
     Memory.objects.filter(pk__in=[notes[0].pk, notes[1].pk]).update(topics=["garden"], entities=["Marta", "Zürich"])
     page.goto("/memories/")
     assert "Importance" in page.inner_text("#legend") and page.locator("#legend .chip.topic").count() == 1
@@ -401,12 +412,22 @@ def test_phone_width_pages_fit_without_sideways_scroll(page, user, memory_factor
     page.fill("#token-name", "phone")
     page.click("button:has-text('Create token')")
     page.wait_for_selector("#new-token")
-    for url in ("/settings/tokens/", f"/memories/{a.pk}/", "/memories/", "/", "/query/?q=rotation", "/consolidations/",
-                "/memories/deleted/", f"/memories/{a.pk}/history/"):
+    for url in (
+        "/settings/tokens/",
+        f"/memories/{a.pk}/",
+        "/memories/",
+        "/",
+        "/query/?q=rotation",
+        "/consolidations/",
+        "/memories/deleted/",
+        f"/memories/{a.pk}/history/",
+    ):
         page.goto(url)
         page.wait_for_load_state("networkidle")
         width = page.evaluate("document.documentElement.scrollWidth")
-        wide = page.evaluate("Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+        wide = page.evaluate(
+            "Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)"
+        )
         assert width <= 390, (url, width, wide)
     # The header is a strip, not a third of the screen.
     assert page.locator("header.topbar").bounding_box()["height"] <= 110

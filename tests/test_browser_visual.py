@@ -51,8 +51,12 @@ def many_memories(user):
     for memory in consolidated:
         Memory.objects.filter(pk=memory.pk).update(consolidated_at=memory.created_at + timedelta(days=2))
     for back in range(20):
-        ProviderUsage.objects.update_or_create(owner=user, day=timezone.localdate() - timedelta(days=back), provider="offline",
-                                               defaults={"calls": 5 + back % 7, "failures": back % 3 == 0})
+        ProviderUsage.objects.update_or_create(
+            owner=user,
+            day=timezone.localdate() - timedelta(days=back),
+            provider="offline",
+            defaults={"calls": 5 + back % 7, "failures": back % 3 == 0},
+        )
     return made
 
 
@@ -263,8 +267,11 @@ def test_stats_show_their_charts(open_page, many_memories, viewport, name):
 def test_uploads_show_a_bar_per_file(open_page, user, tmp_path):
     page = open_page("/")
     files = []
-    for name, body in (("trip.md", "# Trip\nFlight to Oslo on May 3 with Ingrid."), ("tool.exe", "MZ"),
-                       ("big.txt", "Harbour notes. " * 40_000)):
+    for name, body in (
+        ("trip.md", "# Trip\nFlight to Oslo on May 3 with Ingrid."),
+        ("tool.exe", "MZ"),
+        ("big.txt", "Harbour notes. " * 40_000),
+    ):
         path = tmp_path / name
         path.write_text(body)
         files.append(str(path))

@@ -124,5 +124,11 @@ def test_only_problems_are_coloured_on_a_terminal(user, tmp_path):
     call_command(query.Command(stderr=info, force_color=True), "anything", "--user", "alice", stdout=io.StringIO())
     assert "Provider: offline" in info.getvalue() and "\x1b[" not in info.getvalue()
     with pytest.raises(CommandError):
-        call_command(ingest.Command(stderr=problem, force_color=True), str(tmp_path / "missing.txt"), "--user", "alice", stdout=io.StringIO())
+        call_command(
+            ingest.Command(stderr=problem, force_color=True),
+            str(tmp_path / "missing.txt"),
+            "--user",
+            "alice",
+            stdout=io.StringIO(),
+        )
     assert "no such file" in problem.getvalue() and "\x1b[" in problem.getvalue()

@@ -84,7 +84,9 @@ def test_web_workers_cluster_and_watcher_together(service):
 
     def drop_files() -> None:
         for i in range(30):
-            (service.inbox / "alice" / f"inbox-{i}.md").write_text(f"# Inbox note {i}\nThe meter reading on day {i} was {1000 + i * 7}.")
+            (service.inbox / "alice" / f"inbox-{i}.md").write_text(
+                f"# Inbox note {i}\nThe meter reading on day {i} was {1000 + i * 7}."
+            )
             time.sleep(0.1)
         same = b"One receipt, scanned by three devices: 42.50 EUR at the hardware shop."
         for name in ("receipt-phone.txt", "receipt-scanner.txt", "receipt-laptop.txt"):
@@ -122,8 +124,10 @@ def test_web_workers_cluster_and_watcher_together(service):
 
     # Let the queue and the watcher finish, then check what was stored.
     def settled():
-        return (service.sql("select count(*) from memories_memory where status = 'pending'")[0][0] == 0
-                and service.sql("select count(*) from memories_processedfile")[0][0] == 33)
+        return (
+            service.sql("select count(*) from memories_memory where status = 'pending'")[0][0] == 0
+            and service.sql("select count(*) from memories_processedfile")[0][0] == 33
+        )
 
     assert wait_for(settled, timeout=90, interval=0.5), service.sql("select status, count(*) from memories_memory group by 1")
 
@@ -144,8 +148,10 @@ def test_web_workers_cluster_and_watcher_together(service):
     twice = service.sql("select memory_id, count(*) from memories_consolidation_sources group by memory_id having count(*) > 1")
     assert twice == []
     assert service.sql("select count(*) from memories_consolidation")[0][0] > 0
-    runs = service.sql("select owner_id, started_at, finished_at from memories_consolidationrun where finished_at is not null "
-                       "order by owner_id, started_at")
+    runs = service.sql(
+        "select owner_id, started_at, finished_at from memories_consolidationrun where finished_at is not null "
+        "order by owner_id, started_at"
+    )
     for (owner_a, _, end_a), (owner_b, start_b, _) in zip(runs, runs[1:]):
         assert owner_a != owner_b or start_b >= end_a, f"overlapping runs: {end_a} > {start_b}"
     unfinished = service.sql("select count(*) from memories_consolidationrun where finished_at is null")[0][0]

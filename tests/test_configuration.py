@@ -11,7 +11,9 @@ README = ROOT / "README.md"
 
 
 def _is_os_environ(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) and node.value.id == "os"
+    return (
+        isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) and node.value.id == "os"
+    )
 
 
 def _first_string(call: ast.Call) -> str | None:
@@ -66,9 +68,11 @@ def test_every_variable_in_the_readme_table_is_read_by_settings():
 
 def test_the_check_catches_a_setting_added_without_its_readme_line():
     readme = README.read_text()
-    for line in ('MEMORY_NEW_LIMIT = int(os.getenv("MEMORY_NEW_LIMIT", "5"))',
-                 'MEMORY_NEW_FLAG = env_bool("MEMORY_NEW_FLAG")',
-                 'MEMORY_NEW_URL = os.environ["MEMORY_NEW_URL"]'):
+    for line in (
+        'MEMORY_NEW_LIMIT = int(os.getenv("MEMORY_NEW_LIMIT", "5"))',
+        'MEMORY_NEW_FLAG = env_bool("MEMORY_NEW_FLAG")',
+        'MEMORY_NEW_URL = os.environ["MEMORY_NEW_URL"]',
+    ):
         doctored = SETTINGS.read_text() + "\n" + line + "\n"
         assert undocumented(doctored, readme) == [line.split(" =")[0]]
 
@@ -82,7 +86,9 @@ def test_the_check_catches_a_readme_line_removed():
 
 def test_the_app_reads_the_environment_only_through_settings():
     # Writing a default for a library (os.environ.setdefault) is not reading a setting.
-    readers = {str(path.relative_to(ROOT)): sorted(names)
-               for path in sorted((ROOT / "memories").rglob("*.py"))
-               if (names := environment_reads(path.read_text()))}
+    readers = {
+        str(path.relative_to(ROOT)): sorted(names)
+        for path in sorted((ROOT / "memories").rglob("*.py"))
+        if (names := environment_reads(path.read_text()))
+    }
     assert readers == {}

@@ -42,8 +42,12 @@ def actions(owner, memory):
 
 def test_history_records_each_change_with_actor_and_values(user, memory_factory):
     memory = memory_factory(CLAIM)
-    update_memory(owner=user, memory_id=memory.pk, changes={"summary": "Lease ends June 2026.", "importance": 0.9},
-                  actor=Actor.for_user(user))
+    update_memory(
+        owner=user,
+        memory_id=memory.pk,
+        changes={"summary": "Lease ends June 2026.", "importance": 0.9},
+        actor=Actor.for_user(user),
+    )
     delete_memory(owner=user, memory_id=memory.pk, actor=Actor.for_user(user))
     restore_memory(owner=user, memory_id=memory.pk)
     assert actions(user, memory) == ["created", "extracted", "edited", "deleted", "restored"]
@@ -122,11 +126,21 @@ def test_other_user_cannot_delete_restore_purge_or_edit(user, other_user, memory
 
 def test_edits_are_validated_and_reach_recall(user, memory_factory):
     memory = memory_factory(CLAIM)
-    for bad in ({"importance": 3}, {"importance": "high"}, {"summary": " "}, {"raw_text": "x"}, {"occurred_at": "soon"}, {"topics": [1, 2]}):
+    for bad in (
+        {"importance": 3},
+        {"importance": "high"},
+        {"summary": " "},
+        {"raw_text": "x"},
+        {"occurred_at": "soon"},
+        {"topics": [1, 2]},
+    ):
         with pytest.raises(EditError):
             update_memory(owner=user, memory_id=memory.pk, changes=bad)
-    update_memory(owner=user, memory_id=memory.pk, changes={"summary": "Zanzibar branch closes.", "topics": "real estate, leases",
-                                                              "occurred_at": "2025-02-01"})
+    update_memory(
+        owner=user,
+        memory_id=memory.pk,
+        changes={"summary": "Zanzibar branch closes.", "topics": "real estate, leases", "occurred_at": "2025-02-01"},
+    )
     memory.refresh_from_db()
     assert memory.topics == ["real estate", "leases"] and memory.occurred_at.year == 2025
     assert memory.pk in recall(owner=user, question="Zanzibar", strategy="hybrid").memory_ids

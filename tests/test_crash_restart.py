@@ -50,8 +50,14 @@ def gemini():
 
 
 def gemini_service(tmp_path, fake) -> Service:
-    service = Service(tmp_path, MEMORY_LLM_PROVIDER="gemini", GEMINI_API_KEY="test-key", GEMINI_BASE_URL=fake.url,
-                      GEMINI_MODEL="gemini-test", MEMORY_LLM_MAX_RETRIES="1")
+    service = Service(
+        tmp_path,
+        MEMORY_LLM_PROVIDER="gemini",
+        GEMINI_API_KEY="test-key",
+        GEMINI_BASE_URL=fake.url,
+        GEMINI_MODEL="gemini-test",
+        MEMORY_LLM_MAX_RETRIES="1",
+    )
     return service.migrate()
 
 
@@ -70,8 +76,9 @@ def let_lease_run_out(service: Service, memory_id: int) -> None:
 
 
 def events(service: Service, memory_id: int, action: str) -> int:
-    return service.sql("select count(*) from memories_event where subject_type='memory' and subject_id=? and action=?",
-                       (memory_id, action))[0][0]
+    return service.sql(
+        "select count(*) from memories_event where subject_type='memory' and subject_id=? and action=?", (memory_id, action)
+    )[0][0]
 
 
 def test_cluster_killed_mid_extraction_resumes_from_the_schedule_after_restart(tmp_path, gemini, service_cleanup):
@@ -99,9 +106,9 @@ def test_cluster_killed_mid_extraction_resumes_from_the_schedule_after_restart(t
     let_lease_run_out(service, memory_id)
     service.start_cluster()
     service.run_schedule_now("memories.resume_stuck")
-    assert wait_for(lambda: service.memory(memory_id)["status"] != "pending", timeout=120, interval=0.5), (
-        service.log_text("cluster")[-3000:]
-    )
+    assert wait_for(lambda: service.memory(memory_id)["status"] != "pending", timeout=120, interval=0.5), service.log_text(
+        "cluster"
+    )[-3000:]
     done = service.memory(memory_id)
     assert done["status"] == "ready" and done["summary"] == EXTRACTED["summary"]
     assert done["attempts"] == 2 and done["extracting_since"] is None
@@ -112,11 +119,13 @@ def test_cluster_killed_mid_extraction_resumes_from_the_schedule_after_restart(t
     # (moved back here too): the memory is already extracted, so the model is not called again.
     # Everything else queued meanwhile (the sweep, its re-queue) is done and acknowledged.
     assert wait_for(lambda: service.sql("select count(*) from django_q_ormq")[0][0] == 1, timeout=30), (
-        "the killed worker's task should still be claimed in the broker")
+        "the killed worker's task should still be claimed in the broker"
+    )
     service.sql("update django_q_ormq set lock = ?", (sqlite_time(timedelta(minutes=-20)),))
     assert wait_for(lambda: service.sql("select count(*) from django_q_ormq")[0][0] == 0, timeout=60)
-    assert wait_for(lambda: service.sql("select count(*) from django_q_task where name = ?", (f"extract-{memory_id}",))[0][0] >= 2,
-                    timeout=30)
+    assert wait_for(
+        lambda: service.sql("select count(*) from django_q_task where name = ?", (f"extract-{memory_id}",))[0][0] >= 2, timeout=30
+    )
     assert len(gemini.generate_calls()) == 2
     assert events(service, memory_id, "extracted") == 1
     assert service.sql("select count(*) from memories_memory")[0][0] == 1
@@ -205,9 +214,12 @@ def test_web_server_killed_mid_burst_keeps_every_accepted_ingest_exactly_once(tm
     service.start_cluster()
     # A request killed between its commit and its queue write left a memory with no task:
     # the sweep (run by hand here, as the 5-minute schedule would) queues those again.
-    service.shell("from datetime import timedelta; from memories.services import resume_stuck; resume_stuck(older_than=timedelta(0))")
-    assert wait_for(lambda: service.sql("select count(*) from memories_memory where status != 'ready'")[0][0] == 0,
-                    timeout=90, interval=0.5), service.sql("select id, status, error from memories_memory where status != 'ready'")
+    service.shell(
+        "from datetime import timedelta; from memories.services import resume_stuck; resume_stuck(older_than=timedelta(0))"
+    )
+    assert wait_for(
+        lambda: service.sql("select count(*) from memories_memory where status != 'ready'")[0][0] == 0, timeout=90, interval=0.5
+    ), service.sql("select id, status, error from memories_memory where status != 'ready'")
     rows = service.sql("select id, raw_text from memories_memory")
     assert sorted(text for _, text in rows) == sorted(texts)  # every text once, none lost, none twice
     assert {answers[i] for i in range(len(texts))} == {pk for pk, _ in rows}

@@ -35,7 +35,9 @@ def test_sweeper_takes_over_from_a_worker_that_died_mid_extraction(user, sync_ta
     Memory.objects.filter(pk=memory.pk).update(attempts=1, extracting_since=timezone.now() - timedelta(minutes=30))
     # While the lease holds, a second delivery leaves it alone.
     working = ingest_text(owner=user, text="A worker is on this one right now.").memory
-    Memory.objects.filter(pk=working.pk).update(attempts=1, extracting_since=timezone.now(), updated_at=timezone.now() - timedelta(minutes=30))
+    Memory.objects.filter(pk=working.pk).update(
+        attempts=1, extracting_since=timezone.now(), updated_at=timezone.now() - timedelta(minutes=30)
+    )
     assert extract_memory(working.pk).status == "pending"
     with django_capture_on_commit_callbacks(execute=True):
         assert resume_stuck() == [memory.pk]

@@ -218,7 +218,9 @@ def test_another_owners_vectors_are_never_searched(user, other_user, memory_fact
 
 
 def test_deleted_and_purged_memories_never_come_back_through_the_vector_arm(user, memory_factory, fake_openai):
-    gone, purged, *_ = store(memory_factory, ["I moved from Paris to Berlin.", "My new flat in Berlin has a balcony.", *DISTRACTORS[:3]])
+    gone, purged, *_ = store(
+        memory_factory, ["I moved from Paris to Berlin.", "My new flat in Berlin has a balcony.", *DISTRACTORS[:3]]
+    )
     question = "moved Paris Berlin flat balcony"
     assert {gone.pk, purged.pk} <= set(top_ids(user, question, 5))
     delete_memory(owner=user, memory_id=gone.pk)
@@ -233,7 +235,9 @@ def test_the_vector_cache_follows_new_and_replaced_vectors(user, memory_factory,
     first = memory_factory("Paris Berlin move")
     embedder = embeddings.get_embedder()
     query = embedder.embed_query("Paris Berlin move")
-    assert [pk for pk, _ in vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)] == [first.pk]
+    assert [
+        pk for pk, _ in vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)
+    ] == [first.pk]
     second = memory_factory("Berlin flat with a balcony")
     found = vector_index.search(owner_id=user.pk, model=embedder.model, dim=embedder.dim, query=query, limit=5)
     assert {pk for pk, _ in found} == {first.pk, second.pk}
@@ -268,7 +272,9 @@ def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path
     sample = {
         "sample_id": "c1",
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "speaker_a": "Ann",
+            "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ann", "dia_id": "D1:1", "text": "I moved from Paris to Berlin last spring."},
                 {"speaker": "Bob", "dia_id": "D1:2", "text": "Bought groceries for the week."},
@@ -279,7 +285,9 @@ def test_evaluate_prints_recall_with_embeddings_off_and_on_side_by_side(tmp_path
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps([sample]))
     out = io.StringIO()
-    call_command("evaluate", str(path), "--strategy", "hybrid", "--embeddings", "off", "openai_compat", "--k", "1", "--json", stdout=out)
+    call_command(
+        "evaluate", str(path), "--strategy", "hybrid", "--embeddings", "off", "openai_compat", "--k", "1", "--json", stdout=out
+    )
     report = json.loads(out.getvalue())
     assert set(report) == {"hybrid", "hybrid+openai_compat"}
     assert report["hybrid+openai_compat"]["recall"]["1"] == 1.0
@@ -295,13 +303,17 @@ def test_the_vector_cache_merges_vectors_added_one_by_one_and_replaced(user):
 
     def embed(memory, vector):
         MemoryVector.objects.filter(memory=memory).delete()
-        MemoryVector.objects.create(memory=memory, owner=user, model=model, dim=dim, vector=vector.astype("<f4").tobytes(), text_hash="t")
+        MemoryVector.objects.create(
+            memory=memory, owner=user, model=model, dim=dim, vector=vector.astype("<f4").tobytes(), text_hash="t"
+        )
 
     def expected(query):
         from memories.embeddings import hubness
 
         stored = {v.memory_id: np.frombuffer(v.vector, dtype="<f4") for v in MemoryVector.objects.filter(owner=user, model=model)}
-        shifted = hubness.shifted_question(query, typical=hubness.typical_memory(np.vstack(list(stored.values()))), content_free=None)
+        shifted = hubness.shifted_question(
+            query, typical=hubness.typical_memory(np.vstack(list(stored.values()))), content_free=None
+        )
         return sorted(stored, key=lambda pk: -float(stored[pk] @ shifted))
 
     query = rng.standard_normal(dim).astype(np.float32)
@@ -332,12 +344,15 @@ def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit()
 
 
 def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_openai):
-    bulk_remember(owner=user, items=[
-        {"text": "Ann: Do you still go to taekwondo?", "source": "chat:D1:1"},
-        {"text": "Bob: Yes, every Monday.", "source": "chat:D1:2"},
-        {"text": "Bought milk.", "source": "notes"},
-        {"text": "Renewed the passport.", "source": "notes"},
-    ])
+    bulk_remember(
+        owner=user,
+        items=[
+            {"text": "Ann: Do you still go to taekwondo?", "source": "chat:D1:1"},
+            {"text": "Bob: Yes, every Monday.", "source": "chat:D1:2"},
+            {"text": "Bought milk.", "source": "notes"},
+            {"text": "Renewed the passport.", "source": "notes"},
+        ],
+    )
     assert embed_missing(owner=user).embedded == 4
     embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
     assert "Ann: Do you still go to taekwondo? Bob: Yes, every Monday." in embedded

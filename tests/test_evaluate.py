@@ -31,22 +31,33 @@ DATA = [
     sample(
         "conv-a",
         [
-            ("1:56 pm on 8 May, 2023", [
-                turn("Ann", "D1:1", "I adopted a greyhound called Biscuit last week."),
-                turn("Ben", "D1:2", "Lovely! What colour is Biscuit?"),
-                turn("Ann", "D1:3", "Brindle, and very shy.", blip_caption="a photo of a brindle dog on a sofa"),
-                turn("Ben", "D1:4", "Shy dogs warm up slowly."),
-            ]),
-            ("10:00 am on 20 June, 2023", [
-                turn("Ben", "D2:1", "I started rowing on the river."),
-                turn("Ann", "D2:2", "Every morning?"),
-                turn("Ben", "D2:3", "Three mornings a week, before work."),
-                turn("Ann", "D2:4", "Rowing sounds peaceful."),
-            ]),
+            (
+                "1:56 pm on 8 May, 2023",
+                [
+                    turn("Ann", "D1:1", "I adopted a greyhound called Biscuit last week."),
+                    turn("Ben", "D1:2", "Lovely! What colour is Biscuit?"),
+                    turn("Ann", "D1:3", "Brindle, and very shy.", blip_caption="a photo of a brindle dog on a sofa"),
+                    turn("Ben", "D1:4", "Shy dogs warm up slowly."),
+                ],
+            ),
+            (
+                "10:00 am on 20 June, 2023",
+                [
+                    turn("Ben", "D2:1", "I started rowing on the river."),
+                    turn("Ann", "D2:2", "Every morning?"),
+                    turn("Ben", "D2:3", "Three mornings a week, before work."),
+                    turn("Ann", "D2:4", "Rowing sounds peaceful."),
+                ],
+            ),
         ],
         [
             {"question": "What is the name of Ann's greyhound?", "answer": "Biscuit", "evidence": ["D1:1"], "category": 4},
-            {"question": "How often does Ben go rowing?", "answer": "Three times a week", "evidence": ["D2:1; D2:3"], "category": 1},
+            {
+                "question": "How often does Ben go rowing?",
+                "answer": "Three times a week",
+                "evidence": ["D2:1; D2:3"],
+                "category": 1,
+            },
             {"question": "What did Ann adopt and when?", "answer": 2023, "evidence": ["D:1:1", "D1:03"], "category": 2},
             {"question": "Is Ben a pilot?", "adversarial_answer": "yes", "evidence": ["D2:1"], "category": 5},
             {"question": "Unanswerable here", "answer": "x", "evidence": ["D7:1"], "category": 4},
@@ -54,7 +65,12 @@ DATA = [
     ),
     sample(
         "conv-b",
-        [("9:00 am on 2 July, 2023", [turn("Cat", "D1:1", "My greyhound Biscuit won a race."), turn("Dan", "D1:2", "Congratulations!")])],
+        [
+            (
+                "9:00 am on 2 July, 2023",
+                [turn("Cat", "D1:1", "My greyhound Biscuit won a race."), turn("Dan", "D1:2", "Congratulations!")],
+            )
+        ],
         [{"question": "What did Cat's greyhound win?", "answer": "a race", "evidence": ["D1:1"], "category": 3}],
     ),
 ]

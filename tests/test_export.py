@@ -54,10 +54,16 @@ def build_space(owner) -> dict:
     """A space with something of everything: ready, pending and failed memories, a file,
     a near-duplicate, insights and links, an edit, a delete, a purge, a supersede."""
     actor = Actor.for_user(owner)
-    made = [extract_memory(ingest_text(owner=owner, text=t, source="notes", occurred_at="2026-01-0%d" % (i + 1), actor=actor).memory.pk)
-            for i, t in enumerate(FALCON)]
+    made = [
+        extract_memory(
+            ingest_text(owner=owner, text=t, source="notes", occurred_at="2026-01-0%d" % (i + 1), actor=actor).memory.pk
+        )
+        for i, t in enumerate(FALCON)
+    ]
     near = extract_memory(ingest_text(owner=owner, text=NEAR, actor=actor).memory.pk)
-    upload = extract_memory(ingest_file(owner=owner, fileobj=io.BytesIO(PDF_TEXT), name="q1 notes.txt", source="drive", actor=actor).memory.pk)
+    upload = extract_memory(
+        ingest_file(owner=owner, fileobj=io.BytesIO(PDF_TEXT), name="q1 notes.txt", source="drive", actor=actor).memory.pk
+    )
     pending = ingest_text(owner=owner, text="Call the dentist about the Falcon-shaped crown.", actor=actor).memory
     failed = ingest_text(owner=owner, text="Failed extraction, input kept.", actor=actor).memory
     Memory.objects.filter(pk=failed.pk).update(status=Memory.Status.FAILED, error="provider said no")
@@ -108,26 +114,54 @@ def canonical(owner) -> dict:
 
     return {
         "memories": [
-            ({name: getattr(m, name) for name in (*portability.MEMORY_FIELDS, *portability.FACT_FIELDS)}, ref(m.duplicate_of_id),
-             ref(m.superseded_by_id), ref(m.outdated_by_id),
-             file_of(m), (m.sim_band0, m.sim_band1, m.sim_band2, m.sim_band3))
+            (
+                {name: getattr(m, name) for name in (*portability.MEMORY_FIELDS, *portability.FACT_FIELDS)},
+                ref(m.duplicate_of_id),
+                ref(m.superseded_by_id),
+                ref(m.outdated_by_id),
+                file_of(m),
+                (m.sim_band0, m.sim_band1, m.sim_band2, m.sim_band3),
+            )
             for m in rows
         ],
         "consolidations": [
-            (c.summary, c.insight, c.provider, c.created_at, c.updated_at, c.stale_at, c.retired_at,
-             sorted(ref(pk) for pk in through.filter(consolidation_id=c.pk).values_list("memory_id", flat=True)))
+            (
+                c.summary,
+                c.insight,
+                c.provider,
+                c.created_at,
+                c.updated_at,
+                c.stale_at,
+                c.retired_at,
+                sorted(ref(pk) for pk in through.filter(consolidation_id=c.pk).values_list("memory_id", flat=True)),
+            )
             for c in consolidations
         ],
         "links": sorted(
-            (ref(link.from_memory_id), ref(link.to_memory_id), link.relationship, c_position.get(link.consolidation_id), link.created_at)
+            (
+                ref(link.from_memory_id),
+                ref(link.to_memory_id),
+                link.relationship,
+                c_position.get(link.consolidation_id),
+                link.created_at,
+            )
             for link in MemoryLink.objects.filter(from_memory__owner=owner)
         ),
         "tombstones": sorted(
             (t.content_hash, t.reason, t.rejected_at, ref(t.memory_ref)) for t in RejectedContent.objects.filter(owner=owner)
         ),
         "events": [
-            (e.subject_type, ref(e.subject_id) if e.subject_type == "memory" else c_position[e.subject_id], e.action, e.actor,
-             e.actor_user_id == owner.pk, remap(e.before), remap(e.after), e.note, e.created_at)
+            (
+                e.subject_type,
+                ref(e.subject_id) if e.subject_type == "memory" else c_position[e.subject_id],
+                e.action,
+                e.actor,
+                e.actor_user_id == owner.pk,
+                remap(e.before),
+                remap(e.after),
+                e.note,
+                e.created_at,
+            )
             for e in Event.objects.filter(owner=owner).order_by("pk")
         ],
     }
@@ -154,8 +188,10 @@ def reseal(lines: list[bytes]) -> bytes:
 
 def holds_nothing(owner) -> bool:
     return not (
-        Memory.all_objects.filter(owner=owner).exists() or Event.objects.filter(owner=owner).exists()
-        or RejectedContent.objects.filter(owner=owner).exists() or Consolidation.all_objects.filter(owner=owner).exists()
+        Memory.all_objects.filter(owner=owner).exists()
+        or Event.objects.filter(owner=owner).exists()
+        or RejectedContent.objects.filter(owner=owner).exists()
+        or Consolidation.all_objects.filter(owner=owner).exists()
     )
 
 
@@ -203,12 +239,17 @@ def test_a_damaged_or_cut_off_export_is_refused_and_imports_nothing(user, user_f
         "cut at a line end": (b"".join(lines[:-1]), "without its end marker"),
         "cut mid-line": (data[: len(data) // 2], "not valid JSON"),
         "a line dropped": (b"".join(lines[:3] + lines[4:]), "records"),
-        "text changed": (b"".join(lines[:memory_line] + [tampered_text] + lines[memory_line + 1:]), "checksum"),
+        "text changed": (b"".join(lines[:memory_line] + [tampered_text] + lines[memory_line + 1 :]), "checksum"),
         "file damaged, checksum redone": (
-            reseal(lines[:chunk_line] + [json.dumps(bad_chunk).encode() + b"\n"] + lines[chunk_line + 1:]), "incomplete or damaged"),
+            reseal(lines[:chunk_line] + [json.dumps(bad_chunk).encode() + b"\n"] + lines[chunk_line + 1 :]),
+            "incomplete or damaged",
+        ),
         "not an export": (b'{"text": "some info"}\n', "not an export record"),
         "another format": (b'{"type": "header", "format": "mem0", "version": 1}\n', "not a memory export"),
-        "newer version": (reseal([json.dumps({**json.loads(lines[0]), "version": 99}).encode() + b"\n", lines[-1]]), "version 99"),
+        "newer version": (
+            reseal([json.dumps({**json.loads(lines[0]), "version": 99}).encode() + b"\n", lines[-1]]),
+            "version 99",
+        ),
         "empty": (b"", "empty"),
         "garbage": (b"\x00\xff\xfe binary", "not valid JSON"),
     }
@@ -257,7 +298,10 @@ def test_into_a_space_with_memories_it_deduplicates_as_ingest_does(user, other_u
     counts = Memory.all_objects.filter(owner=other_user).count(), Consolidation.all_objects.filter(owner=other_user).count()
     second = import_space(owner=other_user, lines=io.BytesIO(data))
     assert second.memories == second.consolidations == 0
-    assert (Memory.all_objects.filter(owner=other_user).count(), Consolidation.all_objects.filter(owner=other_user).count()) == counts
+    assert (
+        Memory.all_objects.filter(owner=other_user).count(),
+        Consolidation.all_objects.filter(owner=other_user).count(),
+    ) == counts
 
 
 def test_the_api_the_bank_page_and_the_commands(user, other_user, user_factory, signed_in, tmp_path):
@@ -324,10 +368,14 @@ def test_a_space_moves_between_two_installations(tmp_path):
 
     def holdings(service):
         return {
-            "memories": service.sql("select raw_text, summary, status, importance, occurred_at, created_at, deleted_at is not null, "
-                                    "consolidated_at from memories_memory order by id"),
-            "links": service.sql("select f.raw_text, t.raw_text, l.relationship from memories_memorylink l join memories_memory f "
-                                 "on f.id = l.from_memory_id join memories_memory t on t.id = l.to_memory_id order by 1, 2"),
+            "memories": service.sql(
+                "select raw_text, summary, status, importance, occurred_at, created_at, deleted_at is not null, "
+                "consolidated_at from memories_memory order by id"
+            ),
+            "links": service.sql(
+                "select f.raw_text, t.raw_text, l.relationship from memories_memorylink l join memories_memory f "
+                "on f.id = l.from_memory_id join memories_memory t on t.id = l.to_memory_id order by 1, 2"
+            ),
             "insights": service.sql("select summary, insight, stale_at is not null from memories_consolidation order by id"),
             "tombstones": service.sql("select content_hash, reason from memories_rejectedcontent order by id"),
             "events": service.sql("select subject_type, action, actor, created_at from memories_event order by id"),

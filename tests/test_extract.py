@@ -55,6 +55,7 @@ def ingest(user, name: str, data: bytes) -> Memory:
 
 # --- builders ------------------------------------------------------------------------------
 
+
 def image_bytes(fmt: str, size=(64, 32), color="red", **save) -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", size, color).save(buf, fmt, **save)
@@ -70,8 +71,6 @@ def jpeg_with_exif() -> bytes:
     return image_bytes("JPEG", size=(640, 480), exif=exif)
 
 
-
-
 def pdf_bytes(pages: list[str], *, title="Quarterly plan", author="Ada Lovelace", image_only=False) -> bytes:
     """A PDF written by hand from the spec: one Helvetica text line per page (or a JPEG per page)."""
     objects: list[bytes] = []
@@ -83,7 +82,12 @@ def pdf_bytes(pages: list[str], *, title="Quarterly plan", author="Ada Lovelace"
     jpeg = image_bytes("JPEG", size=(40, 20), color="white")
     for text in pages:
         if image_only:
-            objects.append(b"<< /Type /XObject /Subtype /Image /Width 40 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n" % len(jpeg) + jpeg + b"\nendstream")
+            objects.append(
+                b"<< /Type /XObject /Subtype /Image /Width 40 /Height 20 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n"
+                % len(jpeg)
+                + jpeg
+                + b"\nendstream"
+            )
             image_id = len(objects)
             stream = b"q 400 0 0 200 100 400 cm /Im1 Do Q"
             resources = b"<< /XObject << /Im1 %d 0 R >> >>" % image_id
@@ -92,7 +96,9 @@ def pdf_bytes(pages: list[str], *, title="Quarterly plan", author="Ada Lovelace"
             resources = b"<< /Font << /F1 %d 0 R >> >>" % font_id
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
         content_id = len(objects)
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources %s >>" % (content_id, resources))
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources %s >>" % (content_id, resources)
+        )
         kids.append(len(objects))
     objects[1] = b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids) + b"] /Count %d >>" % len(kids)
     objects.append(b"<< /Title (" + title.encode() + b") /Author (" + author.encode() + b") >>")
@@ -112,13 +118,21 @@ def pdf_bytes(pages: list[str], *, title="Quarterly plan", author="Ada Lovelace"
 def docx_bytes(paragraphs: list[tuple[str, str]]) -> bytes:
     w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
     body = "".join(
-        f'<w:p><w:pPr><w:pStyle w:val="{style}"/></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>' if style else f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+        f'<w:p><w:pPr><w:pStyle w:val="{style}"/></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>'
+        if style
+        else f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
         for style, text in paragraphs
     )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')
-        zf.writestr("word/document.xml", f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{w}"><w:body>{body}</w:body></w:document>')
+        zf.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        )
+        zf.writestr(
+            "word/document.xml",
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{w}"><w:body>{body}</w:body></w:document>',
+        )
         zf.writestr(
             "docProps/core.xml",
             '<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
@@ -168,7 +182,11 @@ def ogg_bytes(seconds: int = 4, rate: int = 48000) -> bytes:
     comment += b"".join(struct.pack("<I", len(c)) + c for c in comments) + b"\x01"
     out = b""
     for sequence, (packets, position, first, last) in enumerate(
-        [([ident], 0, True, False), ([comment, b"\x05vorbis" + b"\x00" * 10], 0, False, False), ([b"\x00" * 30], seconds * rate, False, True)]
+        [
+            ([ident], 0, True, False),
+            ([comment, b"\x05vorbis" + b"\x00" * 10], 0, False, False),
+            ([b"\x00" * 30], seconds * rate, False, True),
+        ]
     ):
         page = OggPage()
         page.serial, page.sequence, page.position, page.packets = 1234, sequence, position, packets
@@ -190,7 +208,14 @@ def iso_track(handler: bytes, codec: bytes, *, seconds: float, width: int = 0, h
     mdhd = full_box(b"mdhd", struct.pack(">IIII", 0, 0, 1000, int(seconds * 1000)) + b"\x00" * 4)
     hdlr = full_box(b"hdlr", b"\x00" * 4 + handler + b"\x00" * 12 + b"\x00")
     if handler == b"soun":
-        entry = b"\x00" * 6 + b"\x00\x01" + b"\x00" * 8 + struct.pack(">HHHH", 2, 16, 0, 0) + struct.pack(">I", 44100 << 16) + box(b"btrt", b"\x00" * 12)
+        entry = (
+            b"\x00" * 6
+            + b"\x00\x01"
+            + b"\x00" * 8
+            + struct.pack(">HHHH", 2, 16, 0, 0)
+            + struct.pack(">I", 44100 << 16)
+            + box(b"btrt", b"\x00" * 12)
+        )
     else:
         entry = b"\x00" * 6 + b"\x00\x01" + b"\x00" * 16 + struct.pack(">HH", width, height) + b"\x00" * 50
     stsd = full_box(b"stsd", struct.pack(">I", 1) + box(codec, entry))
@@ -231,11 +256,28 @@ def ebml(element_id: int, payload: bytes) -> bytes:
     return ident + (0x01 << 56 | len(payload)).to_bytes(8, "big") + payload
 
 
-def matroska_bytes(doctype: str, *, seconds: float = 12.5, width=1920, height=1080, video_codec="V_VP9", audio_codec="A_OPUS") -> bytes:
+def matroska_bytes(
+    doctype: str, *, seconds: float = 12.5, width=1920, height=1080, video_codec="V_VP9", audio_codec="A_OPUS"
+) -> bytes:
     header = ebml(0x1A45DFA3, ebml(0x4286, b"\x01") + ebml(0x4282, doctype.encode()))
-    info = ebml(0x1549A966, ebml(0x2AD7B1, (1_000_000).to_bytes(3, "big")) + ebml(0x4489, struct.pack(">d", seconds * 1000)) + ebml(0x7BA9, b"Garden tour"))
-    video = ebml(0xAE, ebml(0x83, b"\x01") + ebml(0x86, video_codec.encode()) + ebml(0xE0, ebml(0xB0, width.to_bytes(2, "big")) + ebml(0xBA, height.to_bytes(2, "big"))))
-    audio = ebml(0xAE, ebml(0x83, b"\x02") + ebml(0x86, audio_codec.encode()) + ebml(0xE1, ebml(0xB5, struct.pack(">f", 48000.0)) + ebml(0x9F, b"\x02")))
+    info = ebml(
+        0x1549A966,
+        ebml(0x2AD7B1, (1_000_000).to_bytes(3, "big"))
+        + ebml(0x4489, struct.pack(">d", seconds * 1000))
+        + ebml(0x7BA9, b"Garden tour"),
+    )
+    video = ebml(
+        0xAE,
+        ebml(0x83, b"\x01")
+        + ebml(0x86, video_codec.encode())
+        + ebml(0xE0, ebml(0xB0, width.to_bytes(2, "big")) + ebml(0xBA, height.to_bytes(2, "big"))),
+    )
+    audio = ebml(
+        0xAE,
+        ebml(0x83, b"\x02")
+        + ebml(0x86, audio_codec.encode())
+        + ebml(0xE1, ebml(0xB5, struct.pack(">f", 48000.0)) + ebml(0x9F, b"\x02")),
+    )
     cluster = ebml(0x1F43B675, b"\x00" * 32)
     return header + ebml(0x18538067, info + ebml(0x1654AE6B, video + audio) + cluster)
 
@@ -263,48 +305,192 @@ CSV = "name,city,amount\nAda,London,120\nGrace,Arlington,80\nAlan,Wilmslow,95\n"
 def cases(tmp_path):
     """(file name, bytes, mime type, facts the memory must show: substrings of raw_text, metadata items)."""
     return [
-        ("note.txt", b"Remember to renew the passport before the Lisbon trip in May.", "text/plain", ["renew the passport"], {"encoding": "utf-8"}),
-        ("plan.md", b"# Launch plan\n\nShip the beta on Friday.\n\n## Risks\n\nThe budget is tight.", "text/markdown", ["Ship the beta"], {"headings": ["Launch plan", "Risks"]}),
-        ("data.json", json.dumps({"project": "Atlas", "owners": ["Ada", "Grace"], "budget": 12000}).encode(), "application/json",
-         ["JSON document: an object with 3 keys: project, owners, budget", "Atlas"], {"valid": True}),
-        ("sales.csv", CSV.encode(), "text/csv", ["CSV table with 3 rows and 3 columns: name, city, amount", "Arlington"], {"rows": 3, "columns": ["name", "city", "amount"]}),
-        ("app.log", b"2024-01-01 10:00:00 INFO server started\n2024-01-01 10:05:00 ERROR disk full on /var\n2024-01-01 10:06:00 WARNING retrying\n",
-         "text/plain", ["Log file with 3 lines from 2024-01-01 10:00:00 to 2024-01-01 10:06:00", "disk full"], {"levels": {"INFO": 1, "ERROR": 1, "WARN": 1}}),
-        ("feed.xml", b"<?xml version='1.0'?><notes><note>Buy oat milk</note><note>Call the plumber</note></notes>", "application/xml",
-         ["XML document with root <notes> and 3 elements", "Call the plumber"], {"root": "notes"}),
-        ("config.yaml", b"service: memory\nreplicas: 3\nregions:\n  - eu-west\n  - us-east\n", "application/yaml",
-         ["YAML document: a mapping with 3 top-level keys: service, replicas, regions", "eu-west"], {"top_level_keys": ["service", "replicas", "regions"]}),
-        ("deploy.yml", b"- name: build\n  run: make\n- name: test\n  run: pytest\n", "application/yaml", ["YAML document: a list of 2 items"], {}),
-        ("trip.html", b"<html><head><title>Rome trip</title><style>p{}</style></head><body><h1>Day one</h1><p>Visit the Colosseum on Monday.</p><script>alert(1)</script></body></html>",
-         "text/html", ["Web page 'Rome trip'", "Visit the Colosseum on Monday."], {"title": "Rome trip", "headings": ["Day one"]}),
-        ("agenda.docx", docx_bytes([("Heading1", "Offsite agenda"), ("", "Discuss the hiring plan with Grace."), ("", "Book the venue in Porto.")]),
-         extract.DOCX, ["Word document 'Offsite agenda' by Grace Hopper", "Book the venue in Porto."], {"paragraphs": 3, "headings": ["Offsite agenda"]}),
-        ("report.pdf", pdf_bytes(["Revenue grew in the third quarter.", "Hiring resumes in January."]), "application/pdf",
-         ["PDF document 'Quarterly plan' by Ada Lovelace, 2 pages", "Revenue grew in the third quarter.", "[Page 2]", "Hiring resumes in January."],
-         {"pages": 2, "title": "Quarterly plan", "author": "Ada Lovelace", "pages_with_text": 2}),
-        ("red.png", image_bytes("PNG", size=(120, 80)), "image/png", ["PNG image, 120×80 pixels", "tesseract"], {"width": 120, "height": 80, "ocr": "unavailable"}),
-        ("photo.jpg", jpeg_with_exif(), "image/jpeg", ["JPEG image, 640×480 pixels", "Canon EOS R5", "2023-07-14 09:30:00", "GPS position 48.85822, 2.29450"],
-         {"camera": "Canon EOS R5", "date_taken": "2023-07-14 09:30:00", "gps": {"latitude": 48.858222, "longitude": 2.2945}}),
+        (
+            "note.txt",
+            b"Remember to renew the passport before the Lisbon trip in May.",
+            "text/plain",
+            ["renew the passport"],
+            {"encoding": "utf-8"},
+        ),
+        (
+            "plan.md",
+            b"# Launch plan\n\nShip the beta on Friday.\n\n## Risks\n\nThe budget is tight.",
+            "text/markdown",
+            ["Ship the beta"],
+            {"headings": ["Launch plan", "Risks"]},
+        ),
+        (
+            "data.json",
+            json.dumps({"project": "Atlas", "owners": ["Ada", "Grace"], "budget": 12000}).encode(),
+            "application/json",
+            ["JSON document: an object with 3 keys: project, owners, budget", "Atlas"],
+            {"valid": True},
+        ),
+        (
+            "sales.csv",
+            CSV.encode(),
+            "text/csv",
+            ["CSV table with 3 rows and 3 columns: name, city, amount", "Arlington"],
+            {"rows": 3, "columns": ["name", "city", "amount"]},
+        ),
+        (
+            "app.log",
+            b"2024-01-01 10:00:00 INFO server started\n2024-01-01 10:05:00 ERROR disk full on /var\n2024-01-01 10:06:00 WARNING retrying\n",
+            "text/plain",
+            ["Log file with 3 lines from 2024-01-01 10:00:00 to 2024-01-01 10:06:00", "disk full"],
+            {"levels": {"INFO": 1, "ERROR": 1, "WARN": 1}},
+        ),
+        (
+            "feed.xml",
+            b"<?xml version='1.0'?><notes><note>Buy oat milk</note><note>Call the plumber</note></notes>",
+            "application/xml",
+            ["XML document with root <notes> and 3 elements", "Call the plumber"],
+            {"root": "notes"},
+        ),
+        (
+            "config.yaml",
+            b"service: memory\nreplicas: 3\nregions:\n  - eu-west\n  - us-east\n",
+            "application/yaml",
+            ["YAML document: a mapping with 3 top-level keys: service, replicas, regions", "eu-west"],
+            {"top_level_keys": ["service", "replicas", "regions"]},
+        ),
+        (
+            "deploy.yml",
+            b"- name: build\n  run: make\n- name: test\n  run: pytest\n",
+            "application/yaml",
+            ["YAML document: a list of 2 items"],
+            {},
+        ),
+        (
+            "trip.html",
+            b"<html><head><title>Rome trip</title><style>p{}</style></head><body><h1>Day one</h1><p>Visit the Colosseum on Monday.</p><script>alert(1)</script></body></html>",
+            "text/html",
+            ["Web page 'Rome trip'", "Visit the Colosseum on Monday."],
+            {"title": "Rome trip", "headings": ["Day one"]},
+        ),
+        (
+            "agenda.docx",
+            docx_bytes(
+                [("Heading1", "Offsite agenda"), ("", "Discuss the hiring plan with Grace."), ("", "Book the venue in Porto.")]
+            ),
+            extract.DOCX,
+            ["Word document 'Offsite agenda' by Grace Hopper", "Book the venue in Porto."],
+            {"paragraphs": 3, "headings": ["Offsite agenda"]},
+        ),
+        (
+            "report.pdf",
+            pdf_bytes(["Revenue grew in the third quarter.", "Hiring resumes in January."]),
+            "application/pdf",
+            [
+                "PDF document 'Quarterly plan' by Ada Lovelace, 2 pages",
+                "Revenue grew in the third quarter.",
+                "[Page 2]",
+                "Hiring resumes in January.",
+            ],
+            {"pages": 2, "title": "Quarterly plan", "author": "Ada Lovelace", "pages_with_text": 2},
+        ),
+        (
+            "red.png",
+            image_bytes("PNG", size=(120, 80)),
+            "image/png",
+            ["PNG image, 120×80 pixels", "tesseract"],
+            {"width": 120, "height": 80, "ocr": "unavailable"},
+        ),
+        (
+            "photo.jpg",
+            jpeg_with_exif(),
+            "image/jpeg",
+            ["JPEG image, 640×480 pixels", "Canon EOS R5", "2023-07-14 09:30:00", "GPS position 48.85822, 2.29450"],
+            {"camera": "Canon EOS R5", "date_taken": "2023-07-14 09:30:00", "gps": {"latitude": 48.858222, "longitude": 2.2945}},
+        ),
         ("scan.jpeg", image_bytes("JPEG", size=(30, 40)), "image/jpeg", ["JPEG image, 30×40 pixels"], {"width": 30}),
         ("anim.gif", _gif(), "image/gif", ["GIF image, 16×16 pixels, 3 frames (animated)"], {"frames": 3}),
         ("pic.webp", image_bytes("WEBP", size=(50, 20)), "image/webp", ["WebP image, 50×20 pixels"], {"width": 50}),
         ("old.bmp", image_bytes("BMP", size=(10, 12)), "image/bmp", ["BMP image, 10×12 pixels"], {"height": 12}),
-        ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><title>Acme logo</title><text x="5" y="40">Acme <tspan>Rockets</tspan></text></svg>',
-         "image/svg+xml", ["SVG image 'Acme logo', 200×80", "Acme Rockets"], {"texts": ["Acme Rockets"]}),
-        ("memo.wav", wav_bytes(2.0), "audio/wav", ["WAV audio, 2.0 seconds, PCM, 8,000 Hz, mono", "multimodal provider"], {"duration_seconds": 2.0}),
-        ("standup.mp3", mp3_bytes(tmp_path), "audio/mpeg", ["MP3 audio, 1.0 seconds", "Title: Standup notes", "Artist: Ada Lovelace", "Album: Voice memos"],
-         {"tags": {"title": "Standup notes", "artist": "Ada Lovelace", "album": "Voice memos", "date": "2024-05-02 08:15:00"}}),
-        ("walk.ogg", ogg_bytes(), "audio/ogg", ["Ogg audio, 4.0 seconds, Vorbis", "Title: Harbour walk"], {"duration_seconds": 4.0}),
-        ("birds.flac", flac_bytes(tmp_path), "audio/flac", ["FLAC audio, 3.0 seconds, FLAC, 44,100 Hz, stereo", "Title: Birdsong at dawn"], {"duration_seconds": 3.0}),
-        ("dentist.m4a", m4a_bytes(tmp_path), "audio/mp4", ["M4A audio, 7.5 seconds", "AAC", "Title: Call with the dentist"], {"recorded_at": "2024-03-05 10:11:12+00:00"}),
-        ("radio.aac", adts_bytes(), "audio/aac", ["AAC audio", "44,100 Hz", "stereo"], {"audio": {"codec": "AAC", "sample_rate": 44100, "channels": 2}}),
-        ("clip.mp4", iso_bytes(b"isom", video=True, seconds=5.0), "video/mp4", ["MP4 video, 5.0 seconds, 1280×720, H.264 video and AAC audio", "multimodal provider"],
-         {"video": {"codec": "H.264", "width": 1280, "height": 720}}),
-        ("garden.webm", matroska_bytes("webm"), "video/webm", ["WebM video, 12.5 seconds, 1920×1080, VP9 video and Opus audio"], {"container": "webm"}),
-        ("phone.mov", iso_bytes(b"qt  ", video=True, seconds=3.0), "video/quicktime", ["QuickTime video, 3.0 seconds, 1280×720"], {"duration_seconds": 3.0}),
-        ("kites.avi", avi_bytes(), "video/x-msvideo", ["AVI video, 3.0 seconds, 320×240, Motion JPEG video and PCM audio", "Title: Kite festival"], {"duration_seconds": 3.0}),
-        ("film.mkv", matroska_bytes("matroska", seconds=90, video_codec="V_MPEG4/ISO/AVC", audio_codec="A_AAC"), "video/x-matroska",
-         ["Matroska video, 1 min 30 s, 1920×1080, H.264 video and AAC audio"], {"container": "matroska"}),
+        (
+            "logo.svg",
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><title>Acme logo</title><text x="5" y="40">Acme <tspan>Rockets</tspan></text></svg>',
+            "image/svg+xml",
+            ["SVG image 'Acme logo', 200×80", "Acme Rockets"],
+            {"texts": ["Acme Rockets"]},
+        ),
+        (
+            "memo.wav",
+            wav_bytes(2.0),
+            "audio/wav",
+            ["WAV audio, 2.0 seconds, PCM, 8,000 Hz, mono", "multimodal provider"],
+            {"duration_seconds": 2.0},
+        ),
+        (
+            "standup.mp3",
+            mp3_bytes(tmp_path),
+            "audio/mpeg",
+            ["MP3 audio, 1.0 seconds", "Title: Standup notes", "Artist: Ada Lovelace", "Album: Voice memos"],
+            {"tags": {"title": "Standup notes", "artist": "Ada Lovelace", "album": "Voice memos", "date": "2024-05-02 08:15:00"}},
+        ),
+        (
+            "walk.ogg",
+            ogg_bytes(),
+            "audio/ogg",
+            ["Ogg audio, 4.0 seconds, Vorbis", "Title: Harbour walk"],
+            {"duration_seconds": 4.0},
+        ),
+        (
+            "birds.flac",
+            flac_bytes(tmp_path),
+            "audio/flac",
+            ["FLAC audio, 3.0 seconds, FLAC, 44,100 Hz, stereo", "Title: Birdsong at dawn"],
+            {"duration_seconds": 3.0},
+        ),
+        (
+            "dentist.m4a",
+            m4a_bytes(tmp_path),
+            "audio/mp4",
+            ["M4A audio, 7.5 seconds", "AAC", "Title: Call with the dentist"],
+            {"recorded_at": "2024-03-05 10:11:12+00:00"},
+        ),
+        (
+            "radio.aac",
+            adts_bytes(),
+            "audio/aac",
+            ["AAC audio", "44,100 Hz", "stereo"],
+            {"audio": {"codec": "AAC", "sample_rate": 44100, "channels": 2}},
+        ),
+        (
+            "clip.mp4",
+            iso_bytes(b"isom", video=True, seconds=5.0),
+            "video/mp4",
+            ["MP4 video, 5.0 seconds, 1280×720, H.264 video and AAC audio", "multimodal provider"],
+            {"video": {"codec": "H.264", "width": 1280, "height": 720}},
+        ),
+        (
+            "garden.webm",
+            matroska_bytes("webm"),
+            "video/webm",
+            ["WebM video, 12.5 seconds, 1920×1080, VP9 video and Opus audio"],
+            {"container": "webm"},
+        ),
+        (
+            "phone.mov",
+            iso_bytes(b"qt  ", video=True, seconds=3.0),
+            "video/quicktime",
+            ["QuickTime video, 3.0 seconds, 1280×720"],
+            {"duration_seconds": 3.0},
+        ),
+        (
+            "kites.avi",
+            avi_bytes(),
+            "video/x-msvideo",
+            ["AVI video, 3.0 seconds, 320×240, Motion JPEG video and PCM audio", "Title: Kite festival"],
+            {"duration_seconds": 3.0},
+        ),
+        (
+            "film.mkv",
+            matroska_bytes("matroska", seconds=90, video_codec="V_MPEG4/ISO/AVC", audio_codec="A_AAC"),
+            "video/x-matroska",
+            ["Matroska video, 1 min 30 s, 1920×1080, H.264 video and AAC audio"],
+            {"container": "matroska"},
+        ),
     ]
 
 
@@ -359,7 +545,11 @@ def test_summaries_say_what_the_file_is(user, tmp_path):
 
 
 def test_media_says_its_speech_needs_a_model_and_is_marked_for_re_extraction(user, tmp_path):
-    for name, data in (("memo.wav", wav_bytes(1.0)), ("clip.mp4", iso_bytes(b"isom", video=True)), ("red.png", image_bytes("PNG"))):
+    for name, data in (
+        ("memo.wav", wav_bytes(1.0)),
+        ("clip.mp4", iso_bytes(b"isom", video=True)),
+        ("red.png", image_bytes("PNG")),
+    ):
         memory = ingest(user, name, data)
         assert memory.metadata["needs_model"] is True
         assert "multimodal provider" in memory.raw_text
@@ -394,6 +584,7 @@ def test_an_mp4_with_only_sound_is_audio(tmp_path):
 
 # --- content over name -----------------------------------------------------------------------
 
+
 def test_content_that_contradicts_its_extension_is_read_by_its_content(user):
     memory = ingest(user, "holiday.jpg", image_bytes("PNG", size=(33, 22)))
     assert memory.mime_type == "image/png"
@@ -415,7 +606,11 @@ def test_content_that_contradicts_its_extension_is_read_by_its_content(user):
         ("photo.png", b"\x7fELF\x02\x01\x01" + b"\x00" * 200, "its content is a Linux executable"),
         ("notes.txt", b"\x1f\x8b\x08\x00" + b"\x00" * 200, "the name says text, but its content is a gzip archive"),
         ("song.mp3", bytes(range(256)) * 4, "not a format this service reads"),
-        ("letter.docx", (lambda b: (zipfile.ZipFile(b, "w").writestr("a.txt", "hi"), b.getvalue())[1])(io.BytesIO()), "a ZIP archive"),
+        (
+            "letter.docx",
+            (lambda b: (zipfile.ZipFile(b, "w").writestr("a.txt", "hi"), b.getvalue())[1])(io.BytesIO()),
+            "a ZIP archive",
+        ),
     ],
 )
 def test_content_that_is_no_supported_type_is_refused_with_the_reason(user, name, data, reason):
@@ -465,6 +660,7 @@ def test_empty_file_is_refused(tmp_path):
 
 # --- text encodings --------------------------------------------------------------------------
 
+
 def test_invalid_bytes_in_utf8_text_are_replaced_not_fatal(user):
     data = "Café au lait costs 3€ — ".encode() + b"\xff\xfe" + " then the train to Zürich.".encode()
     memory = ingest(user, "diary.txt", data)
@@ -499,6 +695,7 @@ def test_invalid_json_and_csv_still_become_memories(user):
 
 # --- PDF -------------------------------------------------------------------------------------
 
+
 def test_scanned_pdf_without_ocr_says_it_has_no_text_layer(user):
     memory = ingest(user, "scan.pdf", pdf_bytes(["", ""], image_only=True))
     assert memory.metadata["scanned"] is True
@@ -527,7 +724,10 @@ def test_image_text_is_read_by_ocr_when_tesseract_is_installed(user, no_optional
 
 
 def test_ffprobe_fills_in_what_the_container_parsers_miss(tmp_path, no_optional_tools):
-    probe = {"format": {"duration": "8.25", "tags": {"title": "Probe title"}}, "streams": [{"codec_type": "video", "codec_name": "hevc", "width": 640, "height": 360}]}
+    probe = {
+        "format": {"duration": "8.25", "tags": {"title": "Probe title"}},
+        "streams": [{"codec_type": "video", "codec_name": "hevc", "width": 640, "height": 360}],
+    }
     fake_tool(no_optional_tools, "ffprobe", f"echo '{json.dumps(probe)}'\n")
     path = tmp_path / "clip.webm"
     path.write_bytes(matroska_bytes("webm", seconds=2))

@@ -80,11 +80,21 @@ def _deleted(memory_factory, monkeypatch, settings):
 
 # Each write: how to make the memory it applies to, and the write itself.
 WRITES = {
-    "edit": (_ready, lambda memory, actor: update_memory(
-        owner=memory.owner, memory_id=memory.pk, changes={"summary": "Water the tomatoes daily.", "importance": 0.9}, actor=actor)),
+    "edit": (
+        _ready,
+        lambda memory, actor: update_memory(
+            owner=memory.owner,
+            memory_id=memory.pk,
+            changes={"summary": "Water the tomatoes daily.", "importance": 0.9},
+            actor=actor,
+        ),
+    ),
     "retry": (_failed, lambda memory, actor: retry_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
     "retry every failed": (_failed, lambda memory, actor: retry_failed(owner=memory.owner, actor=actor)),
-    "re-extract a failed memory": (_failed, lambda memory, actor: reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
+    "re-extract a failed memory": (
+        _failed,
+        lambda memory, actor: reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=actor),
+    ),
     "re-extract": (_ready, lambda memory, actor: reextract_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
     "extraction fails": (_pending_while_the_model_is_down, lambda memory, actor: extract_memory(memory.pk, actor=actor)),
     "approve": (_in_review, lambda memory, actor: approve_memory(owner=memory.owner, memory_id=memory.pk, actor=actor)),
@@ -98,7 +108,9 @@ STATE = ("summary", "entities", "topics", "importance", "status", "error", "dele
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("write", list(WRITES))
-def test_a_write_whose_history_record_fails_leaves_the_memory_unchanged(write, user_factory, memory_factory, monkeypatch, settings):
+def test_a_write_whose_history_record_fails_leaves_the_memory_unchanged(
+    write, user_factory, memory_factory, monkeypatch, settings
+):
     make, change = WRITES[write]
     memory = make(memory_factory, monkeypatch, settings)
     before = Memory.all_objects.values(*STATE).get(pk=memory.pk)
@@ -179,8 +191,11 @@ def test_commands_record_themselves_as_the_actor(user, monkeypatch):
 
 @pytest.mark.django_db
 def test_bulk_remember_records_each_memory_it_stores(user):
-    stored = bulk_remember(owner=user, items=[{"text": LEASE, "source": "chat:1"}, {"text": GARDEN, "entities": ["Marta"]}],
-                           actor=Actor.for_command("evaluate"))
+    stored = bulk_remember(
+        owner=user,
+        items=[{"text": LEASE, "source": "chat:1"}, {"text": GARDEN, "entities": ["Marta"]}],
+        actor=Actor.for_command("evaluate"),
+    )
     assert [m.status for m in stored] == [Memory.Status.READY] * 2 and "Marta" in stored[1].entities
     for memory in stored:
         events = memory_history(owner=user, memory_id=memory.pk)
@@ -247,14 +262,19 @@ def test_migration_gives_past_retries_and_reextractions_their_own_actions(user):
     try:
         OldEvent = executor.loader.project_state([before]).apps.get_model("memories", "Event")
         for note in ("retry requested", "re-extracted", ""):  # the last one a person's edit
-            OldEvent.objects.create(owner_id=user.pk, subject_type="memory", subject_id=1, action="edited", actor="user:alice", note=note)
+            OldEvent.objects.create(
+                owner_id=user.pk, subject_type="memory", subject_id=1, action="edited", actor="user:alice", note=note
+            )
         executor = MigrationExecutor(connection)
         executor.migrate([after])
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
-    assert sorted(Event.objects.values_list("note", "action")) == [("", "edited"), ("re-extracted", "reextracted"),
-                                                                     ("retry requested", "retried")]
+    assert sorted(Event.objects.values_list("note", "action")) == [
+        ("", "edited"),
+        ("re-extracted", "reextracted"),
+        ("retry requested", "retried"),
+    ]
 
 
 def test_an_answer_on_the_ask_page_records_its_asker_when_it_revives_a_memory(signed_in, user):

@@ -37,9 +37,14 @@ def zip_bomb_docx(inflated_mb: int = 64) -> bytes:
     """A .docx whose document.xml inflates from a few hundred KB to `inflated_mb` MB."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        zf.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')
+        zf.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        )
         with zf.open("word/document.xml", "w") as member:
-            member.write(b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>')
+            member.write(
+                b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>'
+            )
             chunk = b"A" * (1024 * 1024)
             for _ in range(inflated_mb):
                 member.write(chunk)
@@ -48,10 +53,14 @@ def zip_bomb_docx(inflated_mb: int = 64) -> bytes:
 
 
 def billion_laughs_docx() -> bytes:
-    entities = '<!ENTITY lol "lol">' + "".join(f'<!ENTITY lol{i} "{"&lol%s;" % (i - 1 if i > 1 else "") * 10}">' for i in range(1, 10))
-    xml = (f'<?xml version="1.0"?><!DOCTYPE lolz [{entities}]>'
-           '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r>'
-           "<w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>")
+    entities = '<!ENTITY lol "lol">' + "".join(
+        f'<!ENTITY lol{i} "{"&lol%s;" % (i - 1 if i > 1 else "") * 10}">' for i in range(1, 10)
+    )
+    xml = (
+        f'<?xml version="1.0"?><!DOCTYPE lolz [{entities}]>'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r>'
+        "<w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("word/document.xml", xml)
@@ -75,19 +84,23 @@ def pdf(objects: list[bytes]) -> bytes:
 def pdf_with_huge_page_count() -> bytes:
     """Two billion pages claimed, 100,000 references to one real page."""
     kids = b" ".join([b"3 0 R"] * 100_000)
-    return pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Count 2000000000 /Kids [" + kids + b"] >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
-    ])
+    return pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Count 2000000000 /Kids [" + kids + b"] >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+        ]
+    )
 
 
 def pdf_with_cyclic_page_tree() -> bytes:
-    return pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Count 3 /Kids [2 0 R 3 0 R] >>",
-        b"<< /Type /Pages /Parent 2 0 R /Count 2 /Kids [3 0 R 2 0 R] >>",
-    ])
+    return pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Count 3 /Kids [2 0 R 3 0 R] >>",
+            b"<< /Type /Pages /Parent 2 0 R /Count 2 /Kids [3 0 R 2 0 R] >>",
+        ]
+    )
 
 
 def pdf_with_stream_bomb(inflated_mb: int = 96) -> bytes:
@@ -95,13 +108,15 @@ def pdf_with_stream_bomb(inflated_mb: int = 96) -> bytes:
     squeeze = zlib.compressobj(9)
     line = b"BT /F1 12 Tf 72 712 Td (bomb) Tj ET\n" * 28000  # ~1 MB
     packed = b"".join(squeeze.compress(line) for _ in range(inflated_mb)) + squeeze.flush()
-    return pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Count 1 /Kids [3 0 R] >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
-        f"<< /Length {len(packed)} /Filter /FlateDecode >>\nstream\n".encode() + packed + b"\nendstream",
-    ])
+    return pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Count 1 /Kids [3 0 R] >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
+            f"<< /Length {len(packed)} /Filter /FlateDecode >>\nstream\n".encode() + packed + b"\nendstream",
+        ]
+    )
 
 
 BINARY = bytes(range(256)) * 64
@@ -211,8 +226,11 @@ def test_api_json_refusals_are_clear(api, bystanders, outside, body, status, fra
     assert Memory.objects.count() == 2
 
 
-@pytest.mark.parametrize("body", [DEEP, b'{"text": "x", "metadata": ' + b'{"a":' * 50_000 + b"1" + b"}" * 50_001],
-                         ids=["nested arrays", "nested objects"])
+@pytest.mark.parametrize(
+    "body",
+    [DEEP, b'{"text": "x", "metadata": ' + b'{"a":' * 50_000 + b"1" + b"}" * 50_001],
+    ids=["nested arrays", "nested objects"],
+)
 def test_api_deeply_nested_json_is_a_clear_refusal(api, bystanders, body):
     reply = api.post("/api/ingest", data=body, content_type="application/json")
     assert_clear_refusal(reply, 400, "JSON")
@@ -235,8 +253,11 @@ def test_api_wrong_content_type_is_415(api, bystanders):
 
 
 def test_control_characters_and_nul_are_stored_clean(api, bystanders):
-    reply = api.post("/api/ingest", data=json.dumps({"text": "bell\x07 nul\x00 escape\x1b[31m red\r\nnext line"}),
-                     content_type="application/json")
+    reply = api.post(
+        "/api/ingest",
+        data=json.dumps({"text": "bell\x07 nul\x00 escape\x1b[31m red\r\nnext line"}),
+        content_type="application/json",
+    )
     assert reply.status_code == 201, reply.content
     memory = Memory.objects.get(pk=reply.json()["memory_id"])
     assert memory.raw_text == "bell nul escape[31m red\nnext line"
@@ -309,8 +330,10 @@ def test_api_hostile_file_names_stay_in_media_root(api, bystanders, outside, set
 
 
 def test_api_file_name_with_nul_is_refused_or_cleaned(api, bystanders, outside, settings):
-    body = (b'--BOUND\r\nContent-Disposition: form-data; name="file"; filename="a\x00../../b.txt"\r\n'
-            b"Content-Type: text/plain\r\n\r\nhello nul name\r\n--BOUND--\r\n")
+    body = (
+        b'--BOUND\r\nContent-Disposition: form-data; name="file"; filename="a\x00../../b.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\nhello nul name\r\n--BOUND--\r\n"
+    )
     reply = api.post("/api/ingest", data=body, content_type="multipart/form-data; boundary=BOUND")
     assert reply.status_code < 500
     if reply.status_code == 201:
@@ -435,7 +458,10 @@ def test_command_jsonl_bad_lines_are_reported_and_good_lines_kept(bystanders, ou
     for number in (1, 2, 4, 5, 6):
         assert f"{path}:{number}:" in err
     assert set(Memory.objects.exclude(owner__username="bob").values_list("raw_text", flat=True)) == {
-        "The spare key is under the blue flower pot.", "fine line one", "fine line two  with nul"}
+        "The spare key is under the blue flower pot.",
+        "fine line one",
+        "fine line two  with nul",
+    }
 
 
 def test_command_jsonl_that_is_not_utf8_is_refused(bystanders, tmp_path):
@@ -479,8 +505,14 @@ def test_inbox_symlinks_fifos_and_odd_names(inbox, bystanders, outside, scratch,
     (inbox / "linked-folder").symlink_to(secret_dir, target_is_directory=True)
     (inbox / "dangling.txt").symlink_to(tmp_path / "nowhere.txt")
     os.mkfifo(inbox / "pipe.txt")  # opening it would block the watcher forever
-    names = ["\u202eelif\u202c notes.txt", "🧠 brain dump.md", "line\nbreak.txt", "n" * 251 + ".txt", "-rf .txt",
-             "e\u0301-nfd-accents.txt"]
+    names = [
+        "\u202eelif\u202c notes.txt",
+        "🧠 brain dump.md",
+        "line\nbreak.txt",
+        "n" * 251 + ".txt",
+        "-rf .txt",
+        "e\u0301-nfd-accents.txt",
+    ]
     for i, name in enumerate(names):
         (inbox / name).write_text(f"Note number {i} with an odd file name.")
 

@@ -115,20 +115,31 @@ def test_bob_cannot_act_on_alices_memories_in_the_states_each_action_needs(user,
         "reject": (waiting, lambda i: bob_api.post(f"/api/memories/{i}/reject")),
         "get": (waiting, lambda i: bob_api.get(f"/api/memories/{i}")),
         "delete": (waiting, lambda i: bob_api.delete(f"/api/memories/{i}")),
-        "original delete": (waiting, lambda i: bob_api.post("/api/delete", json.dumps({"memory_id": i}), content_type="application/json")),
+        "original delete": (
+            waiting,
+            lambda i: bob_api.post("/api/delete", json.dumps({"memory_id": i}), content_type="application/json"),
+        ),
     }
-    events, state = Event.objects.count(), sorted(Memory.all_objects.filter(owner=user).values_list(
-        "pk", "status", "deleted_at", "outdated_by", "summary"))
+    events, state = (
+        Event.objects.count(),
+        sorted(Memory.all_objects.filter(owner=user).values_list("pk", "status", "deleted_at", "outdated_by", "summary")),
+    )
     for name, (target, attempt) in attempts.items():
         theirs, nothing = attempt(target.pk), attempt(missing_id)
         assert theirs.status_code == nothing.status_code == 404, name
         said, unknown = theirs.json()["detail"], nothing.json()["detail"]
         assert said.replace(str(target.pk), "N") == unknown.replace(str(missing_id), "N"), name
     assert Event.objects.count() == events
-    assert sorted(Memory.all_objects.filter(owner=user).values_list("pk", "status", "deleted_at", "outdated_by", "summary")) == state
+    assert (
+        sorted(Memory.all_objects.filter(owner=user).values_list("pk", "status", "deleted_at", "outdated_by", "summary")) == state
+    )
     # The targets were in the state each action needs: for Alice, they work.
     alice = Client(headers={"Authorization": f"Bearer {create_token(owner=user, name='a')[1]}"})
-    for url in (f"/api/memories/{deleted.pk}/restore", f"/api/memories/{superseded.pk}/not-an-update", f"/api/memories/{waiting.pk}/approve"):
+    for url in (
+        f"/api/memories/{deleted.pk}/restore",
+        f"/api/memories/{superseded.pk}/not-an-update",
+        f"/api/memories/{waiting.pk}/approve",
+    ):
         assert alice.post(url).status_code == 200, url
 
 

@@ -43,7 +43,11 @@ def test_text_becomes_ready_memory_with_structured_output(user, fake_gemini):
     body = call.json()
     assert body["generationConfig"]["responseMimeType"] == "application/json"
     assert set(body["generationConfig"]["responseSchema"]["properties"]) == {
-        "summary", "entities", "topics", "importance", "occurred_at",
+        "summary",
+        "entities",
+        "topics",
+        "importance",
+        "occurred_at",
     }
     assert "never instructions" in body["systemInstruction"]["parts"][0]["text"]
 
@@ -238,17 +242,20 @@ def _offline_memories(settings, memory_factory, texts):
 
 def test_consolidation_writes_insight_and_links(user, settings, fake_gemini, memory_factory):
     a, b, c = _offline_memories(
-        settings, memory_factory,
+        settings,
+        memory_factory,
         ["Priya leads the Q3 launch.", "The Q3 launch slipped to October.", "Bought oat milk."],
     )
-    fake_gemini.enqueue_json({
-        "summary": "Launch planning and groceries.",
-        "insight": "The Q3 launch depends on Priya and is already late.",
-        "connections": [
-            {"from_id": a.pk, "to_id": b.pk, "relationship": "same launch"},
-            {"from_id": a.pk, "to_id": 999_999, "relationship": "invented id"},
-        ],
-    })
+    fake_gemini.enqueue_json(
+        {
+            "summary": "Launch planning and groceries.",
+            "insight": "The Q3 launch depends on Priya and is already late.",
+            "connections": [
+                {"from_id": a.pk, "to_id": b.pk, "relationship": "same launch"},
+                {"from_id": a.pk, "to_id": 999_999, "relationship": "invented id"},
+            ],
+        }
+    )
 
     outcome = consolidate_owner(owner=user)
 
@@ -317,8 +324,9 @@ def test_reextract_reads_files_the_offline_engine_could_only_describe(user, sett
     assert base64.b64encode(png_bytes()).decode() in call.body.decode()
 
 
-def test_circuit_opens_when_the_model_is_down_and_work_waits_for_it(user, fake_gemini, waits, monkeypatch, sync_tasks,
-                                                                      django_capture_on_commit_callbacks):
+def test_circuit_opens_when_the_model_is_down_and_work_waits_for_it(
+    user, fake_gemini, waits, monkeypatch, sync_tasks, django_capture_on_commit_callbacks
+):
     from datetime import timedelta
 
     from django.utils import timezone

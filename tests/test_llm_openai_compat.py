@@ -207,14 +207,16 @@ def test_consolidation_writes_insight_and_links(user, settings, fake_openai, mem
     a, b, c = _offline_memories(
         settings, memory_factory, ["Priya leads the Q3 launch.", "The Q3 launch slipped to October.", "Bought oat milk."]
     )
-    fake_openai.enqueue_json({
-        "summary": "Launch planning and groceries.",
-        "insight": "The Q3 launch depends on Priya and is already late.",
-        "connections": [
-            {"from_id": a.pk, "to_id": b.pk, "relationship": "same launch"},
-            {"from_id": b.pk, "to_id": b.pk, "relationship": "itself"},
-        ],
-    })
+    fake_openai.enqueue_json(
+        {
+            "summary": "Launch planning and groceries.",
+            "insight": "The Q3 launch depends on Priya and is already late.",
+            "connections": [
+                {"from_id": a.pk, "to_id": b.pk, "relationship": "same launch"},
+                {"from_id": b.pk, "to_id": b.pk, "relationship": "itself"},
+            ],
+        }
+    )
 
     outcome = consolidate_owner(owner=user)
 

@@ -21,7 +21,17 @@ from .procs import PYTHON, ROOT, Service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TOOLS = {"add_memory", "search_memories", "ask", "get_memory", "list_memories", "update_memory", "delete_memory", "consolidate", "status"}
+TOOLS = {
+    "add_memory",
+    "search_memories",
+    "ask",
+    "get_memory",
+    "list_memories",
+    "update_memory",
+    "delete_memory",
+    "consolidate",
+    "status",
+}
 FALCON = "Sarah Chen leads Project Falcon; the launch is set for March 15."
 
 
@@ -150,8 +160,12 @@ def test_a_client_of_the_older_handshake_protocol_works_too(live_server, alice_t
 def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
     def post(headers):
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
-        request = urllib.request.Request(live_server.url + "/mcp", data=body, method="POST", headers={
-            "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+        request = urllib.request.Request(
+            live_server.url + "/mcp",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, response.read(), response.headers
@@ -182,17 +196,29 @@ def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
 
 def test_a_broken_request_is_a_4xx_never_a_crash(live_server, alice_token):
     def post(body: bytes, content_type="application/json"):
-        request = urllib.request.Request(live_server.url + "/mcp", data=body, method="POST", headers={
-            "Authorization": f"Bearer {alice_token}", "Content-Type": content_type,
-            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"})
+        request = urllib.request.Request(
+            live_server.url + "/mcp",
+            data=body,
+            method="POST",
+            headers={
+                "Authorization": f"Bearer {alice_token}",
+                "Content-Type": content_type,
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28",
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()
 
-    for body, content_type in ((b"{not json", "application/json"), (b"\xff\xfe", "application/json"), (b"[]", "application/json"),
-                               (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', "text/plain")):
+    for body, content_type in (
+        (b"{not json", "application/json"),
+        (b"\xff\xfe", "application/json"),
+        (b"[]", "application/json"),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', "text/plain"),
+    ):
         status, answer = post(body, content_type)
         assert 400 <= status < 500, (body, status, answer)
         assert b"Traceback" not in answer
@@ -284,7 +310,9 @@ def test_consolidate_update_list_and_the_insight_resource(live_server, user, ali
             ids = [(await client.call_tool("add_memory", {"text": t})).structured_content["memory_id"] for t in texts]
             made = (await client.call_tool("consolidate", {})).structured_content
             insight = json.loads((await client.read_resource(f"memory://insights/{made['consolidations'][0]}")).contents[0].text)
-            updated = (await client.call_tool("update_memory", {"memory_id": ids[0], "topics": ["launch", "falcon"], "importance": 0.9})).structured_content
+            updated = (
+                await client.call_tool("update_memory", {"memory_id": ids[0], "topics": ["launch", "falcon"], "importance": 0.9})
+            ).structured_content
             page = (await client.call_tool("list_memories", {"limit": 2, "sort": "importance"})).structured_content
             return ids, made, insight, updated, page
 
@@ -317,7 +345,9 @@ def test_gunicorn_and_the_stdio_command(tmp_path):
         assert seen["bob"]["total"] == 0
 
         def stdio(user: str) -> Client:
-            return Client(StdioServerParameters(command=PYTHON, args=["manage.py", "mcp", "--user", user], env=service.env, cwd=str(ROOT)))
+            return Client(
+                StdioServerParameters(command=PYTHON, args=["manage.py", "mcp", "--user", user], env=service.env, cwd=str(ROOT))
+            )
 
         async def over_stdio():
             async with stdio("bob") as client:
@@ -333,7 +363,9 @@ def test_gunicorn_and_the_stdio_command(tmp_path):
         assert bad.is_error and "memory_id" in text_of(bad)
         assert status["user"] == "bob"
         # Both spaces hold the content (one each), tombstoned; the stdio one was bob's.
-        rows = service.sql("select u.username, m.deleted_at is not null from memories_memory m join auth_user u on u.id = m.owner_id order by m.id")
+        rows = service.sql(
+            "select u.username, m.deleted_at is not null from memories_memory m join auth_user u on u.id = m.owner_id order by m.id"
+        )
         assert rows == [("alice", 1), ("bob", 1)]
         actors = {row[0] for row in service.sql("select actor from memories_event")}
         assert "command:mcp" in actors and any(a.startswith("api token 'test'") for a in actors)

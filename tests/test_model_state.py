@@ -54,14 +54,17 @@ def test_a_deleted_old_version_reads_as_deleted(user, memory_factory):
     assert Memory.all_objects.get(pk=old.pk).state == Memory.State.DELETED
 
 
-@pytest.mark.parametrize(("mime", "name", "kind"), [
-    ("image/png", "photo.png", "image"),
-    ("image/svg+xml", "drawing.svg", ""),  # can carry script: download only
-    ("audio/mpeg", "memo.mp3", "audio"),
-    ("video/mp4", "clip.mp4", "video"),
-    ("application/pdf", "report.pdf", "pdf"),
-    ("application/zip", "archive.zip", ""),
-])
+@pytest.mark.parametrize(
+    ("mime", "name", "kind"),
+    [
+        ("image/png", "photo.png", "image"),
+        ("image/svg+xml", "drawing.svg", ""),  # can carry script: download only
+        ("audio/mpeg", "memo.mp3", "audio"),
+        ("video/mp4", "clip.mp4", "video"),
+        ("application/pdf", "report.pdf", "pdf"),
+        ("application/zip", "archive.zip", ""),
+    ],
+)
 def test_preview_kind_by_file_type(user, mime, name, kind):
     memory = ingest_text(owner=user, text=f"A note with {name} attached.", source="test").memory
     assert memory.preview_kind == ""  # no file, nothing to preview whatever the type says

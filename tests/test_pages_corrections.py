@@ -44,13 +44,24 @@ def test_detail_shows_the_edit_form_and_the_history(signed_in, user, memory_fact
 def test_htmx_edit_saves_only_what_changed_and_records_it(signed_in, user, memory_factory):
     memory = memory_factory("Met Bob in Lisbon to plan the offsite.")  # the engine finds Bob and Lisbon
     old_summary = memory.summary
-    response = hx(signed_in, "post", reverse("memories:edit", args=[memory.pk]),
-                  edit_data(memory, summary="Alice and Bob planned the June offsite in Lisbon.", entities="Alice, Bob, Lisbon",
-                            importance="0.9", occurred_at="2024-05-01T10:00"))
+    response = hx(
+        signed_in,
+        "post",
+        reverse("memories:edit", args=[memory.pk]),
+        edit_data(
+            memory,
+            summary="Alice and Bob planned the June offsite in Lisbon.",
+            entities="Alice, Bob, Lisbon",
+            importance="0.9",
+            occurred_at="2024-05-01T10:00",
+        ),
+    )
     assert response.status_code == 200
     html = response.content.decode()
     # The form comes back; card, details and history follow out of band, with a success flash.
-    assert 'id="edit-form"' in html and 'id="history" hx-swap-oob="true"' in html and 'id="detail-card" hx-swap-oob="true"' in html
+    assert (
+        'id="edit-form"' in html and 'id="history" hx-swap-oob="true"' in html and 'id="detail-card" hx-swap-oob="true"' in html
+    )
     assert "corrected: summary, entities, importance, occurred at" in html
     assert "memories-changed" in response["HX-Trigger"]
 
@@ -79,14 +90,17 @@ def test_editing_nothing_records_nothing(signed_in, memory_factory):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("importance", "7", "importance must be between 0 and 1."),
-    ("importance", "very", "importance must be a number between 0 and 1."),
-    ("summary", "   ", "The summary cannot be empty."),
-    ("occurred_at", "last tuesday", "is not a date or datetime"),
-    ("occurred_at", "", "occurred_at cannot be empty."),
-    ("summary", "x" * 5001, "at most 5000 characters"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("importance", "7", "importance must be between 0 and 1."),
+        ("importance", "very", "importance must be a number between 0 and 1."),
+        ("summary", "   ", "The summary cannot be empty."),
+        ("occurred_at", "last tuesday", "is not a date or datetime"),
+        ("occurred_at", "", "occurred_at cannot be empty."),
+        ("summary", "x" * 5001, "at most 5000 characters"),
+    ],
+)
 def test_bad_edits_are_400_with_the_reason_at_the_field_and_change_nothing(signed_in, memory_factory, field, value, message):
     import re
 
@@ -99,7 +113,9 @@ def test_bad_edits_are_400_with_the_reason_at_the_field_and_change_nothing(signe
     assert html.lstrip().startswith('<form id="edit-form"')
     at_field = re.search(rf'<span class="field-error" id="error-{field}">([^<]*)</span>', html)
     assert at_field and message in at_field.group(1).replace("&#x27;", "'"), html
-    assert re.search(rf'name="edit-{field}"[^>]*aria-invalid="true"', html) or re.search(rf'aria-invalid="true"[^>]*name="edit-{field}"', html)
+    assert re.search(rf'name="edit-{field}"[^>]*aria-invalid="true"', html) or re.search(
+        rf'aria-invalid="true"[^>]*name="edit-{field}"', html
+    )
     memory.refresh_from_db()
     assert (memory.summary, memory.importance, memory.occurred_at) == before
     assert not Event.objects.filter(subject_id=memory.pk, action="edited").exists()
@@ -212,7 +228,9 @@ def test_restore_from_the_deleted_page_brings_the_card_back(signed_in, user, mem
 
 @pytest.mark.django_db
 def test_purge_asks_first_then_erases_the_content_for_good(signed_in, user, memory_factory):
-    memory = ingest_file(owner=user, fileobj=SimpleUploadedFile("secret.txt", b"My bank PIN is quokka-saffron-seven."), name="secret.txt").memory
+    memory = ingest_file(
+        owner=user, fileobj=SimpleUploadedFile("secret.txt", b"My bank PIN is quokka-saffron-seven."), name="secret.txt"
+    ).memory
     stored = memory.original.path
     delete_memory(owner=user, memory_id=memory.pk)
     url = reverse("memories:purge", args=[memory.pk])
@@ -232,7 +250,12 @@ def test_purge_asks_first_then_erases_the_content_for_good(signed_in, user, memo
     assert "quokka-saffron-seven" not in str(list(events.values("before", "after", "note")))
     assert events.filter(action="purged", actor=f"user:{user.username}").exists()
     # Still refused if it comes back, and nothing left to restore.
-    again = hx(signed_in, "post", reverse("memories:ingest_files"), {"files": [SimpleUploadedFile("again.txt", b"My bank PIN is quokka-saffron-seven.")]})
+    again = hx(
+        signed_in,
+        "post",
+        reverse("memories:ingest_files"),
+        {"files": [SimpleUploadedFile("again.txt", b"My bank PIN is quokka-saffron-seven.")]},
+    )
     assert again.status_code == 400 and b"purged" in again.content and b"Restore memory" not in again.content
     assert hx(signed_in, "post", reverse("memories:restore", args=[memory.pk])).status_code == 404
 
@@ -277,8 +300,12 @@ def test_reingest_of_deleted_text_says_when_and_offers_restore(signed_in, user):
 def test_reupload_of_a_deleted_file_among_others_offers_restore(signed_in, user):
     old = ingest_file(owner=user, fileobj=SimpleUploadedFile("a.txt", b"Alpha file."), name="a.txt").memory
     delete_memory(owner=user, memory_id=old.pk)
-    response = hx(signed_in, "post", reverse("memories:ingest_files"),
-                  {"files": [SimpleUploadedFile("a-again.txt", b"Alpha file."), SimpleUploadedFile("b.txt", b"Beta file.")]})
+    response = hx(
+        signed_in,
+        "post",
+        reverse("memories:ingest_files"),
+        {"files": [SimpleUploadedFile("a-again.txt", b"Alpha file."), SimpleUploadedFile("b.txt", b"Beta file.")]},
+    )
     html = response.content.decode()
     assert response.status_code == 200 and "Saved as memory" in html and f"Restore memory {old.pk}" in html
 
@@ -312,10 +339,14 @@ def test_review_approve_and_reject(signed_in, user, review_mode, memory_factory)
     page = signed_in.get(reverse("memories:review")).content.decode()
     assert "flight lands" in page and "won a cruise" in page
     assert reverse("memories:approve", args=[a.pk]) in page and reverse("memories:reject", args=[b.pk]) in page
-    assert f'{reverse("memories:detail", args=[a.pk])}#edit' in page
+    assert f"{reverse('memories:detail', args=[a.pk])}#edit" in page
 
     approved = hx(signed_in, "post", reverse("memories:approve", args=[a.pk]))
-    assert approved.status_code == 200 and b"approved" in approved.content and re.search(rb'id="review-count" hx-swap-oob="true">1<', approved.content)
+    assert (
+        approved.status_code == 200
+        and b"approved" in approved.content
+        and re.search(rb'id="review-count" hx-swap-oob="true">1<', approved.content)
+    )
     assert Memory.objects.get(pk=a.pk).status == Memory.Status.READY
     assert Event.objects.filter(subject_id=a.pk, action="approved", actor=f"user:{user.username}").exists()
     again = hx(signed_in, "post", reverse("memories:approve", args=[a.pk]))
@@ -343,7 +374,9 @@ def test_review_without_htmx_redirects_back_to_the_queue(signed_in, review_mode,
 @pytest.mark.django_db
 def test_editing_a_memory_in_review_keeps_it_waiting(signed_in, review_mode, memory_factory):
     memory = memory_factory("Meeting with Dana on Monday.")
-    response = hx(signed_in, "post", reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="Meeting with Dana on Tuesday."))
+    response = hx(
+        signed_in, "post", reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="Meeting with Dana on Tuesday.")
+    )
     assert response.status_code == 200
     memory.refresh_from_db()
     assert memory.summary == "Meeting with Dana on Tuesday." and memory.status == Memory.Status.REVIEW
@@ -397,7 +430,10 @@ def test_another_user_gets_404_for_every_correction_of_mine(bob_client, user, se
     assert Memory.objects.get(pk=waiting.pk).status == Memory.Status.REVIEW
     assert Memory.objects.get(pk=live.pk).summary != "hacked"
     assert Memory.all_objects.filter(pk=gone.pk, deleted_at__isnull=False).exists()
-    assert b"deleted note" not in bob_client.get(reverse("memories:deleted")).content and b"Nothing deleted" in bob_client.get(reverse("memories:deleted")).content
+    assert (
+        b"deleted note" not in bob_client.get(reverse("memories:deleted")).content
+        and b"Nothing deleted" in bob_client.get(reverse("memories:deleted")).content
+    )
     assert b"Alice&#x27;s note" not in bob_client.get(reverse("memories:review")).content
     assert b"Nothing is waiting" in bob_client.get(reverse("memories:review")).content
 
@@ -429,5 +465,7 @@ def test_correction_posts_need_the_csrf_token(user, settings, memory_factory):
     assert [r.status_code for r in refused] == [403] * 5
     assert Memory.objects.get(pk=memory.pk).status == Memory.Status.REVIEW
     assert Memory.all_objects.filter(pk=gone.pk, deleted_at__isnull=False).exists()
-    accepted = client.post(reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="with token"), HTTP_X_CSRFTOKEN=token, **HX)
+    accepted = client.post(
+        reverse("memories:edit", args=[memory.pk]), edit_data(memory, summary="with token"), HTTP_X_CSRFTOKEN=token, **HX
+    )
     assert accepted.status_code == 200 and Memory.objects.get(pk=memory.pk).summary == "with token"

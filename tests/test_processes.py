@@ -92,8 +92,14 @@ def test_qcluster_runs_the_consolidation_schedule(service_env, broker, tmp_path)
     manage(service_env, "ingest", "--text", "Project Falcon launches in March; Sarah Chen leads.")
     manage(service_env, "ingest", "--text", "Sarah Chen booked the Project Falcon venue in Berlin.")
     db_path = Path(service_env["MEMORY_DATA_DIR"]) / "memory.sqlite3"
-    cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=service_env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cluster = subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        cwd=ROOT,
+        env=service_env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # The schedule fell due when migrate made it. The cluster's sentinel would look in
         # 30 s; its scheduler, called once now, hands the task to the broker the cluster reads.
@@ -119,9 +125,17 @@ def free_port():
 
 def test_serve_starts_everything_and_ctrl_c_stops_everything(service_env):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
-                            cwd=ROOT, env=service_env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+        cwd=ROOT,
+        env=service_env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
+
         def up():
             try:
                 return urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=2).status == 200
@@ -171,8 +185,14 @@ def test_serve_fails_fast_with_the_variable_to_set_when_the_port_is_busy(service
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
-                                cwd=ROOT, env=service_env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+            cwd=ROOT,
+            env=service_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode != 0
     assert f"Port {port} on 127.0.0.1 is already in use" in result.stderr
     assert f"MEMORY_BIND=127.0.0.1:{port + 1} make run" in result.stderr

@@ -148,7 +148,9 @@ def test_dates_in_the_question_favour_memories_that_occurred_then(user, memory_f
 
 def test_date_phrases_are_parsed_offline():
     today = date(2024, 3, 15)
-    spans = {s.label: (s.start, s.end, s.month) for s in date_spans("What did I do yesterday, in 2023 and last May?", today=today)}
+    spans = {
+        s.label: (s.start, s.end, s.month) for s in date_spans("What did I do yesterday, in 2023 and last May?", today=today)
+    }
     assert spans["yesterday"] == (date(2024, 3, 14), date(2024, 3, 14), None)
     assert spans["2023"] == (date(2023, 1, 1), date(2023, 12, 31), None)
     assert spans["May 2023"] == (date(2023, 5, 1), date(2023, 5, 31), None)
@@ -303,9 +305,17 @@ def test_feedback_shares_a_match_s_weight_among_its_key_words(user, monkeypatch)
     assert expansion == ["yoga"]
 
 
-@pytest.mark.parametrize("question", [
-    'falcon" OR NEAR(a b) * ^col: -x AND (', '"', "***", "falcon:* {raw_text}: NOT", "' ; DROP TABLE memories_memory; --", "ü@€ ½",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        'falcon" OR NEAR(a b) * ^col: -x AND (',
+        '"',
+        "***",
+        "falcon:* {raw_text}: NOT",
+        "' ; DROP TABLE memories_memory; --",
+        "ü@€ ½",
+    ],
+)
 def test_fts_syntax_in_the_question_is_just_text(user, memory_factory, question):
     falcon = memory_factory(FALCON)
     result = hybrid(user, question)
@@ -407,7 +417,11 @@ def test_a_rare_word_counts_for_more_than_a_common_name(user, memory_factory):
 
 def test_context_says_nothing_twice(user, memory_factory):
     memory = memory_factory("Caroline: I went to the LGBTQ support group yesterday. It was so powerful and moving.")
-    Memory.objects.filter(pk=memory.pk).update(summary="Caroline: I went to the LGBTQ support group yesterday.", entities=["Caroline", "Dr. Who"], topics=["support", "bakery"])
+    Memory.objects.filter(pk=memory.pk).update(
+        summary="Caroline: I went to the LGBTQ support group yesterday.",
+        entities=["Caroline", "Dr. Who"],
+        topics=["support", "bakery"],
+    )
     result = hybrid(user, "support group")
     text = result.to_context().render()
     # The extractive summary is in the text: printed once; entities and topics the text
@@ -511,8 +525,13 @@ def test_the_other_speakers_line_that_holds_the_answer_stays_near_the_top(user, 
 
 
 def test_one_owners_ranking_does_not_change_when_another_owner_adds_memories(user, other_user, memory_factory):
-    for text in ("Garden party with Priya on Sunday.", "Priya lent me her garden shears.", "Lunch with Sam about the launch.",
-                 "The garden needs new soil before spring.", "Sam and Priya both like tulips."):
+    for text in (
+        "Garden party with Priya on Sunday.",
+        "Priya lent me her garden shears.",
+        "Lunch with Sam about the launch.",
+        "The garden needs new soil before spring.",
+        "Sam and Priya both like tulips.",
+    ):
         memory_factory(text)
     question = "What did Priya lend me for the garden?"
     before = [(r.memory.pk, r.score) for r in hybrid(user, question).memories]

@@ -61,12 +61,15 @@ def test_update_supersedes_the_older_fact_links_and_records_it(moved):
     assert events(berlin, Event.Action.UPDATES)[0].after["supersedes"] == paris.pk
 
 
-@pytest.mark.parametrize("newer", [
-    "My sister moved to Berlin in May.",
-    "I visited Berlin for a conference last week.",
-    "I moved the tax files to the shared drive.",
-    "I still live in Paris and love it.",
-])
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "My sister moved to Berlin in May.",
+        "I visited Berlin for a conference last week.",
+        "I moved the tax files to the shared drive.",
+        "I still live in Paris and love it.",
+    ],
+)
 def test_a_fact_that_only_looks_like_an_update_changes_nothing(memory_factory, newer):
     paris = memory_factory(PARIS, occurred_at="2024-03-10")
     other = memory_factory(newer, occurred_at="2025-06-12")
@@ -286,7 +289,9 @@ def test_api_shows_updates_sets_expiry_and_undoes(api, moved, user, other_user):
 
 
 def test_api_ingest_takes_an_expiry(api, user):
-    response = api.post("/api/ingest", {"text": "Temporary gate code 1234.", "expires_at": "2030-05-01"}, content_type="application/json")
+    response = api.post(
+        "/api/ingest", {"text": "Temporary gate code 1234.", "expires_at": "2030-05-01"}, content_type="application/json"
+    )
     assert response.status_code == 201
     assert Memory.objects.get(pk=response.json()["memory_id"]).expires_at.year == 2030
     bad = api.post("/api/ingest", {"text": "Another gate code 99.", "expires_at": "not a date"}, content_type="application/json")
@@ -307,7 +312,10 @@ def test_memory_pages_show_superseded_by_and_supersedes_and_undo(signed_in, bob_
     paris, berlin = moved
     page = signed_in.get(reverse("memories:detail", args=[paris.pk])).content.decode()
     assert "Superseded" in page and f"Memory {berlin.pk}" in page and 'id="not-an-update"' in page
-    assert f"Memory {paris.pk}" in signed_in.get(reverse("memories:detail", args=[berlin.pk])).content.decode().split('id="supersedes-note"')[1]
+    assert (
+        f"Memory {paris.pk}"
+        in signed_in.get(reverse("memories:detail", args=[berlin.pk])).content.decode().split('id="supersedes-note"')[1]
+    )
     bank = signed_in.get(reverse("memories:list"), {"fact": "superseded"}).content.decode()
     assert f'id="memory-{paris.pk}"' in bank and f'id="memory-{berlin.pk}"' not in bank
     assert "Past · until 2025-06" in bank
@@ -323,8 +331,13 @@ def test_memory_pages_show_superseded_by_and_supersedes_and_undo(signed_in, bob_
 
 def test_memory_page_sets_and_clears_the_expiry(signed_in, memory_factory, user):
     note = memory_factory("Hotel booking reference QX81 for the Lisbon trip.")
-    form = {"edit-summary": note.summary, "edit-entities": ", ".join(note.entities), "edit-topics": ", ".join(note.topics),
-            "edit-importance": f"{note.importance:g}", "edit-occurred_at": timezone.localtime(note.occurred_at).strftime("%Y-%m-%dT%H:%M")}
+    form = {
+        "edit-summary": note.summary,
+        "edit-entities": ", ".join(note.entities),
+        "edit-topics": ", ".join(note.topics),
+        "edit-importance": f"{note.importance:g}",
+        "edit-occurred_at": timezone.localtime(note.occurred_at).strftime("%Y-%m-%dT%H:%M"),
+    }
     response = signed_in.post(reverse("memories:edit", args=[note.pk]), {**form, "edit-expires_at": "2020-02-02T10:00"})
     assert response.status_code == 302
     note.refresh_from_db()
@@ -351,7 +364,9 @@ def test_admin_not_an_update_action(client, user_factory, moved):
     client.force_login(user_factory("root", is_staff=True, is_superuser=True))
     listing = client.get(reverse("admin:memories_memory_changelist"), {"fact": "outdated"}).content.decode()
     assert f"/admin/memories/memory/{paris.pk}/change/" in listing
-    client.post(reverse("admin:memories_memory_changelist"), {"action": "not_an_update", "_selected_action": [paris.pk]}, follow=True)
+    client.post(
+        reverse("admin:memories_memory_changelist"), {"action": "not_an_update", "_selected_action": [paris.pk]}, follow=True
+    )
     paris.refresh_from_db()
     assert paris.outdated_by_id is None
     assert events(paris, Event.Action.NOT_UPDATE)[0].actor == "user:root"
@@ -376,8 +391,12 @@ def test_evaluate_updates_reports_the_figures(db, tmp_path):
     assert len(data["scenarios"]) >= 60
     kinds = {s["kind"] for s in data["scenarios"]}
     assert {"move", "job", "relationship", "plan", "price", "preference", "negation", "correction", "non-update"} <= kinds
-    subset = {"background": data["background"][:2], "scenarios": [s for s in data["scenarios"] if s["id"] in (
-        "move-paris-berlin", "chain-move", "non-sister-moved", "fix-birthday")]}
+    subset = {
+        "background": data["background"][:2],
+        "scenarios": [
+            s for s in data["scenarios"] if s["id"] in ("move-paris-berlin", "chain-move", "non-sister-moved", "fix-birthday")
+        ],
+    }
     path = tmp_path / "few.json"
     path.write_text(json.dumps(subset))
     out = io.StringIO()
@@ -415,7 +434,9 @@ def test_model_judges_all_candidates_in_one_call(fake_openai, user):
     fake_openai.enqueue_json({"updates": []})
     other = _model_ingest(user, "I love my flat; the view of the canal is great.", "2024-05-01")
     fake_openai.enqueue_json({**EXTRACTED, "summary": "Moved to Berlin."})
-    fake_openai.enqueue_json({"updates": [{"old_id": old.pk, "reason": "residence: Paris -> Berlin"}, {"old_id": 999999, "reason": "made up"}]})
+    fake_openai.enqueue_json(
+        {"updates": [{"old_id": old.pk, "reason": "residence: Paris -> Berlin"}, {"old_id": 999999, "reason": "made up"}]}
+    )
     new = _model_ingest(user, BERLIN, "2025-06-12")
     calls = fake_openai.calls("/chat/completions")
     assert len(calls) == 5  # three extractions, two update checks (the first memory had nothing to compare)

@@ -120,8 +120,13 @@ def test_graph_never_shows_another_owners_memories(bob_client, signed_in, space,
 
 
 def test_graph_refuses_bad_input_with_4xx(signed_in, space):
-    for params in ({"date_from": "2025-05-01", "date_to": "2025-01-01"}, {"date_from": "yesterday"}, {"focus": "x"},
-                   {"depth": 9}, {"limit": 0}):
+    for params in (
+        {"date_from": "2025-05-01", "date_to": "2025-01-01"},
+        {"date_from": "yesterday"},
+        {"focus": "x"},
+        {"depth": 9},
+        {"limit": 0},
+    ):
         response = signed_in.get("/api/graph", params)
         assert response.status_code == 422, params
         assert response.json()["detail"]

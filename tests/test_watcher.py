@@ -103,7 +103,9 @@ def test_watcher_process_stops_on_sigterm(tmp_path):
     env = {**os.environ, "MEMORY_DATA_DIR": str(tmp_path / "d"), "MEMORY_INBOX_DIR": str(tmp_path / "in")}
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=root, env=env, check=True)
-    proc = subprocess.Popen([sys.executable, "manage.py", "watch_inbox", "--interval", "0.5"], cwd=root, env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "watch_inbox", "--interval", "0.5"], cwd=root, env=env, stderr=subprocess.PIPE, text=True
+    )
     try:
         (tmp_path / "in").mkdir(exist_ok=True)
         (tmp_path / "in" / "hello.txt").write_text("hello from the inbox")

@@ -61,7 +61,9 @@ class LocalSwagger(Swagger):
             response = super().render_page(request, api, **kwargs)
             # Ninja's page has no viewport tag, so a phone lays it out as a shrunken desktop.
             if b'name="viewport"' not in response.content:
-                response.content = response.content.replace(b"<head>", b'<head>\n    <meta name="viewport" content="width=device-width, initial-scale=1">', 1)
+                response.content = response.content.replace(
+                    b"<head>", b'<head>\n    <meta name="viewport" content="width=device-width, initial-scale=1">', 1
+                )
             return response
         template = engines["django"].from_string(OFFLINE_DOCS)
         return HttpResponse(template.render({"title": api.title, "schema_url": self.get_openapi_url(api, kwargs)}, request))
@@ -94,8 +96,8 @@ def _error(request, status: int, detail: str, **extra) -> HttpResponse:
 
 @api.exception_handler(AuthenticationError)
 def _unauthenticated(request, exc):
-    message = str(exc) if str(exc) != "Unauthorized" else (
-        "Authentication required: send 'Authorization: Bearer <token>' or sign in."
+    message = (
+        str(exc) if str(exc) != "Unauthorized" else ("Authentication required: send 'Authorization: Bearer <token>' or sign in.")
     )
     response = _error(request, 401, message)
     response["WWW-Authenticate"] = 'Bearer realm="api"'
@@ -150,7 +152,9 @@ def _too_big(request, exc):
 
 @api.exception_handler(TooManyFilesSent)
 def _too_many_files(request, exc):
-    return _error(request, 413, f"The request carries more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files; send one file a request.")
+    return _error(
+        request, 413, f"The request carries more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files; send one file a request."
+    )
 
 
 @api.exception_handler(TooManyFieldsSent)

@@ -65,18 +65,29 @@ class MemoryFilters(Schema):
     topic: s.Text = Field("", max_length=200)
     entity: s.Text = Field("", max_length=200)
     status: s.StatusName | None = None
-    fact: Literal["current", "superseded", "expired"] | None = Field(None, description="current, superseded (by a newer fact) or expired.")
+    fact: Literal["current", "superseded", "expired"] | None = Field(
+        None, description="current, superseded (by a newer fact) or expired."
+    )
     sort: s.SortName = "new"
     limit: int = Field(50, ge=1, le=500)
     offset: int = Field(0, ge=0, le=10**9)
 
 
-@router.get("/memories", response=s.MemoryList, tags=["original", "memories"],
-            summary="List and search the caller's memories, a page at a time")
+@router.get(
+    "/memories",
+    response=s.MemoryList,
+    tags=["original", "memories"],
+    summary="List and search the caller's memories, a page at a time",
+)
 def memories(request, filters: Query[MemoryFilters]):
     found = filter_memories(
-        owner=request.auth, q=filters.q.strip(), topic=filters.topic.strip(), entity=filters.entity.strip(),
-        status=filters.status or "", sort=filters.sort, fact=filters.fact or "",
+        owner=request.auth,
+        q=filters.q.strip(),
+        topic=filters.topic.strip(),
+        entity=filters.entity.strip(),
+        status=filters.status or "",
+        sort=filters.sort,
+        fact=filters.fact or "",
     )
     # No per-row link count: nothing in the response reads one, and annotating it grouped the
     # page and its count over both link joins, ten times the cost of a page at 20,000 memories
@@ -114,8 +125,10 @@ def remember(request: HttpRequest) -> Status:
     """Store text (a JSON body) or a file (multipart) as a new memory; extraction is queued."""
     enforce_rate(request, "ingest")
     content_type = request.content_type or ""
-    if content_type in ("", "application/json") or content_type.endswith("+json") or (
-        content_type != "multipart/form-data" and _looks_like_json(request)
+    if (
+        content_type in ("", "application/json")
+        or content_type.endswith("+json")
+        or (content_type != "multipart/form-data" and _looks_like_json(request))
     ):
         # A JSON body is read as JSON whatever the content type says: the original design's
         # own example, curl -X POST .../ingest -d '{"text": "..."}', sends it as a form.
@@ -151,8 +164,13 @@ def _ingest_json(request):
     except PydanticValidationError as exc:
         raise ValidationError(exc.errors(include_url=False, include_context=False)) from None
     return ingest_text(
-        owner=request.auth, text=item.text, source=item.source or "api", occurred_at=item.occurred_at, actor=actor(request),
-        expires_at=item.expires_at, queue=True,
+        owner=request.auth,
+        text=item.text,
+        source=item.source or "api",
+        occurred_at=item.occurred_at,
+        actor=actor(request),
+        expires_at=item.expires_at,
+        queue=True,
     )
 
 
@@ -165,8 +183,12 @@ def _ingest_form(request):
     try:
         # The same rules as the JSON body; "text" is a stand-in, the file is the content here.
         checked = s.IngestIn.model_validate(
-            {"text": "-", "source": fields["source"][:500], "occurred_at": fields["occurred_at"] or None,
-             "expires_at": fields["expires_at"] or None}
+            {
+                "text": "-",
+                "source": fields["source"][:500],
+                "occurred_at": fields["occurred_at"] or None,
+                "expires_at": fields["expires_at"] or None,
+            }
         )
         source, occurred_at, expires_at = checked.source, checked.occurred_at, checked.expires_at
     except PydanticValidationError as exc:
@@ -174,16 +196,27 @@ def _ingest_form(request):
     if upload is None:
         if fields["text"]:  # a plain HTML form posting text
             return ingest_text(
-                owner=request.auth, text=fields["text"], source=source or "api", occurred_at=occurred_at, actor=actor(request),
-                expires_at=expires_at, queue=True,
+                owner=request.auth,
+                text=fields["text"],
+                source=source or "api",
+                occurred_at=occurred_at,
+                actor=actor(request),
+                expires_at=expires_at,
+                queue=True,
             )
         raise HttpError(422, "Attach the file as the form field 'file' (curl -F file=@notes.pdf).")
     limit = settings.MEMORY_MAX_UPLOAD_MB * 1024 * 1024
     if upload.size is not None and upload.size > limit:
         raise HttpError(413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit.")
     return ingest_file(
-        owner=request.auth, fileobj=upload, name=upload.name or "file", source=source, occurred_at=occurred_at,
-        actor=actor(request), expires_at=expires_at, queue=True,
+        owner=request.auth,
+        fileobj=upload,
+        name=upload.name or "file",
+        source=source,
+        occurred_at=occurred_at,
+        actor=actor(request),
+        expires_at=expires_at,
+        queue=True,
     )
 
 
@@ -204,7 +237,9 @@ def memory_update(request, payload: s.MemoryPatch, memory_id: int = MemoryId):
     # null means "leave as is" (none of these fields can be emptied to nothing), except for
     # expires_at, where null clears the expiry.
     changes = {
-        field: value for field, value in payload.model_dump(exclude_unset=True).items() if value is not None or field == "expires_at"
+        field: value
+        for field, value in payload.model_dump(exclude_unset=True).items()
+        if value is not None or field == "expires_at"
     }
     try:
         update_memory(owner=request.auth, memory_id=memory_id, changes=changes, actor=actor(request))

@@ -73,7 +73,9 @@ def answer(request, params: QueryParams) -> dict:
     """The model's answer from what recall chose, with the memories it read and cited."""
     enforce_rate(request, "query")
     try:
-        result = answer_question(owner=request.auth, question=params.q, strategy=params.strategy, k=params.k, actor=actor(request))
+        result = answer_question(
+            owner=request.auth, question=params.q, strategy=params.strategy, k=params.k, actor=actor(request)
+        )
     except ValueError as exc:  # an empty question after whitespace is squeezed out
         raise HttpError(400, str(exc)) from None
     return {

@@ -168,7 +168,7 @@ class MemoryPatch(Schema):
     topics: list[Label] | None = Field(None, max_length=30)
     importance: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     occurred_at: When = None
-    expires_at: When = Field(None, description="Forget after this date; null or \"\" clears it.")
+    expires_at: When = Field(None, description='Forget after this date; null or "" clears it.')
 
     @field_validator("entities", "topics")
     @classmethod

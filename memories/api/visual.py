@@ -66,13 +66,24 @@ class GraphOut(Schema):
     focus: int | None
 
 
-@router.get("/graph", response={200: GraphOut, 404: s.Message, 422: s.Message},
-            summary="The connection graph: memories, their links and the insights over them")
+@router.get(
+    "/graph",
+    response={200: GraphOut, 404: s.Message, 422: s.Message},
+    summary="The connection graph: memories, their links and the insights over them",
+)
 def graph(request, params: Query[GraphParams]):
     try:
-        return visual.graph_data(owner=request.auth, topic=params.topic.strip(), entity=params.entity.strip(),
-                                 source=params.source.strip(), date_from=params.date_from, date_to=params.date_to,
-                                 limit=params.limit, focus=params.focus, depth=params.depth)
+        return visual.graph_data(
+            owner=request.auth,
+            topic=params.topic.strip(),
+            entity=params.entity.strip(),
+            source=params.source.strip(),
+            date_from=params.date_from,
+            date_to=params.date_to,
+            limit=params.limit,
+            focus=params.focus,
+            depth=params.depth,
+        )
     except Memory.DoesNotExist:
         raise HttpError(404, f"No memory {params.focus}.") from None
 
@@ -115,8 +126,11 @@ class TimelineOut(Schema):
     date_to: date | None
 
 
-@router.get("/timeline", response={200: TimelineOut, 422: s.Message},
-            summary="Memories per day, week, month or year, by when they happened and when they were stored")
+@router.get(
+    "/timeline",
+    response={200: TimelineOut, 422: s.Message},
+    summary="Memories per day, week, month or year, by when they happened and when they were stored",
+)
 def timeline(request, params: Query[TimelineParams]):
     return visual.timeline_data(owner=request.auth, zoom=params.zoom, date_from=params.date_from, date_to=params.date_to)
 
@@ -164,6 +178,10 @@ class StatsOut(Schema):
     backlog_per_day: list[BacklogDay]
 
 
-@router.get("/stats", response={200: StatsOut, 422: s.Message}, summary="Counts over time: stored, by source and status, topics, model calls, backlog")
+@router.get(
+    "/stats",
+    response={200: StatsOut, 422: s.Message},
+    summary="Counts over time: stored, by source and status, topics, model calls, backlog",
+)
 def stats(request, days: int = Query(30, ge=1, le=visual.STATS_MAX_DAYS)):
     return visual.stats_data(owner=request.auth, days=days)

@@ -71,8 +71,16 @@ def get_embedder() -> Embedder | None:
     if name == "off":
         return None
     # Everything a backend is built from: a changed setting makes a new one.
-    key = (name, settings.GEMINI_EMBEDDING_MODEL, settings.GEMINI_EMBEDDING_DIM, settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL,
-           settings.OPENAI_BASE_URL, settings.OPENAI_EMBEDDING_MODEL, settings.OPENAI_API_KEY)
+    key = (
+        name,
+        settings.GEMINI_EMBEDDING_MODEL,
+        settings.GEMINI_EMBEDDING_DIM,
+        settings.GEMINI_API_KEY,
+        settings.GEMINI_BASE_URL,
+        settings.OPENAI_BASE_URL,
+        settings.OPENAI_EMBEDDING_MODEL,
+        settings.OPENAI_API_KEY,
+    )
     with _instances_lock:
         if key not in _instances:
             _instances[key] = import_string(_BACKENDS[name])()

@@ -53,6 +53,8 @@ class GeminiEmbedder(Embedder):
         except ProviderError as exc:
             raise EmbeddingError(str(exc)) from None
         if len(rows) != len(texts) or any(len(r) != self.dim for r in rows):
-            raise EmbeddingError(f"Gemini returned {len(rows)} embeddings for {len(texts)} texts, not all of {self.dim} dimensions.")
+            raise EmbeddingError(
+                f"Gemini returned {len(rows)} embeddings for {len(texts)} texts, not all of {self.dim} dimensions."
+            )
         # Below its full 3072 dimensions gemini-embedding-001's vectors are not unit length.
         return normalised(rows)

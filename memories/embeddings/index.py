@@ -128,8 +128,9 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def search(*, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int,
-           content_free: np.ndarray | None = None) -> list[tuple[int, float]]:
+def search(
+    *, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int, content_free: np.ndarray | None = None
+) -> list[tuple[int, float]]:
     """The owner's memories (with vectors of this model) closest in meaning to the question,
     best first, with their score: the cosine to the question less part of the cosine to
     what is typical (see hubness; content_free is the model's content-free question)."""

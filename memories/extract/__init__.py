@@ -20,8 +20,16 @@ from .base import FileContent, UnreadableFile, UnsupportedFile
 from .text import decode_text
 
 __all__ = [
-    "BINARY_TYPES", "SUPPORTED_TYPES", "TEXT_TYPES", "FileContent", "UnreadableFile", "UnsupportedFile",
-    "check_file", "decode_text", "read_file", "supported_extension",
+    "BINARY_TYPES",
+    "SUPPORTED_TYPES",
+    "TEXT_TYPES",
+    "FileContent",
+    "UnreadableFile",
+    "UnsupportedFile",
+    "check_file",
+    "decode_text",
+    "read_file",
+    "supported_extension",
 ]
 
 log = logging.getLogger(__name__)
@@ -30,16 +38,35 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 # The original design's 27 types, plus .html and .docx which people drop all the same.
 TEXT_TYPES = {
-    ".txt": "text/plain", ".md": "text/markdown", ".json": "application/json", ".csv": "text/csv",
-    ".log": "text/plain", ".xml": "application/xml", ".yaml": "application/yaml", ".yml": "application/yaml",
-    ".html": "text/html", ".htm": "text/html",
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".json": "application/json",
+    ".csv": "text/csv",
+    ".log": "text/plain",
+    ".xml": "application/xml",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".html": "text/html",
+    ".htm": "text/html",
 }
 BINARY_TYPES = {
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-    ".bmp": "image/bmp", ".svg": "image/svg+xml",
-    ".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac", ".m4a": "audio/mp4",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".bmp": "image/bmp",
+    ".svg": "image/svg+xml",
+    ".mp3": "audio/mpeg",
+    ".wav": "audio/wav",
+    ".ogg": "audio/ogg",
+    ".flac": "audio/flac",
+    ".m4a": "audio/mp4",
     ".aac": "audio/aac",
-    ".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".avi": "video/x-msvideo",
+    ".mp4": "video/mp4",
+    ".webm": "video/webm",
+    ".mov": "video/quicktime",
+    ".avi": "video/x-msvideo",
     ".mkv": "video/x-matroska",
     ".pdf": "application/pdf",
     ".docx": DOCX,
@@ -54,7 +81,10 @@ SAME_CONTAINER = [
     {"audio/ogg", "video/ogg"},
 ]
 KIND_NAMES = {
-    "image": "an image", "audio": "an audio file", "video": "a video", "application/pdf": "a PDF document",
+    "image": "an image",
+    "audio": "an audio file",
+    "video": "a video",
+    "application/pdf": "a PDF document",
     DOCX: "a Word document",
 }
 
@@ -104,7 +134,9 @@ def read_file(path: Path, name: str, *, budget_seconds: float | None = None) -> 
         raise UnreadableFile(f"{label!r} could not be read ({type(exc).__name__}).") from exc
 
     content.metadata = {"size": size, **content.metadata}
-    if not _compatible(content.mime_type, declared) and not (declared.startswith("text/") and content.mime_type.startswith("text/")):
+    if not _compatible(content.mime_type, declared) and not (
+        declared.startswith("text/") and content.mime_type.startswith("text/")
+    ):
         note = f"The file name ends in {ext}, but its content is {content.description.rstrip('.') or content.mime_type}; it was read by its content."
         content.metadata["declared_type"] = declared
         content.text = f"{note}\n\n{content.text}" if content.text else note
@@ -120,8 +152,12 @@ def read_file(path: Path, name: str, *, budget_seconds: float | None = None) -> 
 
 # Which reader produced a file's text, for the card (OCR and transcription set their own).
 READERS = {
-    "application/pdf": "the PDF's text layer", DOCX: "the Word document's text", "text/html": "the web page's text (no navigation)",
-    "text/markdown": "the Markdown text", "text/csv": "the CSV text", "application/json": "the JSON text",
+    "application/pdf": "the PDF's text layer",
+    DOCX: "the Word document's text",
+    "text/html": "the web page's text (no navigation)",
+    "text/markdown": "the Markdown text",
+    "text/csv": "the CSV text",
+    "application/json": "the JSON text",
 }
 
 
@@ -168,4 +204,8 @@ def _read(path: Path, mime: str, text_ext: str, deadline: float | None = None) -
 def _compatible(actual: str, declared: str) -> bool:
     if actual == declared:
         return True
-    return any(actual in group and declared in group for group in SAME_CONTAINER) or {actual, declared} <= {"audio/webm", "video/webm", "video/x-matroska"}
+    return any(actual in group and declared in group for group in SAME_CONTAINER) or {actual, declared} <= {
+        "audio/webm",
+        "video/webm",
+        "video/x-matroska",
+    }

@@ -99,8 +99,15 @@ def _describe(im: Image.Image, path: Path, mime: str) -> FileContent:
     if body:
         lines.append(f"Text in the image, read by {reader_label(ocr.reader)}:\n{body}")
     meta["kind"] = "image"
-    return FileContent(mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=taken,
-                       needs_model=True, body=body)
+    return FileContent(
+        mime_type=mime,
+        text="\n\n".join(lines),
+        metadata=meta,
+        description=description,
+        occurred_at=taken,
+        needs_model=True,
+        body=body,
+    )
 
 
 def _exif(im: Image.Image) -> tuple[dict, datetime | None]:
@@ -119,9 +126,15 @@ def _exif(im: Image.Image) -> tuple[dict, datetime | None]:
     make, model = _s(exif.get(TAG_MAKE)), _s(exif.get(TAG_MODEL))
     if make or model:
         # Many cameras repeat the maker in the model name ("Canon" + "Canon EOS R5").
-        out["camera"] = model if make and model.lower().startswith(make.lower().split()[0]) else " ".join(x for x in (make, model) if x)
-    for key, tag, ifd in (("software", TAG_SOFTWARE, exif), ("image_description", TAG_DESCRIPTION, exif),
-                          ("artist", TAG_ARTIST, exif), ("lens", TAG_LENS, sub)):
+        out["camera"] = (
+            model if make and model.lower().startswith(make.lower().split()[0]) else " ".join(x for x in (make, model) if x)
+        )
+    for key, tag, ifd in (
+        ("software", TAG_SOFTWARE, exif),
+        ("image_description", TAG_DESCRIPTION, exif),
+        ("artist", TAG_ARTIST, exif),
+        ("lens", TAG_LENS, sub),
+    ):
         if value := _s(ifd.get(tag)):
             out[key] = value[:300]
     raw_date = _s(sub.get(TAG_DATE_ORIGINAL)) or _s(exif.get(TAG_DATETIME))
@@ -181,6 +194,7 @@ def _gps(gps) -> dict | None:
 
 # --- SVG ---------------------------------------------------------------------------------
 
+
 def read_svg(path: Path, mime: str) -> FileContent:
     data, truncated = read_limited(path)
     text, _, _ = detect_decode(data)
@@ -225,8 +239,9 @@ def read_svg(path: Path, mime: str) -> FileContent:
         lines.append("Text in the drawing:\n" + body)
         meta["texts"] = texts[:200]
         meta["reader"] = "the SVG's text elements"
-    return FileContent(mime_type=mime, text=clean("\n\n".join(lines)), metadata=meta, description=description, needs_model=not texts,
-                       body=body)
+    return FileContent(
+        mime_type=mime, text=clean("\n\n".join(lines)), metadata=meta, description=description, needs_model=not texts, body=body
+    )
 
 
 def _joined(el) -> str:

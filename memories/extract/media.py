@@ -32,22 +32,76 @@ NEEDS_MODEL_VIDEO = (
 )
 
 FORMAT_NAMES = {
-    "audio/mpeg": "MP3 audio", "audio/wav": "WAV audio", "audio/ogg": "Ogg audio", "audio/flac": "FLAC audio",
-    "audio/mp4": "M4A audio", "audio/aac": "AAC audio", "video/mp4": "MP4 video", "video/webm": "WebM video",
-    "video/quicktime": "QuickTime video", "video/x-msvideo": "AVI video", "video/x-matroska": "Matroska video",
+    "audio/mpeg": "MP3 audio",
+    "audio/wav": "WAV audio",
+    "audio/ogg": "Ogg audio",
+    "audio/flac": "FLAC audio",
+    "audio/mp4": "M4A audio",
+    "audio/aac": "AAC audio",
+    "video/mp4": "MP4 video",
+    "video/webm": "WebM video",
+    "video/quicktime": "QuickTime video",
+    "video/x-msvideo": "AVI video",
+    "video/x-matroska": "Matroska video",
     "video/ogg": "Ogg video",
 }
 CODEC_NAMES = {
-    "avc1": "H.264", "avc3": "H.264", "hvc1": "H.265", "hev1": "H.265", "mp4a": "AAC", "vp08": "VP8", "vp09": "VP9",
-    "av01": "AV1", "Opus": "Opus", "fLaC": "FLAC", "ac-3": "AC-3", "ec-3": "E-AC-3", "alac": "ALAC", "mp4v": "MPEG-4 Visual",
-    "jpeg": "Motion JPEG", "apcn": "ProRes", "apch": "ProRes", "twos": "PCM", "sowt": "PCM", "lpcm": "PCM",
-    "V_VP8": "VP8", "V_VP9": "VP9", "V_AV1": "AV1", "V_MPEG4/ISO/AVC": "H.264", "V_MPEGH/ISO/HEVC": "H.265",
-    "A_OPUS": "Opus", "A_VORBIS": "Vorbis", "A_AAC": "AAC", "A_MPEG/L3": "MP3", "A_FLAC": "FLAC", "A_PCM/INT/LIT": "PCM",
-    "A_AC3": "AC-3", "S_TEXT/UTF8": "subtitles",
-    "H264": "H.264", "h264": "H.264", "X264": "H.264", "XVID": "Xvid", "xvid": "Xvid", "DIVX": "DivX", "divx": "DivX",
-    "MJPG": "Motion JPEG", "mjpg": "Motion JPEG", "DX50": "DivX", "FMP4": "MPEG-4 Visual",
-    "h264_ffprobe": "H.264", "hevc": "H.265", "aac": "AAC", "mp3": "MP3", "opus": "Opus", "vorbis": "Vorbis",
-    "vp8": "VP8", "vp9": "VP9", "av1": "AV1", "flac": "FLAC", "mjpeg": "Motion JPEG", "mpeg4": "MPEG-4 Visual",
+    "avc1": "H.264",
+    "avc3": "H.264",
+    "hvc1": "H.265",
+    "hev1": "H.265",
+    "mp4a": "AAC",
+    "vp08": "VP8",
+    "vp09": "VP9",
+    "av01": "AV1",
+    "Opus": "Opus",
+    "fLaC": "FLAC",
+    "ac-3": "AC-3",
+    "ec-3": "E-AC-3",
+    "alac": "ALAC",
+    "mp4v": "MPEG-4 Visual",
+    "jpeg": "Motion JPEG",
+    "apcn": "ProRes",
+    "apch": "ProRes",
+    "twos": "PCM",
+    "sowt": "PCM",
+    "lpcm": "PCM",
+    "V_VP8": "VP8",
+    "V_VP9": "VP9",
+    "V_AV1": "AV1",
+    "V_MPEG4/ISO/AVC": "H.264",
+    "V_MPEGH/ISO/HEVC": "H.265",
+    "A_OPUS": "Opus",
+    "A_VORBIS": "Vorbis",
+    "A_AAC": "AAC",
+    "A_MPEG/L3": "MP3",
+    "A_FLAC": "FLAC",
+    "A_PCM/INT/LIT": "PCM",
+    "A_AC3": "AC-3",
+    "S_TEXT/UTF8": "subtitles",
+    "H264": "H.264",
+    "h264": "H.264",
+    "X264": "H.264",
+    "XVID": "Xvid",
+    "xvid": "Xvid",
+    "DIVX": "DivX",
+    "divx": "DivX",
+    "MJPG": "Motion JPEG",
+    "mjpg": "Motion JPEG",
+    "DX50": "DivX",
+    "FMP4": "MPEG-4 Visual",
+    "h264_ffprobe": "H.264",
+    "hevc": "H.265",
+    "aac": "AAC",
+    "mp3": "MP3",
+    "opus": "Opus",
+    "vorbis": "Vorbis",
+    "vp8": "VP8",
+    "vp9": "VP9",
+    "av1": "AV1",
+    "flac": "FLAC",
+    "mjpeg": "Motion JPEG",
+    "mpeg4": "MPEG-4 Visual",
 }
 WAVE_FORMATS = {1: "PCM", 3: "PCM float", 0x55: "MP3", 0xFF: "AAC", 0x2000: "AC-3", 6: "A-law", 7: "µ-law"}
 TAG_KEYS = ("title", "artist", "album", "date", "genre", "comment")
@@ -96,7 +150,9 @@ def read_media(path: Path, mime: str) -> FileContent:
         lines.append(tag_line + ".")
     lines.append(NEEDS_MODEL_VIDEO if meta["kind"] == "video" else NEEDS_MODEL_AUDIO)
     meta["needs_reader"] = lines[-1]
-    return FileContent(mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=occurred_at, needs_model=True)
+    return FileContent(
+        mime_type=mime, text="\n\n".join(lines), metadata=meta, description=description, occurred_at=occurred_at, needs_model=True
+    )
 
 
 def _description(mime: str, meta: dict) -> str:
@@ -135,6 +191,7 @@ def format_duration(seconds: float) -> str:
 
 # --- mutagen -------------------------------------------------------------------------------
 
+
 def _mutagen(path: Path, mime: str, meta: dict) -> None:
     import mutagen
 
@@ -169,8 +226,14 @@ def _mutagen(path: Path, mime: str, meta: dict) -> None:
         meta["duration_seconds"] = round(float(length), 3)
     audio = {}
     codec = {
-        "MP3": "MPEG-1 Layer 3", "WAVE": WAVE_FORMATS.get(getattr(info, "_format_tag", 1), "PCM"),
-        "FLAC": "FLAC", "OggVorbis": "Vorbis", "OggOpus": "Opus", "OggFLAC": "FLAC", "OggSpeex": "Speex", "AAC": "AAC",
+        "MP3": "MPEG-1 Layer 3",
+        "WAVE": WAVE_FORMATS.get(getattr(info, "_format_tag", 1), "PCM"),
+        "FLAC": "FLAC",
+        "OggVorbis": "Vorbis",
+        "OggOpus": "Opus",
+        "OggFLAC": "FLAC",
+        "OggSpeex": "Speex",
+        "AAC": "AAC",
     }.get(type(found).__name__.removeprefix("Easy"))
     if type(found).__name__ == "EasyMP3" and getattr(info, "version", 1) != 1:
         codec = f"MPEG-{info.version:g} Layer 3"
@@ -265,7 +328,7 @@ def _iso_boxes(data: bytes, meta: dict, track: dict | None) -> None:
             entry = body[8:]
             track["codec"] = entry[4:8].decode("latin-1", errors="replace")
             if len(entry) >= 36 and track.get("handler") == "soun":
-                track["channels"], = struct.unpack(">H", entry[24:26])
+                (track["channels"],) = struct.unpack(">H", entry[24:26])
                 track["sample_rate"] = struct.unpack(">I", entry[32:36])[0] >> 16
         pos += size
 
@@ -385,10 +448,15 @@ def _mkv_track(data: bytes, start: int, stop: int, meta: dict) -> None:
     if track.get("type") == "video" and "video" not in meta:
         meta["video"] = {k: v for k, v in (("codec", codec), ("width", track.get("width")), ("height", track.get("height"))) if v}
     elif track.get("type") == "audio" and "audio" not in meta:
-        meta["audio"] = {k: v for k, v in (("codec", codec), ("sample_rate", track.get("sample_rate")), ("channels", track.get("channels"))) if v}
+        meta["audio"] = {
+            k: v
+            for k, v in (("codec", codec), ("sample_rate", track.get("sample_rate")), ("channels", track.get("channels")))
+            if v
+        }
 
 
 # --- AVI (RIFF) ------------------------------------------------------------------------------
+
 
 def _riff_chunks(data: bytes, start: int, end: int):
     pos = start
@@ -440,6 +508,7 @@ def _avi_stream(data: bytes, start: int, stop: int, meta: dict) -> None:
 
 # --- ffprobe and dates -----------------------------------------------------------------------
 
+
 def _from_ffprobe(probe: dict, meta: dict) -> None:
     fmt = probe.get("format") or {}
     try:
@@ -451,7 +520,9 @@ def _from_ffprobe(probe: dict, meta: dict) -> None:
         codec = CODEC_NAMES.get(stream.get("codec_name", ""), stream.get("codec_name"))
         if stream.get("codec_type") == "video" and stream.get("disposition", {}).get("attached_pic") != 1:
             video = meta.setdefault("video", {})
-            video.update({k: v for k, v in (("codec", codec), ("width", stream.get("width")), ("height", stream.get("height"))) if v})
+            video.update(
+                {k: v for k, v in (("codec", codec), ("width", stream.get("width")), ("height", stream.get("height"))) if v}
+            )
         elif stream.get("codec_type") == "audio":
             audio = meta.setdefault("audio", {})
             audio.setdefault("codec", codec)

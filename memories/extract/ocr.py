@@ -60,8 +60,9 @@ def missing_message() -> str:
         return "OCR is turned off (MEMORY_OCR=off), so text in it was not read."
     if choice == "tesseract":
         return tools.OCR_MISSING
-    return ("OCR is not available: install the rapidocr-onnxruntime package (or the tesseract program), "
-            "so text in it was not read.")
+    return (
+        "OCR is not available: install the rapidocr-onnxruntime package (or the tesseract program), so text in it was not read."
+    )
 
 
 def read_text(im: Image.Image) -> OCRResult | None:
@@ -123,7 +124,14 @@ def join_lines(boxes) -> str:
         right = None
         for _, _, x0, x1, text in line:
             pieces = text.split()
-            if words and right is not None and x0 < right and pieces and pieces[0].startswith(words[-1]) and len(words[-1]) < len(pieces[0]):
+            if (
+                words
+                and right is not None
+                and x0 < right
+                and pieces
+                and pieces[0].startswith(words[-1])
+                and len(words[-1]) < len(pieces[0])
+            ):
                 words.pop()
             words.extend(pieces)
             right = x1

@@ -73,7 +73,11 @@ def read_pdf(path: Path, mime: str, *, deadline: float | None = None) -> FileCon
     if failed_pages:
         meta["pages_unreadable"] = failed_pages
 
-    description = "PDF document" + (f" {info['title']!r}" if info.get("title") else "") + (f" by {info['author']}" if info.get("author") else "")
+    description = (
+        "PDF document"
+        + (f" {info['title']!r}" if info.get("title") else "")
+        + (f" by {info['author']}" if info.get("author") else "")
+    )
     description += f", {page_count} page{'s' if page_count != 1 else ''}."
     notes: list[str] = []
     ocr_pages: list[str] = []

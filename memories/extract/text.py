@@ -29,13 +29,19 @@ MAX_ZIP_ENTRIES = 10_000
 
 # --- encodings ---------------------------------------------------------------------------
 
+
 def detect_decode(data: bytes) -> tuple[str, str, int]:
     """(text, encoding, invalid byte sequences replaced). Never raises.
 
     BOMs first; then UTF-8, kept even with a few bad bytes when the rest is clearly UTF-8;
     then a detector for legacy encodings (cp1251, Shift-JIS, ...); Windows-1252 last."""
-    for bom, encoding in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
-                          (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+    for bom, encoding in (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
         if data.startswith(bom):
             body = data[len(bom) if encoding != "utf-8-sig" else 0 :]
             text = body.decode(encoding, errors="replace")
@@ -131,13 +137,18 @@ def read_limited(path: Path, limit: int = MAX_TEXT_BYTES) -> tuple[bytes, bool]:
 
 # --- formats -----------------------------------------------------------------------------
 
+
 def read_text(path: Path, ext: str, mime: str) -> FileContent:
     data, truncated = read_limited(path)
     if truncated:
         data = _trim_partial_utf8(data)
     raw, encoding, invalid = detect_decode(data)
     text = clean(raw)
-    meta = {"encoding": encoding, "lines": text.count("\n") + (1 if text and not text.endswith("\n") else 0), "words": len(text.split())}
+    meta = {
+        "encoding": encoding,
+        "lines": text.count("\n") + (1 if text and not text.endswith("\n") else 0),
+        "words": len(text.split()),
+    }
     if invalid:
         meta["invalid_bytes_replaced"] = invalid
     if truncated:
@@ -148,9 +159,17 @@ def read_text(path: Path, ext: str, mime: str) -> FileContent:
     if not text.strip():
         description = description or "An empty text file (only whitespace)."
     if truncated:
-        description = (description + " " if description else "") + f"Only the first {MAX_TEXT_BYTES // (1024 * 1024)} MB were read."
+        description = (
+            description + " " if description else ""
+        ) + f"Only the first {MAX_TEXT_BYTES // (1024 * 1024)} MB were read."
     full = f"{description}\n\n{body}" if description and body.strip() else (description or body)
-    return FileContent(mime_type=mime, text=full.strip(), metadata=meta, description=description or _plain_description(ext, meta), body=body.strip())
+    return FileContent(
+        mime_type=mime,
+        text=full.strip(),
+        metadata=meta,
+        description=description or _plain_description(ext, meta),
+        body=body.strip(),
+    )
 
 
 def _plain_description(ext: str, meta: dict) -> str:
@@ -198,7 +217,15 @@ def _shape(value, depth: int = 0) -> str:
 
 
 def _json_kind(name: str) -> str:
-    return {"str": "string", "int": "number", "float": "number", "bool": "boolean", "NoneType": "null", "dict": "object", "list": "list"}.get(name, name)
+    return {
+        "str": "string",
+        "int": "number",
+        "float": "number",
+        "bool": "boolean",
+        "NoneType": "null",
+        "dict": "object",
+        "list": "list",
+    }.get(name, name)
 
 
 SNIFF_LINES = 20
@@ -254,7 +281,9 @@ def describe_xml(text: str, truncated: bool):
     tags = Counter(safexml.local(el.tag) for el in root.iter())
     children = Counter(safexml.local(el.tag) for el in root)
     inner = ", ".join(f"{n} <{t}>" for t, n in children.most_common(5))
-    description = f"XML document with root <{safexml.local(root.tag)}> and {_plural(sum(tags.values()), 'element')}" + (f"; it holds {inner}." if inner else ".")
+    description = f"XML document with root <{safexml.local(root.tag)}> and {_plural(sum(tags.values()), 'element')}" + (
+        f"; it holds {inner}." if inner else "."
+    )
     texts = [" ".join(t.split()) for t in root.itertext() if t.strip()]
     return description, "\n".join(texts) or text, {"valid": True, "root": safexml.local(root.tag), "elements": sum(tags.values())}
 
@@ -290,7 +319,9 @@ LOG_TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?")
 
 def describe_log(text: str, truncated: bool):
     lines = text.splitlines()
-    levels = Counter(m.group(1).replace("WARNING", "WARN").replace("FATAL", "CRITICAL") for line in lines if (m := LOG_LEVEL_RE.search(line)))
+    levels = Counter(
+        m.group(1).replace("WARNING", "WARN").replace("FATAL", "CRITICAL") for line in lines if (m := LOG_LEVEL_RE.search(line))
+    )
     times = [m.group(0) for line in lines if (m := LOG_TIME_RE.search(line))]
     parts = [f"Log file with {_plural(len(lines), 'line')}"]
     if times:
@@ -298,7 +329,11 @@ def describe_log(text: str, truncated: bool):
     description = " ".join(parts)
     if levels:
         description += "; " + ", ".join(f"{n} {lvl}" for lvl, n in levels.most_common())
-    return description + ".", text, {"levels": dict(levels), **({"first_time": times[0], "last_time": times[-1]} if times else {})}
+    return (
+        description + ".",
+        text,
+        {"levels": dict(levels), **({"first_time": times[0], "last_time": times[-1]} if times else {})},
+    )
 
 
 def describe_markdown(text: str, truncated: bool):
@@ -308,8 +343,45 @@ def describe_markdown(text: str, truncated: bool):
 
 class _HTMLText(HTMLParser):
     # Navigation, forms and page furniture are not what a page says.
-    SKIP = {"script", "style", "noscript", "template", "svg", "head", "nav", "footer", "aside", "form", "button", "menu", "select"}
-    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "blockquote", "pre", "table", "ul", "ol", "hr", "title"}
+    SKIP = {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "head",
+        "nav",
+        "footer",
+        "aside",
+        "form",
+        "button",
+        "menu",
+        "select",
+    }
+    BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+        "hr",
+        "title",
+    }
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -378,8 +450,15 @@ def describe_html(text: str, truncated: bool):
 
 
 DESCRIBERS = {
-    ".json": describe_json, ".csv": describe_csv, ".xml": describe_xml, ".yaml": describe_yaml, ".yml": describe_yaml,
-    ".log": describe_log, ".md": describe_markdown, ".html": describe_html, ".htm": describe_html,
+    ".json": describe_json,
+    ".csv": describe_csv,
+    ".xml": describe_xml,
+    ".yaml": describe_yaml,
+    ".yml": describe_yaml,
+    ".log": describe_log,
+    ".md": describe_markdown,
+    ".html": describe_html,
+    ".htm": describe_html,
 }
 
 
@@ -422,7 +501,11 @@ def read_docx(path: Path, mime: str) -> FileContent:
     meta = {"paragraphs": len(paragraphs), "headings": headings[:50], "tables": sum(1 for _ in root.iter(W + "tbl"))}
     meta.update(_core_properties(core))
     words = sum(len(p.split()) for p in paragraphs)
-    description = "Word document" + (f" {meta['title']!r}" if meta.get("title") else "") + (f" by {meta['author']}" if meta.get("author") else "")
+    description = (
+        "Word document"
+        + (f" {meta['title']!r}" if meta.get("title") else "")
+        + (f" by {meta['author']}" if meta.get("author") else "")
+    )
     description += f", {_plural(len(paragraphs), 'paragraph')}, {_plural(words, 'word')}."
     text = description + ("\n\n" + "\n\n".join(paragraphs) if paragraphs else " It has no text.")
     meta["words"] = words

@@ -16,8 +16,7 @@ PROBE_TIMEOUT = 30
 MAX_OUTPUT = 2 * 1024 * 1024
 
 OCR_MISSING = (
-    "OCR is not available: the tesseract program (Debian package tesseract-ocr) is not installed, "
-    "so text in it was not read."
+    "OCR is not available: the tesseract program (Debian package tesseract-ocr) is not installed, so text in it was not read."
 )
 
 
@@ -50,7 +49,10 @@ def ffprobe(path: Path) -> dict | None:
     try:
         done = subprocess.run(
             [exe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
-            capture_output=True, timeout=PROBE_TIMEOUT, check=False, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
         if done.returncode != 0:
             return None

@@ -68,7 +68,7 @@ class MemoryNote:
 
     @property
     def past_marker(self) -> str:
-        """"until 2025-06" for a superseded fact (what the model and the offline answer say)."""
+        """ "until 2025-06" for a superseded fact (what the model and the offline answer say)."""
         return f"until {self.valid_until:%Y-%m}" if self.valid_until else ""
 
 

@@ -27,10 +27,34 @@ from .base import (
 DATE_RE = entities_mod.DATE_RE
 AMOUNT_RE = entities_mod.AMOUNT_RE
 MONTHS = "|".join(entities_mod.MONTH_NAMES)
-NOT_ENTITIES = {w.capitalize() for w in textutil.STOPWORDS} | {
-    "I", "OK", "Yes", "No", "Mr", "Mrs", "Ms", "Dr", "Also", "Then", "Today", "Tomorrow", "Yesterday",
-    "Summary", "Notes", "Note", "Action", "Items", "Todo", "TODO", "Re", "Fwd",
-} | set(MONTHS.split("|"))
+NOT_ENTITIES = (
+    {w.capitalize() for w in textutil.STOPWORDS}
+    | {
+        "I",
+        "OK",
+        "Yes",
+        "No",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Also",
+        "Then",
+        "Today",
+        "Tomorrow",
+        "Yesterday",
+        "Summary",
+        "Notes",
+        "Note",
+        "Action",
+        "Items",
+        "Todo",
+        "TODO",
+        "Re",
+        "Fwd",
+    }
+    | set(MONTHS.split("|"))
+)
 # When something happened, said the way people say it ("last weekend", "two days ago").
 RELATIVE_TIME_RE = re.compile(
     r"\b(?:yesterday|tonight|recently|tomorrow|(?:last|this|next|past)\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
@@ -51,12 +75,43 @@ MAX_ANALYSED_CHARS = 200_000
 # Files whose summary is their content alone (a note, a page), not what kind of file they are.
 PROSE_TYPES = {"text/plain", "text/markdown", "text/html"}
 SIGNAL_WORDS = {
-    "decid", "decision", "agree", "deadline", "due", "must", "urgent", "important", "critical", "priority",
-    "remember", "never", "always", "goal", "launch", "plan", "commit", "promis", "risk", "problem", "fix",
-    "budget", "contract", "sign", "hire", "fire", "allerg", "birthday", "password", "doctor", "diagnos",
+    "decid",
+    "decision",
+    "agree",
+    "deadline",
+    "due",
+    "must",
+    "urgent",
+    "important",
+    "critical",
+    "priority",
+    "remember",
+    "never",
+    "always",
+    "goal",
+    "launch",
+    "plan",
+    "commit",
+    "promis",
+    "risk",
+    "problem",
+    "fix",
+    "budget",
+    "contract",
+    "sign",
+    "hire",
+    "fire",
+    "allerg",
+    "birthday",
+    "password",
+    "doctor",
+    "diagnos",
 }
 # Words that ask about the memory as a whole rather than about something in it.
-META_TERMS = {textutil.stem(w) for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()}
+META_TERMS = {
+    textutil.stem(w)
+    for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()
+}
 
 
 extract_entities = entities_mod.extract_entities

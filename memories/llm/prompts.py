@@ -146,9 +146,7 @@ def updates_prompt(*, new: MemoryNote, candidates: list[MemoryNote]) -> str:
         when = note.occurred_at.strftime("%Y-%m-%d") if note.occurred_at else "unknown"
         return f"[Memory {note.id}] (when: {when})\n{_clip(note.text or note.summary, 4000)}\n"
 
-    return (
-        "<input>\nNEW:\n" + block(new) + "\nOLDER:\n" + "\n".join(block(c) for c in candidates) + "</input>"
-    )
+    return "<input>\nNEW:\n" + block(new) + "\nOLDER:\n" + "\n".join(block(c) for c in candidates) + "</input>"
 
 
 def to_updates(data: UpdatesSchema, *, allowed: set[int]) -> list[UpdateJudgement]:
@@ -190,8 +188,6 @@ def parse_json(raw: str | None, schema: type[Model], *, label: str) -> Model:
         ) from None
 
 
-
-
 def _snippet(text: str, limit: int = 120) -> str:
     flat = " ".join(scrub_secrets(text).split())
     return repr(flat[:limit] + ("…" if len(flat) > limit else ""))
@@ -229,6 +225,7 @@ def to_consolidation(data: ConsolidationSchema) -> ConsolidationResult:
 def openai_json_schema(schema: type[BaseModel]) -> dict:
     """The pydantic schema in the strict form OpenAI-style `json_schema` output accepts:
     every property required, no extra properties, no defaults or titles."""
+
     def strict(node):
         if isinstance(node, dict):
             node = {k: strict(v) for k, v in node.items() if k not in ("default", "title")}

@@ -46,8 +46,12 @@ def transcribe(path: Path, *, name: str, mime_type: str) -> str:
     parts = [
         _field(boundary, "model", settings.MEMORY_TRANSCRIBE_MODEL),
         _field(boundary, "response_format", "json"),
-        (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe_name}"\r\n'
-         f"Content-Type: {mime_type or 'application/octet-stream'}\r\n\r\n").encode() + path.read_bytes() + b"\r\n",
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe_name}"\r\n'
+            f"Content-Type: {mime_type or 'application/octet-stream'}\r\n\r\n"
+        ).encode()
+        + path.read_bytes()
+        + b"\r\n",
         f"--{boundary}--\r\n".encode(),
     ]
     headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "Accept": "application/json"}

@@ -94,11 +94,15 @@ REPLACED = [
     ),
 ]
 NEGATION_REPLACED = REPLACED[-2:]
-REPLACED.append(re.compile(r"\b(?P<old>(?-i:[A-Z])[\w'-]+)\s+and\s+I\s+(?:broke up|split up|separated|divorced|are over|ended things)", re.I))
+REPLACED.append(
+    re.compile(r"\b(?P<old>(?-i:[A-Z])[\w'-]+)\s+and\s+I\s+(?:broke up|split up|separated|divorced|are over|ended things)", re.I)
+)
 # A named replaced value starts with a content word (or "my"/"the" before one), not "and you're ...".
 _OPENERS = {"a", "an", "the", "my", "our", "his", "her", "their", "in", "at", "to", "with", "for", "on", "from"}
 # Where what a negation names ends ("live in Denver anymore; ...").
-NEGATED_END = re.compile(r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days|and|but|so|when)\b.*$", re.I)
+NEGATED_END = re.compile(
+    r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days|and|but|so|when)\b.*$", re.I
+)
 # A sentence about a time long gone is history, not a current fact ("when I was a kid we moved to Texas").
 PAST_FRAME = re.compile(
     r"\b(?:when i was|when we were|as a (?:kid|child|teen|teenager|student)|growing up|years ago|back in|in my (?:teens|twenties|childhood)|"
@@ -106,12 +110,17 @@ PAST_FRAME = re.compile(
     re.I,
 )
 # Words too common to say two notes are about the same thing.
-GENERIC = {textutil.stem(w) for w in textutil.words(
-    "month months year years week weeks day days time times price cost costs per schedule scheduled set planned booked due plan "
-    "today tomorrow morning evening night afternoon hour hours minute minutes every each get got take took went back"
-)}
+GENERIC = {
+    textutil.stem(w)
+    for w in textutil.words(
+        "month months year years week weeks day days time times price cost costs per schedule scheduled set planned booked due plan "
+        "today tomorrow morning evening night afternoon hour hours minute minutes every each get got take took went back"
+    )
+}
 
 _VALUE = r"(?P<value>[^,.;!?()\n]{1,60})"
+
+
 # Attributes that hold one value at a time (a change needs no cue), and the patterns that
 # state them; `value` is what the attribute is set to. "who": the subject is a person
 # (I / a name / my sister); otherwise it is the thing named before the pattern.
@@ -128,108 +137,197 @@ def _p(*patterns: str) -> tuple[re.Pattern, ...]:
 
 
 ATTRIBUTES = (
-    Attribute("residence", _p(
-        rf"\b(?:live|lives|living|lived|reside|resides|residing|settled|based|staying)\s+(?:now\s+|currently\s+)?(?:in|at)\s+{_VALUE}",
-        rf"\b(?:moved|moving|relocated|relocating|move)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+{_VALUE}",
-        rf"\b(?:moved|relocated)\s+from\s+[^,.;!?]{{1,40}}?\s+to\s+{_VALUE}",
-        rf"\bhome\s+(?:is|was)\s+(?:now\s+)?(?:in\s+)?{_VALUE}",
-        rf"\b(?:lives|live|living|stays|staying)\s+(?:now\s+)?with\s+{_VALUE}",
-        rf"\baddress\s+(?:is|was)\s+(?:now\s+)?{_VALUE}",
-        rf"\bnew\s+(?:apartment|flat|house|home|place)\s+(?:is\s+)?in\s+{_VALUE}",
-        rf"\b(?:bought|buying|rented|renting|rent|own|leased)\s+(?:a|an|our|my)\s+(?:new\s+|small\s+|little\s+)?"
-        rf"(?:house|flat|apartment|home|place|condo|studio)\s+in\s+{_VALUE}",
-    )),
-    Attribute("employer", _p(
-        rf"\b(?:work|works|working|worked)\s+(?:now\s+|currently\s+)?(?:at|for)\s+{_VALUE}",
-        rf"\b(?:job|position|role|internship|gig)\s+(?:is\s+)?(?:at|with)\s+{_VALUE}",
-        rf"\b(?:employed|hired)\s+(?:at|by)\s+{_VALUE}",
-        r"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
-        r"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
-        rf"\bnew\s+job\s+(?:at|with)\s+{_VALUE}",
-        rf"\bemployer\s+is\s+(?:now\s+)?{_VALUE}",
-        r"\b(?:i'm|i am|is|am|was)\s+(?:now\s+)?(?:an?\s+)(?:[a-z]+\s+){0,2}?(?:at|for|with)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
-        r"\b(?:joined|joining|work(?:s|ing)?\s+(?:at|for))\s+(?:an?|the)\s+[\w\s-]{0,30}?\s+called\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40})",
-        r"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
-    )),
-    Attribute("role", _p(
-        rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?{_VALUE}",
-        rf"\bpromoted\s+to\s+(?:an?\s+)?{_VALUE}",
-        rf"\b(?:job\s+title|title|role)\s+is\s+(?:now\s+)?(?:an?\s+)?{_VALUE}",
-        rf"\bnew\s+role\s+as\s+(?:an?\s+)?{_VALUE}",
-    )),
-    Attribute("partner", _p(
-        rf"\b(?:dating|engaged to|married to|going out with|in a relationship with)\s+{_VALUE}",
-        r"\bseeing\s+(?P<value>(?-i:[A-Z])[\w'-]*)(?:\s+(?:now|these days|again))",
-        r"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
-        rf"\b(?:broke up|split up|separated|divorced)\s+(?:with|from)?\s*{_VALUE}",
-    )),
-    Attribute("favourite", _p(
-        rf"\bfavou?rite\s+(?:[a-z]+\s+)?(?P<key>(?!now\b)[a-z]+)\s+(?:now\s+|these days\s+)?(?:is|are)\s+(?:now\s+)?{_VALUE}",
-    )),
-    Attribute("diet", _p(
-        r"\b(?:i'm|i am|we're|we are|is|became|become|went|gone|going)\s+(?:now\s+|fully\s+)?(?:an?\s+)?"
-        r"(?P<value>vegetarian|vegan|pescatarian|keto|gluten[- ]free|carnivore|paleo|dairy[- ]free|sober)\b",
-        r"\b(?:eat|eats|eating|ate)\s+(?P<value>meat|chicken|beef|pork|fish|dairy)\b",
-    )),
-    Attribute("relstatus", _p(
-        r"\b(?:is|are|am|i'm|we're|got|getting|now)\s+(?:now\s+|officially\s+)?(?P<value>engaged|married|divorced|single|separated)\b",
-        r"\b(?:i've been|i have been|i'm|i am|been|started|now|is|are)\s+(?:now\s+)?(?P<value>dating|seeing someone|in a relationship)\b",
-    )),
-    Attribute("weight", _p(
-        r"\b(?:weigh|weighs|weight is|down to|up to|now at|now)\s+(?:about\s+|around\s+)?(?P<value>\d+(?:\.\d+)?\s?(?:kg|kilos|lbs?|pounds))",
-    )),
-    Attribute("habit", _p(
-        rf"\b(?P<key>prefer|prefers|drink|drinks|drinking|use|uses|using|drive|drives|driving|play|plays|ride|rides|smoke|smokes)"
-        rf"\s+(?:now\s+)?{_VALUE}",
-        rf"\b(?P<key>switch)(?:ed|ing)?\s+(?:from\s+[^,.;!?]{{1,40}}?\s+|(?:the|our|my)\s+[\w ]{{1,20}}?\s+)?to\s+{_VALUE}",
-    ), single=False),
-    Attribute("contact", _p(
-        rf"\b(?:wi-?fi\s+|door\s+|gate\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s*:\s*{_VALUE}",
-        rf"\b(?:wi-?fi\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
-        rf"(?:is|was|has been|was changed to|changed to|is now)\s+(?:now\s+|changed\s+to\s+)?{_VALUE}",
-        rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi\s+)?(?P<key>password|pin|code|phone number|email)\s+to\s+{_VALUE}",
-    ), person=False),
-    Attribute("lead", _p(
-        rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
-        r"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
-        r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
-        r"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
-        r"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
-        r"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
-    ), person=False),
-    Attribute("school", _p(
-        r"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
-        r"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40}?"
-        r"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
-    )),
-    Attribute("place", _p(
-        rf"\b(?:is|are|was|will be)\s+(?:now\s+)?(?:held\s+|located\s+)?(?:on|in|at)\s+(?:the\s+)?{_VALUE}",
-        rf"\b(?:moved|moving|relocated|changed|switched)\s+(?:to|into)\s+(?:the\s+)?{_VALUE}",
-    ), person=False),
-    Attribute("status", _p(
-        r"\b(?:is|are|was|has been|have been|got|is now|are now)\s+(?:now\s+|officially\s+)?"
-        r"(?P<value>cancell?ed|called off|on hold|paused|postponed|done|finished|completed?|approved|rejected|closed|reopened|shipped|"
-        r"live|launched|delayed|confirmed|open|sold|booked|pending|back on)\b",
-    ), person=False),
-    Attribute("age", _p(
-        r"\b(?:turned|turns|turning)\s+(?P<value>\d{1,3})\b(?!\s*(?:%|am|pm|:|min|hour|day|week|month|km|mile|kg))",
-        r"\b(?:is|i'm|i am|am)\s+(?P<value>\d{1,3})\s+(?:years?\s+old|yo)\b",
-    )),
+    Attribute(
+        "residence",
+        _p(
+            rf"\b(?:live|lives|living|lived|reside|resides|residing|settled|based|staying)\s+(?:now\s+|currently\s+)?(?:in|at)\s+{_VALUE}",
+            rf"\b(?:moved|moving|relocated|relocating|move)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\s+{_VALUE}",
+            rf"\b(?:moved|relocated)\s+from\s+[^,.;!?]{{1,40}}?\s+to\s+{_VALUE}",
+            rf"\bhome\s+(?:is|was)\s+(?:now\s+)?(?:in\s+)?{_VALUE}",
+            rf"\b(?:lives|live|living|stays|staying)\s+(?:now\s+)?with\s+{_VALUE}",
+            rf"\baddress\s+(?:is|was)\s+(?:now\s+)?{_VALUE}",
+            rf"\bnew\s+(?:apartment|flat|house|home|place)\s+(?:is\s+)?in\s+{_VALUE}",
+            rf"\b(?:bought|buying|rented|renting|rent|own|leased)\s+(?:a|an|our|my)\s+(?:new\s+|small\s+|little\s+)?"
+            rf"(?:house|flat|apartment|home|place|condo|studio)\s+in\s+{_VALUE}",
+        ),
+    ),
+    Attribute(
+        "employer",
+        _p(
+            rf"\b(?:work|works|working|worked)\s+(?:now\s+|currently\s+)?(?:at|for)\s+{_VALUE}",
+            rf"\b(?:job|position|role|internship|gig)\s+(?:is\s+)?(?:at|with)\s+{_VALUE}",
+            rf"\b(?:employed|hired)\s+(?:at|by)\s+{_VALUE}",
+            r"\b(?:joined|joining|join)\s+(?!the\s+(?:gym|club|team\s+for))(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+            r"\bstart(?:ed|ing|s)?\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+            rf"\bnew\s+job\s+(?:at|with)\s+{_VALUE}",
+            rf"\bemployer\s+is\s+(?:now\s+)?{_VALUE}",
+            r"\b(?:i'm|i am|is|am|was)\s+(?:now\s+)?(?:an?\s+)(?:[a-z]+\s+){0,2}?(?:at|for|with)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+            r"\b(?:joined|joining|work(?:s|ing)?\s+(?:at|for))\s+(?:an?|the)\s+[\w\s-]{0,30}?\s+called\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40})",
+            r"\b(?:quit|left|resigned from|leaving)\s+(?:my\s+job\s+at\s+|my\s+job\s+with\s+)?(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,50})",
+        ),
+    ),
+    Attribute(
+        "role",
+        _p(
+            rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?{_VALUE}",
+            rf"\bpromoted\s+to\s+(?:an?\s+)?{_VALUE}",
+            rf"\b(?:job\s+title|title|role)\s+is\s+(?:now\s+)?(?:an?\s+)?{_VALUE}",
+            rf"\bnew\s+role\s+as\s+(?:an?\s+)?{_VALUE}",
+        ),
+    ),
+    Attribute(
+        "partner",
+        _p(
+            rf"\b(?:dating|engaged to|married to|going out with|in a relationship with)\s+{_VALUE}",
+            r"\bseeing\s+(?P<value>(?-i:[A-Z])[\w'-]*)(?:\s+(?:now|these days|again))",
+            r"\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)(?:'s name)?\s+(?:is\s+)?(?:now\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+            rf"\b(?:broke up|split up|separated|divorced)\s+(?:with|from)?\s*{_VALUE}",
+        ),
+    ),
+    Attribute(
+        "favourite",
+        _p(
+            rf"\bfavou?rite\s+(?:[a-z]+\s+)?(?P<key>(?!now\b)[a-z]+)\s+(?:now\s+|these days\s+)?(?:is|are)\s+(?:now\s+)?{_VALUE}",
+        ),
+    ),
+    Attribute(
+        "diet",
+        _p(
+            r"\b(?:i'm|i am|we're|we are|is|became|become|went|gone|going)\s+(?:now\s+|fully\s+)?(?:an?\s+)?"
+            r"(?P<value>vegetarian|vegan|pescatarian|keto|gluten[- ]free|carnivore|paleo|dairy[- ]free|sober)\b",
+            r"\b(?:eat|eats|eating|ate)\s+(?P<value>meat|chicken|beef|pork|fish|dairy)\b",
+        ),
+    ),
+    Attribute(
+        "relstatus",
+        _p(
+            r"\b(?:is|are|am|i'm|we're|got|getting|now)\s+(?:now\s+|officially\s+)?(?P<value>engaged|married|divorced|single|separated)\b",
+            r"\b(?:i've been|i have been|i'm|i am|been|started|now|is|are)\s+(?:now\s+)?(?P<value>dating|seeing someone|in a relationship)\b",
+        ),
+    ),
+    Attribute(
+        "weight",
+        _p(
+            r"\b(?:weigh|weighs|weight is|down to|up to|now at|now)\s+(?:about\s+|around\s+)?(?P<value>\d+(?:\.\d+)?\s?(?:kg|kilos|lbs?|pounds))",
+        ),
+    ),
+    Attribute(
+        "habit",
+        _p(
+            rf"\b(?P<key>prefer|prefers|drink|drinks|drinking|use|uses|using|drive|drives|driving|play|plays|ride|rides|smoke|smokes)"
+            rf"\s+(?:now\s+)?{_VALUE}",
+            rf"\b(?P<key>switch)(?:ed|ing)?\s+(?:from\s+[^,.;!?]{{1,40}}?\s+|(?:the|our|my)\s+[\w ]{{1,20}}?\s+)?to\s+{_VALUE}",
+        ),
+        single=False,
+    ),
+    Attribute(
+        "contact",
+        _p(
+            rf"\b(?:wi-?fi\s+|door\s+|gate\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s*:\s*{_VALUE}",
+            rf"\b(?:wi-?fi\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
+            rf"(?:is|was|has been|was changed to|changed to|is now)\s+(?:now\s+|changed\s+to\s+)?{_VALUE}",
+            rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi\s+)?(?P<key>password|pin|code|phone number|email)\s+to\s+{_VALUE}",
+        ),
+        person=False,
+    ),
+    Attribute(
+        "lead",
+        _p(
+            rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
+            r"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
+            r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+            r"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
+            r"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
+            r"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
+        ),
+        person=False,
+    ),
+    Attribute(
+        "school",
+        _p(
+            r"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
+            r"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40}?"
+            r"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
+        ),
+    ),
+    Attribute(
+        "place",
+        _p(
+            rf"\b(?:is|are|was|will be)\s+(?:now\s+)?(?:held\s+|located\s+)?(?:on|in|at)\s+(?:the\s+)?{_VALUE}",
+            rf"\b(?:moved|moving|relocated|changed|switched)\s+(?:to|into)\s+(?:the\s+)?{_VALUE}",
+        ),
+        person=False,
+    ),
+    Attribute(
+        "status",
+        _p(
+            r"\b(?:is|are|was|has been|have been|got|is now|are now)\s+(?:now\s+|officially\s+)?"
+            r"(?P<value>cancell?ed|called off|on hold|paused|postponed|done|finished|completed?|approved|rejected|closed|reopened|shipped|"
+            r"live|launched|delayed|confirmed|open|sold|booked|pending|back on)\b",
+        ),
+        person=False,
+    ),
+    Attribute(
+        "age",
+        _p(
+            r"\b(?:turned|turns|turning)\s+(?P<value>\d{1,3})\b(?!\s*(?:%|am|pm|:|min|hour|day|week|month|km|mile|kg))",
+            r"\b(?:is|i'm|i am|am)\s+(?P<value>\d{1,3})\s+(?:years?\s+old|yo)\b",
+        ),
+    ),
 )
 PERSON_WORDS = {"i", "we", "me", "i'm", "im", "we're", "i've", "we've", "i'll", "i'd", "myself", "us"}
 OTHER_PRONOUNS = {"he", "she", "they", "he's", "she's", "they're", "his", "her", "their", "him", "them"}
 # Nouns after "my" that are attributes of the speaker, not another person ("my job", "my rent").
 SELF_NOUNS = {
-    "job", "work", "home", "place", "apartment", "flat", "house", "address", "rent", "salary", "pay", "phone", "number", "email",
-    "favorite", "favourite", "diet", "commute", "office", "desk", "role", "title", "position", "plan", "new", "current",
-    "old", "own", "wifi", "password", "pin", "car", "gym", "lease", "mortgage", "contract", "hours", "shift", "schedule",
+    "job",
+    "work",
+    "home",
+    "place",
+    "apartment",
+    "flat",
+    "house",
+    "address",
+    "rent",
+    "salary",
+    "pay",
+    "phone",
+    "number",
+    "email",
+    "favorite",
+    "favourite",
+    "diet",
+    "commute",
+    "office",
+    "desk",
+    "role",
+    "title",
+    "position",
+    "plan",
+    "new",
+    "current",
+    "old",
+    "own",
+    "wifi",
+    "password",
+    "pin",
+    "car",
+    "gym",
+    "lease",
+    "mortgage",
+    "contract",
+    "hours",
+    "shift",
+    "schedule",
 }
-CUE_WORDS = {textutil.stem(w) for w in textutil.words(
-    "now no longer moved moving changed switched slipped pushed postponed delayed rescheduled shifted instead replaced new "
-    "raised increased dropped cut went quit left joined started promoted became actually correction update updated "
-    "officially currently effective going forward from now on anymore still again back also "
-    "is are was were be been has have had will would will be the a an to of in on at for with by from it this that"
-)}
+CUE_WORDS = {
+    textutil.stem(w)
+    for w in textutil.words(
+        "now no longer moved moving changed switched slipped pushed postponed delayed rescheduled shifted instead replaced new "
+        "raised increased dropped cut went quit left joined started promoted became actually correction update updated "
+        "officially currently effective going forward from now on anymore still again back also "
+        "is are was were be been has have had will would will be the a an to of in on at for with by from it this that"
+    )
+}
 
 
 @dataclass
@@ -260,7 +358,9 @@ def _trim_value(value: str) -> str:
         r"\s+(?:since|for|because|as of|last|this|next|after|before|when|while|and|but|so|with|from|until|on|at|in|by|"
         r"which|where|who|now|today|yesterday|again|anymore|any more|starting|effective|instead|rather|though|although|"
         r"every|each|to)\b",
-        re.sub(r"^(?:an?|the|my|our)\s+", "", value.strip(), flags=re.I), maxsplit=1, flags=re.I,
+        re.sub(r"^(?:an?|the|my|our)\s+", "", value.strip(), flags=re.I),
+        maxsplit=1,
+        flags=re.I,
     )[0]
     return value.strip(" '\"")
 
@@ -303,12 +403,68 @@ def _person(before: str) -> frozenset[str]:
 
 
 _DETERMINERS = {"the", "a", "an", "this", "that", "his", "her", "their", "its", "from", "with", "at", "in", "to", "for", "of"}
-_SENTENCE_WORDS = {
-    "the", "a", "an", "so", "and", "but", "now", "today", "yesterday", "update", "correction", "actually", "also", "as",
-    "since", "after", "then", "still", "finally", "officially", "good", "news", "big", "note", "fyi", "btw", "oh", "well",
-    "starting", "from", "last", "this", "next", "in", "on", "at", "just", "ok", "okay", "quick", "reminder", "heads",
-    "update:", "it", "it's", "we", "i", "my", "our", "guess", "turns", "out", "sadly", "anyway", "hey", "hi",
-} | {m.lower() for m in _MONTHS.replace("(?-i:May)", "may").split("|")} | set(_WEEKDAYS.split("|"))
+_SENTENCE_WORDS = (
+    {
+        "the",
+        "a",
+        "an",
+        "so",
+        "and",
+        "but",
+        "now",
+        "today",
+        "yesterday",
+        "update",
+        "correction",
+        "actually",
+        "also",
+        "as",
+        "since",
+        "after",
+        "then",
+        "still",
+        "finally",
+        "officially",
+        "good",
+        "news",
+        "big",
+        "note",
+        "fyi",
+        "btw",
+        "oh",
+        "well",
+        "starting",
+        "from",
+        "last",
+        "this",
+        "next",
+        "in",
+        "on",
+        "at",
+        "just",
+        "ok",
+        "okay",
+        "quick",
+        "reminder",
+        "heads",
+        "update:",
+        "it",
+        "it's",
+        "we",
+        "i",
+        "my",
+        "our",
+        "guess",
+        "turns",
+        "out",
+        "sadly",
+        "anyway",
+        "hey",
+        "hi",
+    }
+    | {m.lower() for m in _MONTHS.replace("(?-i:May)", "may").split("|")}
+    | set(_WEEKDAYS.split("|"))
+)
 
 
 def _thing(before: str, value: str) -> frozenset[str]:
@@ -330,17 +486,25 @@ def facts_of(text: str) -> list[Fact]:
         for pattern in attribute.patterns:
             for m in pattern.finditer(text):
                 value = _trim_value(m.group("value"))
-                if not value or (attribute.name == "place" and (DATE_VALUE.match(value) or AMOUNT_VALUE.match(value) or NUMBER.fullmatch(value))):
+                if not value or (
+                    attribute.name == "place"
+                    and (DATE_VALUE.match(value) or AMOUNT_VALUE.match(value) or NUMBER.fullmatch(value))
+                ):
                     continue
                 before = _clause_before(text, m.start())
-                sentence_end = re.search(r"[.!?;\n]|$", text[m.end():]).start() + m.end()
-                if PAST_FRAME.search(before + text[m.start():sentence_end]):
+                sentence_end = re.search(r"[.!?;\n]|$", text[m.end() :]).start() + m.end()
+                if PAST_FRAME.search(before + text[m.start() : sentence_end]):
                     continue
                 if attribute.person:
                     subject = _person(before)
                 else:
                     # A named lead is about the thing led, said before or after ("X now runs Y").
-                    subject = _thing(before + " " + text[m.end() : m.end() + 60] if attribute.name == "lead" and not m.groupdict().get("key") else before, value)
+                    subject = _thing(
+                        before + " " + text[m.end() : m.end() + 60]
+                        if attribute.name == "lead" and not m.groupdict().get("key")
+                        else before,
+                        value,
+                    )
                 key = textutil.stem((m.groupdict().get("key") or "").lower().split(" ")[-1]) if m.groupdict().get("key") else ""
                 # Only the words right before the pattern: "I sold the Civic and drive a Tesla" drives a Tesla.
                 near = re.split(r"\b(?:and|but|then|so)\b|,", before)[-1]
@@ -412,12 +576,17 @@ def _changed(text: str, pattern: re.Pattern) -> set[str]:
 
 CUE_REACH = 45
 # A changed value is what something changed to: "slipped to April", "now $45", "opens at 5:30".
-_LEADS_VALUE = re.compile(r"\b(?:to|now|on|at|until|till|for|is|be|costs?|again|actually)\s*(?:the\s+|next\s+|this\s+|about\s+)?[,:]?\s*$", re.I)
+_LEADS_VALUE = re.compile(
+    r"\b(?:to|now|on|at|until|till|for|is|be|costs?|again|actually)\s*(?:the\s+|next\s+|this\s+|about\s+)?[,:]?\s*$", re.I
+)
 # Verbs an event or a price comes with, saying nothing of which event or price it is.
-EVENT_VERBS = {textutil.stem(w) for w in textutil.words(
-    "leave leaves leaving arrive arrives start starts begin begins ship ships meet meets open opens close closes run runs "
-    "happen happens take place held costs cost is was be will update"
-)}
+EVENT_VERBS = {
+    textutil.stem(w)
+    for w in textutil.words(
+        "leave leaves leaving arrive arrives start starts begin begins ship ships meet meets open opens close closes run runs "
+        "happen happens take place held costs cost is was be will update"
+    )
+}
 
 
 def _subject_words(text: str) -> set[str]:
@@ -441,7 +610,9 @@ def _same_thing(old_text: str, new_text: str) -> bool:
 
 
 def _content(text: str) -> set[str]:
-    dated = " ".join(m.group(0) for m in DATE_VALUE.finditer(text)) + " " + " ".join(m.group(0) for m in AMOUNT_VALUE.finditer(text))
+    dated = (
+        " ".join(m.group(0) for m in DATE_VALUE.finditer(text)) + " " + " ".join(m.group(0) for m in AMOUNT_VALUE.finditer(text))
+    )
     return {t for t in textutil.terms(text) if len(t) > 2 and not t.isdigit()} - CUE_WORDS - _norm_words(dated)
 
 
@@ -500,8 +671,12 @@ def judge_pair(old_text: str, new_text: str) -> str:
             if attribute.single or (cue and STRONG_CUE.search(new_text)) or same_kind:
                 return f"{nf.attribute}: {of.value} -> {nf.value}"
         # "The Japan trip is cancelled": a plan the older note states has ended.
-        if (nf.attribute == "status" and nf.value.lower() in TERMINAL and nf.subject & _content(old_text)
-                and not re.search(rf"\b{re.escape(nf.value)}\b", old_text, re.I)):
+        if (
+            nf.attribute == "status"
+            and nf.value.lower() in TERMINAL
+            and nf.subject & _content(old_text)
+            and not re.search(rf"\b{re.escape(nf.value)}\b", old_text, re.I)
+        ):
             return f"status: {nf.value}"
 
     # 3. Something changed, and both give a date (or an amount) for the same thing.

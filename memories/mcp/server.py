@@ -227,27 +227,49 @@ def _memory_out(memory: Memory, *, full: bool = False) -> MemoryOut:
     links = [Connection(linked_to=link.to_memory_id, relationship=link.relationship) for link in memory.links_out.all()]
     links += [Connection(linked_to=link.from_memory_id, relationship=link.relationship) for link in memory.links_in.all()]
     return MemoryOut(
-        id=memory.pk, uri=memory_uri(memory.pk), status=memory.status, source=memory.source, summary=memory.summary,
-        text=text, text_truncated=len(text) < len(memory.raw_text), entities=[str(e) for e in memory.entities],
-        topics=[str(t) for t in memory.topics], importance=memory.importance, occurred_at=memory.occurred_at,
-        created_at=memory.created_at, consolidated=memory.consolidated_at is not None, connections=links,
-        file_name=memory.file_name, error=memory.error,
+        id=memory.pk,
+        uri=memory_uri(memory.pk),
+        status=memory.status,
+        source=memory.source,
+        summary=memory.summary,
+        text=text,
+        text_truncated=len(text) < len(memory.raw_text),
+        entities=[str(e) for e in memory.entities],
+        topics=[str(t) for t in memory.topics],
+        importance=memory.importance,
+        occurred_at=memory.occurred_at,
+        created_at=memory.created_at,
+        consolidated=memory.consolidated_at is not None,
+        connections=links,
+        file_name=memory.file_name,
+        error=memory.error,
     )
 
 
 def _insight_out(consolidation: Consolidation) -> InsightOut:
     return InsightOut(
-        id=consolidation.pk, uri=insight_uri(consolidation.pk), summary=consolidation.summary, insight=consolidation.insight,
-        source_ids=sorted(consolidation.sources.values_list("pk", flat=True)), stale=consolidation.stale_at is not None,
+        id=consolidation.pk,
+        uri=insight_uri(consolidation.pk),
+        summary=consolidation.summary,
+        insight=consolidation.insight,
+        source_ids=sorted(consolidation.sources.values_list("pk", flat=True)),
+        stale=consolidation.stale_at is not None,
     )
 
 
 def _found(result: RecallResult) -> tuple[list[Found], list[InsightOut]]:
     memories = [
         Found(
-            rank=rank, id=r.memory.pk, uri=memory_uri(r.memory.pk), score=round(float(r.score), 4), reasons=list(r.reasons),
-            status=r.memory.status, source=r.memory.source, summary=r.memory.summary,
-            text=r.memory.raw_text[:LIST_TEXT_CHARS], occurred_at=r.memory.occurred_at,
+            rank=rank,
+            id=r.memory.pk,
+            uri=memory_uri(r.memory.pk),
+            score=round(float(r.score), 4),
+            reasons=list(r.reasons),
+            status=r.memory.status,
+            source=r.memory.source,
+            summary=r.memory.summary,
+            text=r.memory.raw_text[:LIST_TEXT_CHARS],
+            occurred_at=r.memory.occurred_at,
         )
         for rank, r in enumerate(result.memories, 1)
     ]
@@ -288,18 +310,24 @@ def build_server() -> MCPServer:
     )
     async def add_memory(
         text: Annotated[str, Field(min_length=1, max_length=1_000_000, description="What to remember, in plain words.")],
-        source: Annotated[str, Field(max_length=500, description="Where it came from: an app, a conversation, a file name.")] = "mcp",
+        source: Annotated[
+            str, Field(max_length=500, description="Where it came from: an app, a conversation, a file name.")
+        ] = "mcp",
         occurred_at: Annotated[
             str | None, Field(max_length=40, description="When it happened, ISO 8601 (2025-03-15 or 2025-03-15T14:30:00+01:00).")
         ] = None,
     ) -> AddOut:
         def do(caller: Caller) -> AddOut:
             _limit(caller, "ingest")
-            result = ingest_text(owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor,
-                                 queue=True)
+            result = ingest_text(
+                owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor, queue=True
+            )
             return AddOut(
-                status="ingested" if result.created else "duplicate", memory_id=result.memory.pk,
-                uri=memory_uri(result.memory.pk), memory_status=result.memory.status, message=result.message,
+                status="ingested" if result.created else "duplicate",
+                memory_id=result.memory.pk,
+                uri=memory_uri(result.memory.pk),
+                memory_status=result.memory.status,
+                message=result.message,
             )
 
         return await _run(do)
@@ -341,7 +369,9 @@ def build_server() -> MCPServer:
     )
     async def ask(
         question: Annotated[str, Field(min_length=1, max_length=2000, description="The question.")],
-        k: Annotated[int | None, Field(ge=1, le=100, description="How many memories the answer may read (default: the server's).")] = None,
+        k: Annotated[
+            int | None, Field(ge=1, le=100, description="How many memories the answer may read (default: the server's).")
+        ] = None,
     ) -> AskOut:
         def do(caller: Caller) -> AskOut:
             _limit(caller, "query")
@@ -351,16 +381,24 @@ def build_server() -> MCPServer:
                 raise ToolError(str(exc)) from None
             memories, insights = _found(result.recall)
             return AskOut(
-                question=result.question, answer=result.answer, cited=result.cited, memories=memories, insights=insights,
-                provider=result.provider, provider_is_language_model=result.provider_is_language_model,
+                question=result.question,
+                answer=result.answer,
+                cited=result.cited,
+                memories=memories,
+                insights=insights,
+                provider=result.provider,
+                provider_is_language_model=result.provider_is_language_model,
             )
 
         return await _run(do)
 
-    @server.tool(title="Get a memory", description="One memory with its whole text, summary, entities, topics and connections.", annotations=READ)
+    @server.tool(
+        title="Get a memory",
+        description="One memory with its whole text, summary, entities, topics and connections.",
+        annotations=READ,
+    )
     async def get_memory(memory_id: MemoryId) -> MemoryOut:
         return await _run(lambda caller: _memory_out(_own_memory(caller, memory_id), full=True))
-
 
     @server.tool(
         title="List memories",
@@ -386,7 +424,10 @@ def build_server() -> MCPServer:
             total = found.count()
             page = [_memory_out(m) for m in found[offset : offset + limit]]
             return ListOut(
-                memories=page, total=total, limit=limit, offset=offset,
+                memories=page,
+                total=total,
+                limit=limit,
+                offset=offset,
                 next_offset=offset + limit if offset + limit < total else None,
             )
 
@@ -409,7 +450,11 @@ def build_server() -> MCPServer:
         changes = {
             name: value
             for name, value in (
-                ("summary", summary), ("entities", entities), ("topics", topics), ("importance", importance), ("occurred_at", occurred_at)
+                ("summary", summary),
+                ("entities", entities),
+                ("topics", topics),
+                ("importance", importance),
+                ("occurred_at", occurred_at),
             )
             if value is not None
         }
@@ -424,7 +469,6 @@ def build_server() -> MCPServer:
             return _memory_out(_own_memory(caller, memory_id), full=True)
 
         return await _run(do)
-
 
     @server.tool(
         title="Delete a memory",
@@ -441,7 +485,6 @@ def build_server() -> MCPServer:
             return DeleteOut(status="deleted", memory_id=memory_id, message=f"Deleted memory {memory_id}.")
 
         return await _run(do)
-
 
     @server.tool(
         title="Consolidate",
@@ -465,7 +508,9 @@ def build_server() -> MCPServer:
                 else "Nothing to consolidate: fewer than two new memories are ready."
             )
             return ConsolidateOut(
-                consolidations=[c.pk for c in outcome.consolidations], memories_consolidated=run.memories_consolidated, message=message
+                consolidations=[c.pk for c in outcome.consolidations],
+                memories_consolidated=run.memories_consolidated,
+                message=message,
             )
 
         return await _run(do)
@@ -476,17 +521,26 @@ def build_server() -> MCPServer:
             counts = space_counts(owner=caller.owner)
             engine = engine_status()
             return StatusOut(
-                user=caller.owner.get_username(), total_memories=counts["memories"], ready=counts["ready"],
-                pending=counts["pending"], failed=counts["failed"], review=counts["review"],
-                unconsolidated=counts["unconsolidated"], consolidations=counts["consolidations"],
-                provider=engine.label or f"unavailable: {engine.error}", provider_is_language_model=engine.is_language_model,
+                user=caller.owner.get_username(),
+                total_memories=counts["memories"],
+                ready=counts["ready"],
+                pending=counts["pending"],
+                failed=counts["failed"],
+                review=counts["review"],
+                unconsolidated=counts["unconsolidated"],
+                consolidations=counts["consolidations"],
+                provider=engine.label or f"unavailable: {engine.error}",
+                provider_is_language_model=engine.is_language_model,
             )
 
         return await _run(do)
 
     @server.resource(
-        "memory://memories/{memory_id}", name="memory", title="A memory",
-        description="One memory of the user's, as JSON (the same fields get_memory returns).", mime_type="application/json",
+        "memory://memories/{memory_id}",
+        name="memory",
+        title="A memory",
+        description="One memory of the user's, as JSON (the same fields get_memory returns).",
+        mime_type="application/json",
     )
     async def memory_resource(memory_id: str) -> str:
         def do(caller: Caller) -> str:
@@ -498,14 +552,18 @@ def build_server() -> MCPServer:
         return await _run(do)
 
     @server.resource(
-        "memory://insights/{insight_id}", name="insight", title="An insight",
+        "memory://insights/{insight_id}",
+        name="insight",
+        title="An insight",
         description="One consolidation (an insight over several memories) of the user's, as JSON, with its source ids.",
         mime_type="application/json",
     )
     async def insight_resource(insight_id: str) -> str:
         def do(caller: Caller) -> str:
             consolidation = (
-                Consolidation.all_objects.filter(owner=caller.owner, pk=_resource_id(insight_id)).first() if insight_id.isdigit() else None
+                Consolidation.all_objects.filter(owner=caller.owner, pk=_resource_id(insight_id)).first()
+                if insight_id.isdigit()
+                else None
             )
             if consolidation is None:
                 raise ResourceNotFoundError(f"No insight {insight_id}.")

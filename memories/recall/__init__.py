@@ -35,10 +35,28 @@ from .result import BRIEF_CHARS, RecallResult, Recalled, memory_note, summary_in
 from .words import cached_stem, terms
 
 __all__ = [
-    "BRIEF_CHARS", "DEFAULT_STRATEGY", "FULL_TEXT_RANKS", "PENDING_REASON", "READABLE_STATUSES",
-    "STRATEGIES", "DateSpan", "RecallResult", "Recalled", "cached_stem", "date_spans", "fuse", "max_context_tokens",
-    "memory_note", "readable_memories", "recall", "recall_hybrid", "recall_recent", "source_group", "summary_in_text",
-    "terms", "usable_consolidations",
+    "BRIEF_CHARS",
+    "DEFAULT_STRATEGY",
+    "FULL_TEXT_RANKS",
+    "PENDING_REASON",
+    "READABLE_STATUSES",
+    "STRATEGIES",
+    "DateSpan",
+    "RecallResult",
+    "Recalled",
+    "cached_stem",
+    "date_spans",
+    "fuse",
+    "max_context_tokens",
+    "memory_note",
+    "readable_memories",
+    "recall",
+    "recall_hybrid",
+    "recall_recent",
+    "source_group",
+    "summary_in_text",
+    "terms",
+    "usable_consolidations",
 ]
 
 # Read-your-writes: a memory still waiting for extraction is read by its raw text (see
@@ -49,7 +67,9 @@ STRATEGIES = {"hybrid": recall_hybrid, "recent": recall_recent}
 DEFAULT_STRATEGY = "hybrid"
 
 
-def recall(*, owner, question: str, strategy: str | None = None, k: int | None = None, now: datetime | None = None) -> RecallResult:
+def recall(
+    *, owner, question: str, strategy: str | None = None, k: int | None = None, now: datetime | None = None
+) -> RecallResult:
     strategy = strategy or settings.MEMORY_RECALL_STRATEGY or DEFAULT_STRATEGY
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown recall strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}.")

@@ -81,7 +81,8 @@ def _typical_cost(owner) -> float:
     newer memory arrives: the newest one's id is one indexed lookup, the costs are not."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, updated_at FROM {MEMORY_TABLE} WHERE {READABLE_SQL} ORDER BY created_at DESC, id DESC LIMIT 1", [owner.pk]
+            f"SELECT id, updated_at FROM {MEMORY_TABLE} WHERE {READABLE_SQL} ORDER BY created_at DESC, id DESC LIMIT 1",
+            [owner.pk],
         )
         key = (owner.pk, *(cursor.fetchone() or (None, None)))
     if key not in _TYPICAL:

@@ -47,4 +47,3 @@ def for_recalled(owner, recalled: list[Recalled], q_words: list[str]) -> tuple[l
     best = sorted(score, key=lambda cid: -score[cid])[:HYBRID_CONSOLIDATIONS]
     objects = usable_consolidations(owner).in_bulk(best)
     return [objects[cid] for cid in best if cid in objects], {cid: why[cid] for cid in best if cid in objects}
-

@@ -21,7 +21,20 @@ WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 
 DATE_PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
@@ -33,7 +46,10 @@ DATE_PATTERNS = [
     ("last_month_name", re.compile(rf"\b(last|this|in|during|since)\s+{_MONTH}\b", re.I)),
     ("year", re.compile(rf"\b(?:in|during|since|of|from|year)\s+{_YEAR}\b|\b{_YEAR}\b", re.I)),
     ("relative_day", re.compile(r"\b(yesterday|today|tonight|this morning)\b", re.I)),
-    ("relative_period", re.compile(r"\b(last|this|past|previous)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I)),
+    (
+        "relative_period",
+        re.compile(r"\b(last|this|past|previous)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I),
+    ),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I)),
     ("last_weekday", re.compile(r"\b(last|this|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
 ]
@@ -150,14 +166,15 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
         center = today - timedelta(days=days)
         # "Two years ago" is vague: allow about a sixth of the distance either way.
         spread = max(1, days // 6) if unit != "day" else 0
-        return DateSpan(f"{n} {unit}{'s' if n != 1 else ''} ago", center - timedelta(days=spread), center + timedelta(days=spread))
+        return DateSpan(
+            f"{n} {unit}{'s' if n != 1 else ''} ago", center - timedelta(days=spread), center + timedelta(days=spread)
+        )
     if kind == "last_weekday":
         weekday = WEEKDAYS[g[1].lower()]
         back = (today.weekday() - weekday) % 7 or 7
         day = today - timedelta(days=back)
         return DateSpan(f"{g[0].lower()} {g[1].capitalize()}", day, day)
     return None
-
 
 
 def date_phrases(question: str) -> list[str]:
@@ -182,7 +199,9 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
     for first, last in ranges:
         where.append("(occurred_at >= %s AND occurred_at < %s)")
         for day in (first, last + timedelta(days=1)):
-            params.append(connection.ops.adapt_datetimefield_value(timezone.make_aware(datetime.combine(day, datetime.min.time()))))
+            params.append(
+                connection.ops.adapt_datetimefield_value(timezone.make_aware(datetime.combine(day, datetime.min.time())))
+            )
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id FROM {MEMORY_TABLE} WHERE ({' OR '.join(where)}) AND {READABLE_BY_DATE_SQL} "
@@ -190,7 +209,6 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
             [*params, owner.pk, limit],
         )
         return [row[0] for row in cursor.fetchall()]
-
 
 
 # The date signal: the memory happened in a period the question names, or close to it.

@@ -28,7 +28,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     spans = date_spans(question or "", today=today)
     # Words that only name a date ("May", "2023") would match the text of unrelated
     # memories; the date signal handles them.
-    date_words = {w for s in spans for w in search.query_words(s.label)} | set(search.query_words(" ".join(date_phrases(question))))
+    date_words = {w for s in spans for w in search.query_words(s.label)} | set(
+        search.query_words(" ".join(date_phrases(question)))
+    )
     q_words = [w for w in search.query_words(question) if w not in date_words]
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)

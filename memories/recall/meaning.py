@@ -25,8 +25,14 @@ def nearest(owner, question: str, pool: int) -> list[tuple[int, float]]:
         if embedder is None:
             return []
         vector = embeddings.embed_question(embedder, question[:2000])
-        return vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=pool,
-                                   content_free=hubness.content_free_direction(embedder))
+        return vector_index.search(
+            owner_id=owner.pk,
+            model=embedder.model,
+            dim=embedder.dim,
+            query=vector,
+            limit=pool,
+            content_free=hubness.content_free_direction(embedder),
+        )
     except embeddings.EmbeddingError as exc:
         log.warning("recall without the meaning arm: %s", exc)
         return []

@@ -100,7 +100,10 @@ def brought_in(near: dict[int, list[tuple[int, int]]], linked: list[tuple[int, i
 
 
 def lend_support(
-    candidates: dict[int, Candidate], seeds: list[Candidate], near: dict[int, list[tuple[int, int]]], linked: list[tuple[int, int, str]]
+    candidates: dict[int, Candidate],
+    seeds: list[Candidate],
+    near: dict[int, list[tuple[int, int]]],
+    linked: list[tuple[int, int, str]],
 ) -> None:
     """Each memory of a seed's company gets a share of the seed's score as a bonus (the
     best share any seed lends it), with the reason."""

@@ -34,7 +34,12 @@ from .owners import may_fetch_original
 from .status import RunState, consolidation_run
 from .updates import recent_updates
 
-SORTS = {"new": ("-created_at", "-id"), "old": ("created_at", "id"), "importance": ("-importance", "-id"), "occurred": ("-occurred_at", "-id")}
+SORTS = {
+    "new": ("-created_at", "-id"),
+    "old": ("created_at", "id"),
+    "importance": ("-importance", "-id"),
+    "occurred": ("-occurred_at", "-id"),
+}
 # A search is a handful of words; more only make the index work harder for nothing.
 MAX_SEARCH_WORDS = 16
 # Facet lists (topics and entities with counts) show the most used values.
@@ -62,7 +67,9 @@ def _fts5_phrase(words: list[str]) -> str:
 CANDIDATE_LIMIT = 2000
 
 
-def _candidate_ids(columns: tuple[str, ...], words: list[str], *, phrase: bool, within: list[int] | None = None) -> list[int] | None:
+def _candidate_ids(
+    columns: tuple[str, ...], words: list[str], *, phrase: bool, within: list[int] | None = None
+) -> list[int] | None:
     """Ids of memories (any owner, any state) whose columns hold the words (all of them,
     or as one phrase), from the index; None when there are more than CANDIDATE_LIMIT or
     no index to ask (another database). `within` (ids another filter found) narrows it."""
@@ -107,7 +114,9 @@ def _has_item(column: str, value: str) -> RawSQL:
     return RawSQL(sql, [value], output_field=BooleanField())
 
 
-def _filter_item(memories: QuerySet[Memory], column: str, value: str, within: list[int] | None) -> tuple[QuerySet[Memory], list[int] | None]:
+def _filter_item(
+    memories: QuerySet[Memory], column: str, value: str, within: list[int] | None
+) -> tuple[QuerySet[Memory], list[int] | None]:
     # SQLite's index holds the list as stored: JSON text with non-ASCII letters escaped
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
@@ -148,9 +157,20 @@ FACT_STATES = {
 }
 
 
-def filter_memories(*, owner, q: str = "", topic: str = "", entity: str = "", status: str = "", sort: str = "new",
-                    source: str = "", date_by: str = "occurred", date_from: date | None = None,
-                    date_to: date | None = None, fact: str = "") -> QuerySet[Memory]:
+def filter_memories(
+    *,
+    owner,
+    q: str = "",
+    topic: str = "",
+    entity: str = "",
+    status: str = "",
+    sort: str = "new",
+    source: str = "",
+    date_by: str = "occurred",
+    date_from: date | None = None,
+    date_to: date | None = None,
+    fact: str = "",
+) -> QuerySet[Memory]:
     """The owner's live memories matching the filters, in the chosen order (no annotations:
     cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
     the text, summary, entities, topics or source. date_from and date_to are whole days,
@@ -227,7 +247,9 @@ def facets(*, owner, column: str, limit: int = MAX_FACETS) -> tuple[list[tuple[s
     else:
         items = f"SELECT j.value AS item FROM memories_memory m, json_each(m.{column}) AS j WHERE m.id IN ({sql})"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT item, COUNT(*) AS n FROM ({items}) AS items GROUP BY item ORDER BY n DESC, item LIMIT %s", [*params, limit])
+        cursor.execute(
+            f"SELECT item, COUNT(*) AS n FROM ({items}) AS items GROUP BY item ORDER BY n DESC, item LIMIT %s", [*params, limit]
+        )
         found = [(str(item), n) for item, n in cursor.fetchall()]
     cache.set(key, found, FACET_CACHE_SECONDS)
     return found, total > FACET_SAMPLE
@@ -288,8 +310,14 @@ def bank_page(*, owner, after: int | None = None, before: int | None = None, siz
         rows = list(page[: size + 1])
         has_next, has_prev = len(rows) > size, anchor is not None
         rows = rows[:size]
-    return BankPage(memories=_with_link_counts(rows), total=total, more=more, has_next=has_next, has_prev=has_prev,
-                    lost_cursor=bool(anchor_id and anchor is None))
+    return BankPage(
+        memories=_with_link_counts(rows),
+        total=total,
+        more=more,
+        has_next=has_next,
+        has_prev=has_prev,
+        lost_cursor=bool(anchor_id and anchor is None),
+    )
 
 
 def _keyset(memories: QuerySet[Memory], order: tuple[str, ...], anchor: Memory, *, forward: bool) -> QuerySet[Memory]:
@@ -320,8 +348,11 @@ def _with_link_counts(memories: list[Memory]) -> list[Memory]:
 def find_memory(*, owner, memory_id: int) -> Memory | None:
     """One of the owner's memories in any state, deleted and superseded included (its page
     still shows what happened to it and offers the way back); None for anyone else's."""
-    return (Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by")
-            .filter(owner=owner, pk=memory_id).first())
+    return (
+        Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by")
+        .filter(owner=owner, pk=memory_id)
+        .first()
+    )
 
 
 @dataclass
@@ -385,8 +416,9 @@ def original_file(*, user, memory_id: int) -> Memory | None:
 
 def purge_record(*, owner, memory_id: int) -> Event | None:
     """The event that purged one of the owner's memories, if that is why it is gone."""
-    return Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory_id,
-                                action=Event.Action.PURGED).first()
+    return Event.objects.filter(
+        owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory_id, action=Event.Action.PURGED
+    ).first()
 
 
 def current_memories(*, owner, memory_ids: list[int]) -> list[Memory]:
@@ -401,13 +433,17 @@ def restorable(*, owner, memory_ids) -> list[int]:
     ids = [pk for pk in memory_ids if pk]
     if not ids:
         return []
-    return list(Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True))
+    return list(
+        Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True)
+    )
 
 
 def ingest_page(*, owner) -> dict:
     """The newest memories (their status as it changes) and recent inbox refusals."""
-    return {"recent": Memory.objects.filter(owner=owner).order_by("-created_at", "-id")[:RECENT_ON_INGEST],
-            "refused": refused_files(owner=owner)}
+    return {
+        "recent": Memory.objects.filter(owner=owner).order_by("-created_at", "-id")[:RECENT_ON_INGEST],
+        "refused": refused_files(owner=owner),
+    }
 
 
 def review_page(*, owner, page: str | None) -> Page:
@@ -431,5 +467,8 @@ def insights_page(*, owner, page: str | None, requested_at: datetime | None) -> 
         .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
         .order_by("-created_at", "-id")
     )
-    return InsightsPage(page=Paginator(insights, INSIGHTS_PER_PAGE).get_page(page), updates=recent_updates(owner=owner),
-                        run=consolidation_run(owner=owner, requested_at=requested_at))
+    return InsightsPage(
+        page=Paginator(insights, INSIGHTS_PER_PAGE).get_page(page),
+        updates=recent_updates(owner=owner),
+        run=consolidation_run(owner=owner, requested_at=requested_at),
+    )

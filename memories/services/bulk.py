@@ -22,25 +22,36 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500, actor: Act
     memories = []
     for item in items:
         extraction = engine.extract(text=item["text"], files=[], source=item.get("source", ""))
-        memories.append(Memory(
-            owner=owner,
-            source=(item.get("source") or "bulk")[:500],
-            raw_text=item["text"],
-            content_hash=content_hash(item["text"]),
-            summary=extraction.summary,
-            entities=list(dict.fromkeys([*item.get("entities", []), *extraction.entities]))[:30],
-            topics=extraction.topics[:30],
-            importance=extraction.importance,
-            occurred_at=item.get("occurred_at") or now,
-            status=Memory.Status.READY,
-            provider=engine.label,
-        ))
+        memories.append(
+            Memory(
+                owner=owner,
+                source=(item.get("source") or "bulk")[:500],
+                raw_text=item["text"],
+                content_hash=content_hash(item["text"]),
+                summary=extraction.summary,
+                entities=list(dict.fromkeys([*item.get("entities", []), *extraction.entities]))[:30],
+                topics=extraction.topics[:30],
+                importance=extraction.importance,
+                occurred_at=item.get("occurred_at") or now,
+                status=Memory.Status.READY,
+                provider=engine.label,
+            )
+        )
     with transaction.atomic():
         stored = Memory.objects.bulk_create(memories, batch_size=batch_size)
         Event.objects.bulk_create(
             (
-                Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=action, actor=actor.label[:200],
-                      actor_user=actor.user, after=after, note=note, created_at=now)
+                Event(
+                    owner_id=m.owner_id,
+                    subject_type=Event.Subject.MEMORY,
+                    subject_id=m.pk,
+                    action=action,
+                    actor=actor.label[:200],
+                    actor_user=actor.user,
+                    after=after,
+                    note=note,
+                    created_at=now,
+                )
                 for m in stored
                 for action, after, note in (
                     (Event.Action.CREATED, {"source": m.source, "content_hash": m.content_hash}, "stored in bulk"),

@@ -69,8 +69,14 @@ def _start_run(owner) -> ConsolidationRun:
         raise ConsolidationBusy(f"A consolidation for {owner} is already running.") from None
 
 
-def consolidate_owner(*, owner, batch_size: int | None = None, max_batches: int | None = None, actor: Actor = SYSTEM,
-                      on_batch: Callable[[int], None] | None = None) -> ConsolidationOutcome:
+def consolidate_owner(
+    *,
+    owner,
+    batch_size: int | None = None,
+    max_batches: int | None = None,
+    actor: Actor = SYSTEM,
+    on_batch: Callable[[int], None] | None = None,
+) -> ConsolidationOutcome:
     """Repair insights whose sources changed, then consolidate the owner's backlog: memories
     close to each other (by meaning, or by words without an embedding layer) are grouped,
     at most `batch_size` a group, closest first; the ones close to nothing are grouped as
@@ -187,8 +193,11 @@ def queue_consolidation(*, owner) -> bool:
 
 def planned_batches(*, owner=None) -> int:
     """How many batches the next run(s) will make at most: for a progress bar's total."""
-    waiting = unconsolidated(owner).count() if owner is not None else Memory.objects.filter(
-        status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True).count()
+    waiting = (
+        unconsolidated(owner).count()
+        if owner is not None
+        else Memory.objects.filter(status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True).count()
+    )
     batch_size = max(2, settings.MEMORY_CONSOLIDATE_BATCH_SIZE)
     return -(-waiting // batch_size) if owner is None else min(-(-waiting // batch_size), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
 

@@ -62,9 +62,9 @@ def preceding_texts(memories: list[Memory]) -> dict[int, str]:
     window = {pk for m in wanted.values() for pk in range(m.pk - CONTEXT_IDS, m.pk)}
     earlier = {
         m.pk: m
-        for m in embeddable().filter(pk__in=window, owner_id__in={m.owner_id for m in wanted.values()}).only(
-            "pk", "owner_id", "source", "raw_text", "summary"
-        )
+        for m in embeddable()
+        .filter(pk__in=window, owner_id__in={m.owner_id for m in wanted.values()})
+        .only("pk", "owner_id", "source", "raw_text", "summary")
     }
     out = {}
     for pk, memory in wanted.items():
@@ -123,8 +123,14 @@ def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
 
 def _store(memories: list[Memory], texts: list[str], vectors, embedder: Embedder) -> None:
     rows = [
-        MemoryVector(memory_id=m.pk, owner_id=m.owner_id, model=embedder.model, dim=embedder.dim,
-                     vector=vectors[i].astype("<f4").tobytes(), text_hash=text_hash(texts[i]))
+        MemoryVector(
+            memory_id=m.pk,
+            owner_id=m.owner_id,
+            model=embedder.model,
+            dim=embedder.dim,
+            vector=vectors[i].astype("<f4").tobytes(),
+            text_hash=text_hash(texts[i]),
+        )
         for i, m in enumerate(memories)
     ]
     with transaction.atomic():
@@ -190,8 +196,11 @@ def embed_missing(*, owner=None, everything: bool = False, limit: int | None = N
 def _changed_text(embedder: Embedder, owner):
     """Memories whose vector is of this model but whose text changed since (an edited
     summary of a file, a re-extraction). Compared in Python: the hash is of embed_text."""
-    rows = embeddable(owner).filter(vector__model=embedder.model).order_by("id").values_list(
-        "pk", "owner_id", "raw_text", "summary", "source", "vector__text_hash"
+    rows = (
+        embeddable(owner)
+        .filter(vector__model=embedder.model)
+        .order_by("id")
+        .values_list("pk", "owner_id", "raw_text", "summary", "source", "vector__text_hash")
     )
     stale = []
     chunk: list[tuple[Memory, str]] = []

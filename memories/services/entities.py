@@ -37,7 +37,9 @@ def full_names(*, owner, first: str) -> set[str]:
     if not first or " " in first:
         return set()
     rows = Memory.objects.filter(owner=owner).filter(_prefixed(first)).values_list("entities", flat=True)[:SCAN]
-    return {str(e) for row in rows for e in row or [] if str(e).startswith(first + " ") and str(e)[len(first) + 1 :][:1].isupper()}
+    return {
+        str(e) for row in rows for e in row or [] if str(e).startswith(first + " ") and str(e)[len(first) + 1 :][:1].isupper()
+    }
 
 
 def canonical(*, owner, entities: list[str]) -> list[str]:

@@ -75,10 +75,18 @@ def _save_faded(batch: list[Memory], actor: Actor, now: datetime) -> int:
     with transaction.atomic():
         Memory.objects.bulk_update(batch, ["importance", "base_importance"])
         Event.objects.bulk_create(
-            Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=Event.Action.FADED,
-                  actor=actor.label, actor_user=actor.user, before={"importance": m.before_fade},
-                  after={"importance": m.importance, "base_importance": m.base_importance}, created_at=now,
-                  note="unused for a while")
+            Event(
+                owner_id=m.owner_id,
+                subject_type=Event.Subject.MEMORY,
+                subject_id=m.pk,
+                action=Event.Action.FADED,
+                actor=actor.label,
+                actor_user=actor.user,
+                before={"importance": m.before_fade},
+                after={"importance": m.importance, "base_importance": m.base_importance},
+                created_at=now,
+                note="unused for a while",
+            )
             for m in batch
         )
     return len(batch)
@@ -97,9 +105,18 @@ def mark_used(*, owner, memory_ids, now: datetime | None = None, actor: Actor = 
         for memory in revived:
             Memory.objects.filter(pk=memory.pk).update(importance=memory.base_importance, base_importance=None)
         Event.objects.bulk_create(
-            Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=Event.Action.REVIVED,
-                  actor=actor.label, actor_user=actor.user, before={"importance": m.importance},
-                  after={"importance": m.base_importance}, created_at=now, note="used in an answer")
+            Event(
+                owner_id=m.owner_id,
+                subject_type=Event.Subject.MEMORY,
+                subject_id=m.pk,
+                action=Event.Action.REVIVED,
+                actor=actor.label,
+                actor_user=actor.user,
+                before={"importance": m.importance},
+                after={"importance": m.base_importance},
+                created_at=now,
+                note="used in an answer",
+            )
             for m in revived
         )
 

@@ -66,7 +66,11 @@ def _cluster() -> Check:
         return Check("cluster", False, "no schedule: run `manage.py migrate`")
     late = timezone.now() - next_run
     if late > CLUSTER_LATE_AFTER:
-        return Check("cluster", False, f"the task cluster has not run its 5-minute sweep for {int(late.total_seconds() // 60)} minutes; is qcluster running?")
+        return Check(
+            "cluster",
+            False,
+            f"the task cluster has not run its 5-minute sweep for {int(late.total_seconds() // 60)} minutes; is qcluster running?",
+        )
     return Check("cluster", True, f"sweep due {next_run:%Y-%m-%d %H:%M:%S}")
 
 

@@ -52,7 +52,9 @@ def consolidation_snapshot(consolidation: Consolidation) -> dict:
     }
 
 
-def record(subject, action: str, actor: Actor | None, *, before: dict | None = None, after: dict | None = None, note: str = "") -> Event:
+def record(
+    subject, action: str, actor: Actor | None, *, before: dict | None = None, after: dict | None = None, note: str = ""
+) -> Event:
     kind = Event.Subject.MEMORY if isinstance(subject, Memory) else Event.Subject.CONSOLIDATION
     actor = actor or SYSTEM
     return Event.objects.create(
@@ -72,8 +74,17 @@ def record_many(memories, action: str, actor: Actor | None, *, after: dict | Non
     """The same event for many memories in one INSERT (a consolidation of a whole backlog)."""
     actor = actor or SYSTEM
     Event.objects.bulk_create(
-        Event(owner_id=m.owner_id, subject_type=Event.Subject.MEMORY, subject_id=m.pk, action=action,
-              actor=actor.label[:200], actor_user=actor.user, before={}, after=after or {}, note=note[:500])
+        Event(
+            owner_id=m.owner_id,
+            subject_type=Event.Subject.MEMORY,
+            subject_id=m.pk,
+            action=action,
+            actor=actor.label[:200],
+            actor_user=actor.user,
+            before={},
+            after=after or {},
+            note=note[:500],
+        )
         for m in memories
     )
 

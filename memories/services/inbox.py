@@ -93,8 +93,9 @@ REFUSALS_SHOWN_FOR = timedelta(days=7)
 
 def refused_files(*, owner, limit: int = 5):
     """The owner's recent inbox refusals, newest first, for the ingest page and sidebar."""
-    recent = ProcessedFile.objects.filter(owner=owner, status=ProcessedFile.Status.FAILED,
-                                          processed_at__gte=timezone.now() - REFUSALS_SHOWN_FOR)
+    recent = ProcessedFile.objects.filter(
+        owner=owner, status=ProcessedFile.Status.FAILED, processed_at__gte=timezone.now() - REFUSALS_SHOWN_FOR
+    )
     return recent.order_by("-processed_at", "-pk")[:limit]
 
 

@@ -86,8 +86,10 @@ def parse_occurred_at(value) -> datetime | None:
         if parsed is None and (day := parse_date(text)) is not None:
             parsed = datetime.combine(day, time())
         if parsed is None:
-            raise IngestError(f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).",
-                              field="occurred_at")
+            raise IngestError(
+                f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).",
+                field="occurred_at",
+            )
     try:
         if timezone.is_naive(parsed):
             parsed = timezone.make_aware(parsed)
@@ -97,8 +99,10 @@ def parse_occurred_at(value) -> datetime | None:
     # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
     # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
     if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
-        raise IngestError(f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.",
-                          field="occurred_at")
+        raise IngestError(
+            f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.",
+            field="occurred_at",
+        )
     return parsed
 
 
@@ -110,8 +114,17 @@ def parse_expires_at(value) -> datetime | None:
         raise IngestError(f"expires_at {str(value)[:40]!r} is not a date or datetime (use ISO 8601, e.g. 2026-01-31).") from None
 
 
-def ingest_text(*, owner, text: str, source: str = "", occurred_at=None, metadata: dict | None = None, actor: Actor = SYSTEM,
-                expires_at=None, queue: bool = False) -> IngestResult:
+def ingest_text(
+    *,
+    owner,
+    text: str,
+    source: str = "",
+    occurred_at=None,
+    metadata: dict | None = None,
+    actor: Actor = SYSTEM,
+    expires_at=None,
+    queue: bool = False,
+) -> IngestResult:
     """Store text as a pending memory. The same text twice for one owner is one memory.
     `queue`: extract it in a worker (the pages, the API, MCP); commands extract it themselves."""
     if not isinstance(text, str) or not text.strip():
@@ -170,7 +183,10 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
         same_band |= Q(**{f"sim_band{i}": getattr(memory, f"sim_band{i}")})
     mine = textutil.shingles(memory.raw_text[:NEAR_DUPLICATE_CHARS])
     candidates = (
-        Memory.objects.filter(owner=memory.owner, duplicate_of__isnull=True).filter(same_band).exclude(pk=memory.pk).order_by("pk")[:50]
+        Memory.objects.filter(owner=memory.owner, duplicate_of__isnull=True)
+        .filter(same_band)
+        .exclude(pk=memory.pk)
+        .order_by("pk")[:50]
     )
     for candidate in candidates:
         if textutil.jaccard(mine, textutil.shingles(candidate.raw_text[:NEAR_DUPLICATE_CHARS])) >= NEAR_DUPLICATE_JACCARD:
@@ -181,8 +197,17 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
             return
 
 
-def ingest_file(*, owner, fileobj: BinaryIO, name: str, source: str = "", occurred_at=None, actor: Actor = SYSTEM,
-                expires_at=None, queue: bool = False) -> IngestResult:
+def ingest_file(
+    *,
+    owner,
+    fileobj: BinaryIO,
+    name: str,
+    source: str = "",
+    occurred_at=None,
+    actor: Actor = SYSTEM,
+    expires_at=None,
+    queue: bool = False,
+) -> IngestResult:
     """Store a file (kept as the original) and what can be read of it as a pending memory;
     `queue` as for ingest_text."""
     name = Path(name.replace("\\", "/")).name or "file"
@@ -269,8 +294,19 @@ def _read_original(memory: Memory, actor: Actor) -> str:
     memory.metadata = metadata
     _fingerprint(memory)
     with transaction.atomic():
-        memory.save(update_fields=["raw_text", "mime_type", "metadata", "occurred_at", "sim_band0", "sim_band1", "sim_band2",
-                                   "sim_band3", "updated_at"])
+        memory.save(
+            update_fields=[
+                "raw_text",
+                "mime_type",
+                "metadata",
+                "occurred_at",
+                "sim_band0",
+                "sim_band1",
+                "sim_band2",
+                "sim_band3",
+                "updated_at",
+            ]
+        )
         _link_near_duplicate(memory, actor)
     return ""
 
@@ -352,9 +388,21 @@ def _apply_extraction(memory: Memory, result, label: str, *, update_fields: list
         memory.occurred_at = result.occurred_at
     memory.error = ""
     memory.provider = label
-    memory.save(update_fields=["summary", "entities", "topics", "importance", "occurred_at", "error", "provider", "updated_at", "raw_text", "metadata",
-                                *update_fields])
-
+    memory.save(
+        update_fields=[
+            "summary",
+            "entities",
+            "topics",
+            "importance",
+            "occurred_at",
+            "error",
+            "provider",
+            "updated_at",
+            "raw_text",
+            "metadata",
+            *update_fields,
+        ]
+    )
 
 
 def _transcribe(memory: Memory, provider) -> None:
@@ -362,8 +410,13 @@ def _transcribe(memory: Memory, provider) -> None:
     endpoint first; the transcript becomes the memory's text (saved with the extraction).
     ProviderError when the endpoint fails: the memory fails with the reason, retryable."""
     mime = memory.mime_type or ""
-    if (not memory.original or not mime.startswith(("audio/", "video/")) or provider.supports_files(mime)
-            or not transcribe.configured() or memory.metadata.get("transcribed")):
+    if (
+        not memory.original
+        or not mime.startswith(("audio/", "video/"))
+        or provider.supports_files(mime)
+        or not transcribe.configured()
+        or memory.metadata.get("transcribed")
+    ):
         return
     try:
         transcript = transcribe.transcribe(Path(memory.original.path), name=memory.file_name, mime_type=mime)
@@ -375,7 +428,12 @@ def _transcribe(memory: Memory, provider) -> None:
     notes = memory.raw_text.replace(NEEDS_MODEL_AUDIO, "").replace(NEEDS_MODEL_VIDEO, "").strip()
     reader = transcribe.label()
     memory.raw_text = f"{notes}\n\nTranscript, by {reader}:\n{transcript}"
-    memory.metadata = {**memory.metadata, "reader": reader, "transcribed": True, "notes_chars": len(memory.raw_text) - len(transcript)}
+    memory.metadata = {
+        **memory.metadata,
+        "reader": reader,
+        "transcribed": True,
+        "notes_chars": len(memory.raw_text) - len(transcript),
+    }
     memory.metadata.pop("needs_reader", None)
     if mime.startswith("audio/"):
         memory.metadata.pop("needs_model", None)

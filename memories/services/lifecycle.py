@@ -113,7 +113,8 @@ def delete_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | N
         memory.deleted_at = timezone.now()
         memory.save(update_fields=["deleted_at", "updated_at"])
         RejectedContent.objects.update_or_create(
-            owner=owner, content_hash=memory.content_hash,
+            owner=owner,
+            content_hash=memory.content_hash,
             defaults={"memory_ref": memory.pk, "reason": "deleted", "rejected_at": memory.deleted_at},
         )
         record(memory, Event.Action.DELETED, actor, before=snapshot(memory))
@@ -164,7 +165,9 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
         RejectedContent.objects.update_or_create(
             owner=owner, content_hash=memory.content_hash, defaults={"memory_ref": memory.pk, "reason": "purged"}
         )
-        Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(before={}, after={}, note="")
+        Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(
+            before={}, after={}, note=""
+        )
         _forget_in_insights(owner, memory, actor)
         record(memory, Event.Action.PURGED, actor)
         original = memory.original.name if memory.original else ""
@@ -226,8 +229,15 @@ def clear_owner(*, owner, inbox_files: bool = True, actor: Actor = SYSTEM) -> di
         consolidations = Consolidation.objects.filter(owner=owner).update(retired_at=now)
         processed = ProcessedFile.objects.filter(owner=owner).delete()[0]
         Event.objects.bulk_create(
-            Event(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=pk, action=Event.Action.CLEARED,
-                  actor=actor.label, actor_user=actor.user, created_at=now)
+            Event(
+                owner=owner,
+                subject_type=Event.Subject.MEMORY,
+                subject_id=pk,
+                action=Event.Action.CLEARED,
+                actor=actor.label,
+                actor_user=actor.user,
+                created_at=now,
+            )
             for pk, _ in memories
         )
     removed = 0

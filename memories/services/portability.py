@@ -58,14 +58,41 @@ TYPES = ("header", "memory", "file_chunk", "consolidation", "link", "tombstone",
 MEMORY_REF_KEYS = ("duplicate_of", "superseded_by", "outdated_by", "sources")
 
 MEMORY_FIELDS = (
-    "source", "raw_text", "mime_type", "metadata", "summary", "entities", "topics", "importance", "occurred_at", "status",
-    "error", "attempts", "provider", "consolidated_at", "content_hash", "deleted_at", "created_at", "updated_at",
+    "source",
+    "raw_text",
+    "mime_type",
+    "metadata",
+    "summary",
+    "entities",
+    "topics",
+    "importance",
+    "occurred_at",
+    "status",
+    "error",
+    "attempts",
+    "provider",
+    "consolidated_at",
+    "content_hash",
+    "deleted_at",
+    "created_at",
+    "updated_at",
 )
 # Facts that changed and forgetting (added in version 1 too; an export written before them has
 # none, which reads as "current, never expires").
 FACT_FIELDS = ("valid_until", "expires_at", "last_recalled_at", "base_importance")
-DATETIME_FIELDS = {"occurred_at", "consolidated_at", "deleted_at", "created_at", "updated_at", "stale_at", "retired_at", "rejected_at",
-                   "valid_until", "expires_at", "last_recalled_at"}
+DATETIME_FIELDS = {
+    "occurred_at",
+    "consolidated_at",
+    "deleted_at",
+    "created_at",
+    "updated_at",
+    "stale_at",
+    "retired_at",
+    "rejected_at",
+    "valid_until",
+    "expires_at",
+    "last_recalled_at",
+}
 
 
 class ImportRefused(ValueError):
@@ -110,14 +137,23 @@ def _export_lines(owner) -> Iterator[bytes]:
         counts[record["type"]] += 1
         return line
 
-    yield emit({
-        "type": "header", "format": FORMAT, "version": VERSION, "exported_at": timezone.now().isoformat(),
-        "user": owner.get_username(),
-    })
+    yield emit(
+        {
+            "type": "header",
+            "format": FORMAT,
+            "version": VERSION,
+            "exported_at": timezone.now().isoformat(),
+            "user": owner.get_username(),
+        }
+    )
     for memory in Memory.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
         record = {"type": "memory", "id": memory.pk}
-        record.update({name: _iso(getattr(memory, name)) if name in DATETIME_FIELDS else getattr(memory, name)
-                       for name in (*MEMORY_FIELDS, *FACT_FIELDS)})
+        record.update(
+            {
+                name: _iso(getattr(memory, name)) if name in DATETIME_FIELDS else getattr(memory, name)
+                for name in (*MEMORY_FIELDS, *FACT_FIELDS)
+            }
+        )
         record["duplicate_of"] = memory.duplicate_of_id
         record["superseded_by"] = memory.superseded_by_id
         record["outdated_by"] = memory.outdated_by_id
@@ -128,30 +164,57 @@ def _export_lines(owner) -> Iterator[bytes]:
             yield emit({"type": "file_chunk", "memory": memory.pk, "seq": seq, "data": data})
     through = Consolidation.sources.through.objects
     for consolidation in Consolidation.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
-        yield emit({
-            "type": "consolidation", "id": consolidation.pk, "summary": consolidation.summary, "insight": consolidation.insight,
-            # The through table, not .sources: the related manager hides deleted sources.
-            "sources": sorted(through.filter(consolidation_id=consolidation.pk).values_list("memory_id", flat=True)),
-            "provider": consolidation.provider, "created_at": _iso(consolidation.created_at),
-            "updated_at": _iso(consolidation.updated_at), "stale_at": _iso(consolidation.stale_at),
-            "retired_at": _iso(consolidation.retired_at),
-        })
+        yield emit(
+            {
+                "type": "consolidation",
+                "id": consolidation.pk,
+                "summary": consolidation.summary,
+                "insight": consolidation.insight,
+                # The through table, not .sources: the related manager hides deleted sources.
+                "sources": sorted(through.filter(consolidation_id=consolidation.pk).values_list("memory_id", flat=True)),
+                "provider": consolidation.provider,
+                "created_at": _iso(consolidation.created_at),
+                "updated_at": _iso(consolidation.updated_at),
+                "stale_at": _iso(consolidation.stale_at),
+                "retired_at": _iso(consolidation.retired_at),
+            }
+        )
     for link in MemoryLink.objects.filter(from_memory__owner=owner).order_by("pk").iterator(chunk_size=2000):
-        yield emit({
-            "type": "link", "from": link.from_memory_id, "to": link.to_memory_id, "relationship": link.relationship,
-            "consolidation": link.consolidation_id, "created_at": _iso(link.created_at),
-        })
+        yield emit(
+            {
+                "type": "link",
+                "from": link.from_memory_id,
+                "to": link.to_memory_id,
+                "relationship": link.relationship,
+                "consolidation": link.consolidation_id,
+                "created_at": _iso(link.created_at),
+            }
+        )
     for tombstone in RejectedContent.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
-        yield emit({
-            "type": "tombstone", "content_hash": tombstone.content_hash, "memory_ref": tombstone.memory_ref,
-            "reason": tombstone.reason, "rejected_at": _iso(tombstone.rejected_at),
-        })
+        yield emit(
+            {
+                "type": "tombstone",
+                "content_hash": tombstone.content_hash,
+                "memory_ref": tombstone.memory_ref,
+                "reason": tombstone.reason,
+                "rejected_at": _iso(tombstone.rejected_at),
+            }
+        )
     for event in Event.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
-        yield emit({
-            "type": "event", "subject_type": event.subject_type, "subject_id": event.subject_id, "action": event.action,
-            "actor": event.actor, "by_owner": event.actor_user_id == owner.pk, "before": event.before, "after": event.after,
-            "note": event.note, "created_at": _iso(event.created_at),
-        })
+        yield emit(
+            {
+                "type": "event",
+                "subject_type": event.subject_type,
+                "subject_id": event.subject_id,
+                "action": event.action,
+                "actor": event.actor,
+                "by_owner": event.actor_user_id == owner.pk,
+                "before": event.before,
+                "after": event.after,
+                "note": event.note,
+                "created_at": _iso(event.created_at),
+            }
+        )
     yield _line({"type": "end", "counts": dict(counts), "sha256": digest.hexdigest()})
 
 
@@ -194,8 +257,14 @@ class ImportResult:
     pending: list[int] = field(default_factory=list, repr=False)
 
     def summary(self) -> str:
-        parts = [_count(self.memories, "memory", "memories"), _count(self.files, "file"), _count(self.consolidations, "insight"),
-                 _count(self.links, "link"), _count(self.tombstones, "tombstone"), _count(self.events, "history event")]
+        parts = [
+            _count(self.memories, "memory", "memories"),
+            _count(self.files, "file"),
+            _count(self.consolidations, "insight"),
+            _count(self.links, "link"),
+            _count(self.tombstones, "tombstone"),
+            _count(self.events, "history event"),
+        ]
         skipped = [f"{self.duplicates} already there"] if self.duplicates else []
         skipped += [f"{self.refused} deleted here before, left out"] if self.refused else []
         skipped += [f"{self.near_duplicates} linked as near-duplicates"] if self.near_duplicates else []
@@ -320,7 +389,9 @@ class _Importer:
                 f"The export's end marker lists {counts} records, but {dict(self.counts)} were read: it is incomplete. Nothing was imported."
             )
         if record.get("sha256") != self.digest.hexdigest():
-            raise ImportRefused("The export's checksum does not match its content: it was changed or damaged. Nothing was imported.")
+            raise ImportRefused(
+                "The export's checksum does not match its content: it was changed or damaged. Nothing was imported."
+            )
 
     # -- records
 
@@ -333,7 +404,9 @@ class _Importer:
         if not isinstance(version, int) or version < 1:
             raise ImportRefused("The export's header has no valid version.")
         if version > VERSION:
-            raise ImportRefused(f"The export is format version {version}; this installation reads up to version {VERSION}. Upgrade it first.")
+            raise ImportRefused(
+                f"The export is format version {version}; this installation reads up to version {VERSION}. Upgrade it first."
+            )
         self.result.source_user = str(record.get("user", ""))
 
     def _memory(self, record: dict) -> None:
@@ -351,8 +424,10 @@ class _Importer:
             return
         existing = (
             Memory.all_objects.filter(owner=self.owner, content_hash=digest, pk__lte=self.before_max)
-            .order_by(F("deleted_at").asc(nulls_first=True), "-pk").first()
-            if not self.empty else None
+            .order_by(F("deleted_at").asc(nulls_first=True), "-pk")
+            .first()
+            if not self.empty
+            else None
         )
         if existing is not None:
             self.memories[old] = existing.pk
@@ -387,7 +462,9 @@ class _Importer:
     def _file_chunk(self, record: dict) -> None:
         old = int(record["memory"])
         if self.file is None or self.file.old_id != old:
-            raise ImportRefused(f"Line {self.line_no}: a piece of a file whose memory {old} is not just before it; the export is corrupt.")
+            raise ImportRefused(
+                f"Line {self.line_no}: a piece of a file whose memory {old} is not just before it; the export is corrupt."
+            )
         self.file.add(int(record["seq"]), base64.b64decode(record["data"], validate=True), line=self.line_no)
 
     def _close_file(self) -> None:
@@ -417,7 +494,9 @@ class _Importer:
         self.deferred = []
         if not self.empty:
             # New content next to what was there: linked as a near-duplicate as ingest would.
-            fresh = Memory.objects.filter(pk__gt=self.before_max, owner=self.owner, duplicate_of__isnull=True, near_duplicates__isnull=True)
+            fresh = Memory.objects.filter(
+                pk__gt=self.before_max, owner=self.owner, duplicate_of__isnull=True, near_duplicates__isnull=True
+            )
             for memory in fresh.order_by("pk").iterator(chunk_size=500):
                 _link_near_duplicate(memory, self.actor)
                 if memory.duplicate_of_id is not None:
@@ -427,14 +506,21 @@ class _Importer:
         old = int(record["id"])
         sources = [self.memories[s] for s in map(int, record["sources"]) if self.memories.get(s) is not None]
         if not self.empty:
-            same = Consolidation.all_objects.filter(owner=self.owner, summary=record["summary"], insight=record["insight"]).first()
+            same = Consolidation.all_objects.filter(
+                owner=self.owner, summary=record["summary"], insight=record["insight"]
+            ).first()
             if same is not None:
                 self.consolidations[old] = same.pk
                 return
         consolidation = Consolidation(
-            owner=self.owner, summary=str(record["summary"]), insight=str(record["insight"]), provider=str(record.get("provider", "")),
-            stale_at=_when(record.get("stale_at")), retired_at=_when(record.get("retired_at")),
-            created_at=_when(record["created_at"]), updated_at=_when(record["updated_at"]),
+            owner=self.owner,
+            summary=str(record["summary"]),
+            insight=str(record["insight"]),
+            provider=str(record.get("provider", "")),
+            stale_at=_when(record.get("stale_at")),
+            retired_at=_when(record.get("retired_at")),
+            created_at=_when(record["created_at"]),
+            updated_at=_when(record["updated_at"]),
         )
         consolidation.save_base(raw=True)
         through = Consolidation.sources.through
@@ -452,7 +538,10 @@ class _Importer:
         if MemoryLink.objects.filter(from_memory_id=source, to_memory_id=target, consolidation_id=consolidation).exists():
             return
         MemoryLink(
-            from_memory_id=source, to_memory_id=target, relationship=str(record["relationship"])[:500], consolidation_id=consolidation,
+            from_memory_id=source,
+            to_memory_id=target,
+            relationship=str(record["relationship"])[:500],
+            consolidation_id=consolidation,
             created_at=_when(record["created_at"]),
         ).save_base(raw=True)
         self.result.links += 1
@@ -462,10 +551,12 @@ class _Importer:
         if not self.empty and Memory.objects.filter(owner=self.owner, content_hash=str(record["content_hash"])).exists():
             return  # the space holds this content and keeps it: its decision, not the export's
         _, created = RejectedContent.objects.get_or_create(
-            owner=self.owner, content_hash=str(record["content_hash"]),
+            owner=self.owner,
+            content_hash=str(record["content_hash"]),
             defaults={
                 "memory_ref": self._memory_ref(int(ref)) if ref is not None else None,
-                "reason": str(record.get("reason", ""))[:200], "rejected_at": _when(record["rejected_at"]),
+                "reason": str(record.get("reason", ""))[:200],
+                "rejected_at": _when(record["rejected_at"]),
             },
         )
         self.result.tombstones += created
@@ -485,10 +576,16 @@ class _Importer:
         if record["action"] not in Event.Action.values:
             raise ValueError(f"unknown action {record['action']!r}")
         Event.objects.create(
-            owner=self.owner, subject_type=subject_type, subject_id=subject, action=record["action"],
-            actor=str(record["actor"])[:200], actor_user=self.owner if record.get("by_owner") else None,
-            before=self._remap(record.get("before") or {}), after=self._remap(record.get("after") or {}),
-            note=str(record.get("note", ""))[:500], created_at=_when(record["created_at"]),
+            owner=self.owner,
+            subject_type=subject_type,
+            subject_id=subject,
+            action=record["action"],
+            actor=str(record["actor"])[:200],
+            actor_user=self.owner if record.get("by_owner") else None,
+            before=self._remap(record.get("before") or {}),
+            after=self._remap(record.get("after") or {}),
+            note=str(record.get("note", ""))[:500],
+            created_at=_when(record["created_at"]),
         )
         self.result.events += 1
 
@@ -567,7 +664,9 @@ class _IncomingFile:
             return None
         if self.next_seq != d.get("chunks") or self.size != d.get("size") or self.sha.hexdigest() != d.get("sha256"):
             self.discard()
-            raise ImportRefused(f"The original file of memory {self.old_id} ({d.get('name')!r}) is incomplete or damaged. Nothing was imported.")
+            raise ImportRefused(
+                f"The original file of memory {self.old_id} ({d.get('name')!r}) is incomplete or damaged. Nothing was imported."
+            )
         self.tmp = self.tmp or tempfile.NamedTemporaryFile(dir=settings.MEMORY_DATA_DIR, prefix=".import-")
         self.tmp.flush()
         self.tmp.seek(0)

@@ -25,7 +25,9 @@ class QueryResult:
     elapsed_ms: int
 
 
-def answer_question(*, owner, question: str, strategy: str | None = None, k: int | None = None, actor: Actor = SYSTEM) -> QueryResult:
+def answer_question(
+    *, owner, question: str, strategy: str | None = None, k: int | None = None, actor: Actor = SYSTEM
+) -> QueryResult:
     """Raises ProviderError when the model fails; a question is not stored, so nothing is lost."""
     question = " ".join((question or "").split())
     if not question:

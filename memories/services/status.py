@@ -41,8 +41,11 @@ def engine_status() -> EngineStatus:
     try:
         breaker = circuit.state(name)
         return EngineStatus(
-            name=name, label=provider.label, is_language_model=provider.is_language_model,
-            down=circuit.is_open(name), last_error=breaker["last_error"],
+            name=name,
+            label=provider.label,
+            is_language_model=provider.is_language_model,
+            down=circuit.is_open(name),
+            last_error=breaker["last_error"],
         )
     finally:
         provider.close()
@@ -82,8 +85,12 @@ def engine_display() -> dict:
     """Which engine answers, said plainly; a misconfiguration is shown, not raised."""
     engine = engine_status()
     return {
-        "name": engine.name, "label": engine.label, "error": engine.error, "offline": not engine.is_language_model and not engine.error,
-        "down": engine.down, "last_error": engine.last_error,
+        "name": engine.name,
+        "label": engine.label,
+        "error": engine.error,
+        "offline": not engine.is_language_model and not engine.error,
+        "down": engine.down,
+        "last_error": engine.last_error,
     }
 
 
@@ -147,5 +154,12 @@ def consolidation_run(*, owner, requested_at: datetime | None = None) -> RunStat
         done = latest.consolidations_made
         total = min(done + planned_batches(owner=owner), settings.MEMORY_CONSOLIDATE_MAX_BATCHES)
         progress = {"done": done, "total": max(total, done, 1), "memories": latest.memories_consolidated}
-    return RunState(state=state, latest=latest, just_finished=just_finished, request_done=just_finished or expired,
-                    progress=progress, waiting=unconsolidated(owner).count(), next_run=next_consolidation_run())
+    return RunState(
+        state=state,
+        latest=latest,
+        just_finished=just_finished,
+        request_done=just_finished or expired,
+        progress=progress,
+        waiting=unconsolidated(owner).count(),
+        next_run=next_consolidation_run(),
+    )

@@ -43,9 +43,7 @@ def find_token(plaintext: str | None) -> ApiToken | None:
     if not plaintext or len(plaintext) > 200:
         return None
     token = (
-        ApiToken.objects.select_related("owner")
-        .filter(token_hash=hash_token(plaintext.strip()), revoked_at__isnull=True)
-        .first()
+        ApiToken.objects.select_related("owner").filter(token_hash=hash_token(plaintext.strip()), revoked_at__isnull=True).first()
     )
     if token is None or not token.owner.is_active:
         return None

@@ -94,9 +94,15 @@ def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | Non
         return []
     older = Q(occurred_at__lt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__lt=memory.pk)
     rows = (
-        Memory.objects.filter(owner_id=memory.owner_id, pk__in=list(ids), status=Memory.Status.READY,
-                              outdated_by__isnull=True, duplicate_of__isnull=True)
-        .filter(older).filter(not_expired())
+        Memory.objects.filter(
+            owner_id=memory.owner_id,
+            pk__in=list(ids),
+            status=Memory.Status.READY,
+            outdated_by__isnull=True,
+            duplicate_of__isnull=True,
+        )
+        .filter(older)
+        .filter(not_expired())
     ).in_bulk()
     usable = [rows[pk] for pk in ids if pk in rows and memory.pk not in (rows[pk].metadata or {}).get("not_updated_by", [])]
     return sorted(usable[:limit], key=lambda m: (m.occurred_at, m.pk), reverse=True)
@@ -104,9 +110,14 @@ def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | Non
 
 def note_of(memory: Memory) -> MemoryNote:
     return MemoryNote(
-        id=memory.pk, summary=memory.summary, text=memory.raw_text[:4000], source=memory.source,
-        entities=tuple(map(str, memory.entities)), topics=tuple(map(str, memory.topics)),
-        importance=memory.importance, occurred_at=memory.occurred_at,
+        id=memory.pk,
+        summary=memory.summary,
+        text=memory.raw_text[:4000],
+        source=memory.source,
+        entities=tuple(map(str, memory.entities)),
+        topics=tuple(map(str, memory.topics)),
+        importance=memory.importance,
+        occurred_at=memory.occurred_at,
     )
 
 
@@ -165,7 +176,7 @@ def mark_superseded(*, old: Memory, new: Memory, reason: str = "", actor: Actor 
 
 
 def undo_update(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
-    """"Not an update": the superseded memory is current again, the link goes, the pair
+    """ "Not an update": the superseded memory is current again, the link goes, the pair
     is remembered so it is not judged an update again; recorded on both memories."""
     with transaction.atomic():
         old = Memory.objects.filter(owner=owner, pk=memory_id, outdated_by__isnull=False).first()
@@ -207,4 +218,3 @@ def recent_updates(*, owner, limit: int = 20):
         if old is not None and new is not None:
             out.append({"event": e, "old": old, "new": new, "current": old.outdated_by_id == new.pk})
     return out
-

@@ -62,9 +62,18 @@ def _link_kind(link: MemoryLink) -> str:
     return "consolidation" if link.consolidation_id else "link"
 
 
-def graph_data(*, owner, topic: str = "", entity: str = "", source: str = "", date_from: date | None = None,
-               date_to: date | None = None, limit: int = GRAPH_DEFAULT_LIMIT, focus: int | None = None,
-               depth: int = 1) -> dict:
+def graph_data(
+    *,
+    owner,
+    topic: str = "",
+    entity: str = "",
+    source: str = "",
+    date_from: date | None = None,
+    date_to: date | None = None,
+    limit: int = GRAPH_DEFAULT_LIMIT,
+    focus: int | None = None,
+    depth: int = 1,
+) -> dict:
     """Memories as nodes, links, near-duplicates and updates as edges, insights as hubs.
 
     Without focus: the owner's most important ready memories matching the filters, at most
@@ -80,8 +89,9 @@ def graph_data(*, owner, topic: str = "", entity: str = "", source: str = "", da
         total = len(ids)
         memories = list(own.filter(pk__in=ids).defer(*HEAVY))
     else:
-        matching = filter_memories(owner=owner, topic=topic, entity=entity, source=source,
-                                   date_from=date_from, date_to=date_to, sort="importance").filter(status=Memory.Status.READY)
+        matching = filter_memories(
+            owner=owner, topic=topic, entity=entity, source=source, date_from=date_from, date_to=date_to, sort="importance"
+        ).filter(status=Memory.Status.READY)
         total = matching.count()
         memories = list(matching.defer(*HEAVY)[:limit])
     memories.sort(key=lambda m: (-m.importance, m.pk))
@@ -93,15 +103,36 @@ def graph_data(*, owner, topic: str = "", entity: str = "", source: str = "", da
     for link in MemoryLink.objects.filter(from_memory_id__in=ids).order_by("pk"):
         if link.to_memory_id not in ids:
             continue
-        edges.append({"id": f"l{link.pk}", "source": f"m{link.from_memory_id}", "target": f"m{link.to_memory_id}",
-                      "kind": _link_kind(link), "relationship": link.relationship})
+        edges.append(
+            {
+                "id": f"l{link.pk}",
+                "source": f"m{link.from_memory_id}",
+                "target": f"m{link.to_memory_id}",
+                "kind": _link_kind(link),
+                "relationship": link.relationship,
+            }
+        )
     for m in memories:
         if m.duplicate_of_id in ids:
-            edges.append({"id": f"d{m.pk}", "source": f"m{m.pk}", "target": f"m{m.duplicate_of_id}",
-                          "kind": "duplicate", "relationship": "near-duplicate of"})
+            edges.append(
+                {
+                    "id": f"d{m.pk}",
+                    "source": f"m{m.pk}",
+                    "target": f"m{m.duplicate_of_id}",
+                    "kind": "duplicate",
+                    "relationship": "near-duplicate of",
+                }
+            )
         if m.superseded_by_id in ids:
-            edges.append({"id": f"u{m.pk}", "source": f"m{m.superseded_by_id}", "target": f"m{m.pk}",
-                          "kind": "updates", "relationship": "updates"})
+            edges.append(
+                {
+                    "id": f"u{m.pk}",
+                    "source": f"m{m.superseded_by_id}",
+                    "target": f"m{m.pk}",
+                    "kind": "updates",
+                    "relationship": "updates",
+                }
+            )
     hubs, hub_edges = _insight_hubs(owner=owner, ids=ids)
     return {
         "nodes": nodes + hubs,
@@ -128,11 +159,26 @@ def _insight_hubs(*, owner, ids: set[int]) -> tuple[list[dict], list[dict]]:
     chosen = sorted((c for c, m in sources.items() if len(m) >= 2), key=lambda c: (-len(sources[c]), -c))[:INSIGHT_LIMIT]
     hubs, edges = [], []
     for c in Consolidation.objects.filter(owner=owner, pk__in=chosen).order_by("-pk"):
-        hubs.append({"id": f"c{c.pk}", "kind": "insight", "consolidation_id": c.pk, "label": _label(c.insight),
-                     "stale": c.is_stale, "sources": len(sources[c.pk])})
+        hubs.append(
+            {
+                "id": f"c{c.pk}",
+                "kind": "insight",
+                "consolidation_id": c.pk,
+                "label": _label(c.insight),
+                "stale": c.is_stale,
+                "sources": len(sources[c.pk]),
+            }
+        )
         for memory_id in sorted(sources[c.pk]):
-            edges.append({"id": f"s{c.pk}-{memory_id}", "source": f"c{c.pk}", "target": f"m{memory_id}",
-                          "kind": "insight", "relationship": "source of this insight"})
+            edges.append(
+                {
+                    "id": f"s{c.pk}-{memory_id}",
+                    "source": f"c{c.pk}",
+                    "target": f"m{memory_id}",
+                    "kind": "insight",
+                    "relationship": "source of this insight",
+                }
+            )
     return hubs, edges
 
 
@@ -145,15 +191,22 @@ def _neighbourhood(*, owner, start: int, depth: int, limit: int) -> list[int]:
     through = Consolidation.sources.through
     for _ in range(depth):
         found: list[int] = []
-        for a, b in MemoryLink.objects.filter(Q(from_memory_id__in=frontier) | Q(to_memory_id__in=frontier)).values_list(
-            "from_memory_id", "to_memory_id"
-        ).order_by("pk")[: limit * 4]:
+        for a, b in (
+            MemoryLink.objects.filter(Q(from_memory_id__in=frontier) | Q(to_memory_id__in=frontier))
+            .values_list("from_memory_id", "to_memory_id")
+            .order_by("pk")[: limit * 4]
+        ):
             found += [a, b]
         found += own.filter(duplicate_of_id__in=frontier).values_list("pk", flat=True)[:limit]
         found += [pk for pk in own.filter(pk__in=frontier).values_list("duplicate_of_id", flat=True) if pk]
-        shared = through.objects.filter(memory_id__in=frontier, consolidation__owner=owner,
-                                        consolidation__retired_at__isnull=True).values("consolidation_id")
-        found += through.objects.filter(consolidation_id__in=shared).values_list("memory_id", flat=True).order_by("memory_id")[: limit * 4]
+        shared = through.objects.filter(
+            memory_id__in=frontier, consolidation__owner=owner, consolidation__retired_at__isnull=True
+        ).values("consolidation_id")
+        found += (
+            through.objects.filter(consolidation_id__in=shared)
+            .values_list("memory_id", flat=True)
+            .order_by("memory_id")[: limit * 4]
+        )
         fresh = [pk for pk in dict.fromkeys(found) if pk not in known]
         # Only the owner's live memories: a link cannot lead into another space or a deleted row.
         fresh = list(own.filter(pk__in=fresh).order_by("-importance", "pk").values_list("pk", flat=True)[: limit - len(seen)])
@@ -170,11 +223,13 @@ def _neighbourhood(*, owner, start: int, depth: int, limit: int) -> list[int]:
 def graph_facets(*, owner, top: int = 12) -> dict:
     """The commonest topics and sources (for the filter lists and the colour key)."""
     topics: Counter = Counter()
-    for row in Memory.objects.filter(owner=owner, status=Memory.Status.READY).order_by("-created_at").values_list("topics", flat=True)[:5000]:
+    for row in (
+        Memory.objects.filter(owner=owner, status=Memory.Status.READY)
+        .order_by("-created_at")
+        .values_list("topics", flat=True)[:5000]
+    ):
         topics.update(t for t in (row or [])[:1])
-    sources = (
-        Memory.objects.filter(owner=owner).values("source").annotate(n=Count("id")).order_by("-n", "source")[:top]
-    )
+    sources = Memory.objects.filter(owner=owner).values("source").annotate(n=Count("id")).order_by("-n", "source")[:top]
     return {"topics": [t for t, _ in topics.most_common(top)], "sources": [r["source"] for r in sources if r["source"]]}
 
 
@@ -280,12 +335,20 @@ def timeline_data(*, owner, zoom: str = "month", date_from: date | None = None, 
     buckets = []
     for start in starts:
         end = _next_bucket(start, zoom) - timedelta(days=1)
-        buckets.append({"start": start, "end": end, "occurred": counts["occurred"].get(start, 0),
-                        "stored": counts["stored"].get(start, 0)})
+        buckets.append(
+            {"start": start, "end": end, "occurred": counts["occurred"].get(start, 0), "stored": counts["stored"].get(start, 0)}
+        )
     window_start, window_end = day_start(starts[0]), day_start(_next_bucket(starts[-1], zoom))
     runs = [
-        {"id": r.pk, "started_at": r.started_at, "finished_at": r.finished_at, "memories_consolidated": r.memories_consolidated,
-         "consolidations_made": r.consolidations_made, "error": r.error, "bucket": _bucket_start(_local_day(r.started_at), zoom)}
+        {
+            "id": r.pk,
+            "started_at": r.started_at,
+            "finished_at": r.finished_at,
+            "memories_consolidated": r.memories_consolidated,
+            "consolidations_made": r.consolidations_made,
+            "error": r.error,
+            "bucket": _bucket_start(_local_day(r.started_at), zoom),
+        }
         for r in runs_qs.filter(started_at__gte=window_start, started_at__lt=window_end).order_by("started_at")[:2000]
     ]
     return {"zoom": zoom, "buckets": buckets, "runs": runs, "truncated": truncated, "date_from": date_from, "date_to": date_to}
@@ -321,8 +384,11 @@ def stats_data(*, owner, days: int = 30) -> dict:
     weeks = sorted({_bucket_start(d, "week") for d in day_list})
     topic_weeks: dict[str, Counter] = {"topics": Counter(), "entities": Counter()}
     per_week: dict[str, dict[date, Counter]] = {"topics": defaultdict(Counter), "entities": defaultdict(Counter)}
-    rows = memories.filter(created_at__gte=since, status=Memory.Status.READY).order_by("-created_at").values_list(
-        "created_at", "topics", "entities")[:TREND_SCAN]
+    rows = (
+        memories.filter(created_at__gte=since, status=Memory.Status.READY)
+        .order_by("-created_at")
+        .values_list("created_at", "topics", "entities")[:TREND_SCAN]
+    )
     for created_at, topics, entities in rows:
         week = _bucket_start(_local_day(created_at), "week")
         for key, values in (("topics", topics), ("entities", entities)):
@@ -330,8 +396,10 @@ def stats_data(*, owner, days: int = 30) -> dict:
             topic_weeks[key].update(distinct)
             per_week[key][week].update(distinct)
     trends = {
-        key: [{"name": name, "total": total, "counts": [per_week[key][w][name] for w in weeks]}
-              for name, total in topic_weeks[key].most_common(TOP_N)]
+        key: [
+            {"name": name, "total": total, "counts": [per_week[key][w][name] for w in weeks]}
+            for name, total in topic_weeks[key].most_common(TOP_N)
+        ]
         for key in ("topics", "entities")
     }
 
@@ -342,7 +410,11 @@ def stats_data(*, owner, days: int = 30) -> dict:
         for name in ("calls", "failures", "breaker_trips"):
             usage[row["day"]][name] += row[name]
     providers = list(
-        ProviderUsage.objects.filter(owner=owner, day__gte=start).values("provider").annotate(n=Count("id")).order_by("provider").values_list("provider", flat=True)
+        ProviderUsage.objects.filter(owner=owner, day__gte=start)
+        .values("provider")
+        .annotate(n=Count("id"))
+        .order_by("provider")
+        .values_list("provider", flat=True)
     )
 
     return {

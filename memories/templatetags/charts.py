@@ -31,6 +31,7 @@ def format_html(fmt, *args):
 def format_html_join(sep, fmt, rows):
     return _format_html_join(sep, fmt, (tuple(_num(a) for a in row) for row in rows))
 
+
 WIDTH = 400
 PLOT_TOP = 18
 LABEL_ROOM = 18
@@ -54,7 +55,8 @@ def _anchor(x: float) -> str:
 
 def _axis_labels(labels: list[str], xs: list[float], height: int, every: int) -> str:
     return format_html_join(
-        "", '<text class="axis" x="{}" y="{}" text-anchor="{}">{}</text>',
+        "",
+        '<text class="axis" x="{}" y="{}" text-anchor="{}">{}</text>',
         ((x, height - 4, _anchor(x), label) for i, (x, label) in enumerate(zip(xs, labels)) if i % every == 0),
     )
 
@@ -64,7 +66,16 @@ def _frame(height: int, top: int, label: str, body: str) -> str:
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">'
         '<text class="axis" x="2" y="{}">{} {}</text>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>{}</svg>',
-        WIDTH, height, label, PLOT_TOP - 6, top, label, WIDTH, height - LABEL_ROOM, height - LABEL_ROOM, mark_safe(body),
+        WIDTH,
+        height,
+        label,
+        PLOT_TOP - 6,
+        top,
+        label,
+        WIDTH,
+        height - LABEL_ROOM,
+        height - LABEL_ROOM,
+        mark_safe(body),
     )
 
 
@@ -84,10 +95,18 @@ def bar_chart(points, *, value="count", label="day", height=140, title="", css="
         h = plot * p[value] / top
         x = i * step
         shown = date_format_fn(p[label], date_format) if hasattr(p[label], "year") else str(p[label])
-        bars.append(format_html(
-            '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}: {}</title></rect>',
-            css, x + step * 0.12, PLOT_TOP + plot - h, step * 0.76, max(h, 0), shown, p[value],
-        ))
+        bars.append(
+            format_html(
+                '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}: {}</title></rect>',
+                css,
+                x + step * 0.12,
+                PLOT_TOP + plot - h,
+                step * 0.76,
+                max(h, 0),
+                shown,
+                p[value],
+            )
+        )
         xs.append(x + step / 2)
         labels.append(shown)
     every = max(1, -(-len(points) // 6))
@@ -111,10 +130,17 @@ def line_chart(points, *, series, height=140, title="", date_key="day", date_for
     for key, css, name in series:
         coords = " ".join(f"{x:.1f},{PLOT_TOP + plot - plot * p[key] / top:.1f}" for x, p in zip(xs, points))
         body.append(format_html('<polyline class="line {}" points="{}"><title>{}</title></polyline>', css, coords, name))
-        body.append(format_html_join(
-            "", '<circle class="dot {}" cx="{}" cy="{}" r="3"><title>{} {}: {}</title></circle>',
-            ((css, x, PLOT_TOP + plot - plot * p[key] / top, name, label, p[key]) for x, p, label in zip(xs, points, labels) if p[key]),
-        ))
+        body.append(
+            format_html_join(
+                "",
+                '<circle class="dot {}" cx="{}" cy="{}" r="3"><title>{} {}: {}</title></circle>',
+                (
+                    (css, x, PLOT_TOP + plot - plot * p[key] / top, name, label, p[key])
+                    for x, p, label in zip(xs, points, labels)
+                    if p[key]
+                ),
+            )
+        )
     every = max(1, -(-len(points) // 6))
     return _frame(height, top, title, "".join(body) + _axis_labels(labels, xs, height, every))
 
@@ -127,7 +153,8 @@ def hbar_list(rows, *, value="count", label="source", css="bar"):
         return format_html('<p class="muted empty-chart">{}</p>', "Nothing to show yet.")
     top = max(r[value] for r in rows) or 1
     items = format_html_join(
-        "", '<li><span class="hbar-label">{}</span><svg class="hbar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true">'
+        "",
+        '<li><span class="hbar-label">{}</span><svg class="hbar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true">'
         '<rect class="{}" x="0" y="0" width="{}" height="10"></rect></svg><span class="hbar-value">{}</span></li>',
         ((r[label], css, 100 * r[value] / top, r[value]) for r in rows),
     )
@@ -170,35 +197,73 @@ def timeline_svg(timeline):
             n = b[key]
             h = (lane - 4) * n / tops[key]
             query = urlencode({"date_by": key, "date_from": b["start"].isoformat(), "date_to": b["end"].isoformat()})
-            parts.append(format_html(
-                '<a class="range" href="{}?{}" data-by="{}" data-from="{}" data-to="{}">'
-                '<rect class="hit" x="{}" y="{}" width="{}" height="{}"></rect>'
-                '<rect class="{}" x="{}" y="{}" width="{}" height="{}"></rect>'
-                '<title>{}: {} memor{} {}</title></a>',
-                bank, query, key, b["start"].isoformat(), b["end"].isoformat(),
-                x, y0, bar, lane, css, x + 3, y0 + lane - h, bar - 6, h,
-                span, n, "y" if n == 1 else "ies", what,
-            ))
+            parts.append(
+                format_html(
+                    '<a class="range" href="{}?{}" data-by="{}" data-from="{}" data-to="{}">'
+                    '<rect class="hit" x="{}" y="{}" width="{}" height="{}"></rect>'
+                    '<rect class="{}" x="{}" y="{}" width="{}" height="{}"></rect>'
+                    "<title>{}: {} memor{} {}</title></a>",
+                    bank,
+                    query,
+                    key,
+                    b["start"].isoformat(),
+                    b["end"].isoformat(),
+                    x,
+                    y0,
+                    bar,
+                    lane,
+                    css,
+                    x + 3,
+                    y0 + lane - h,
+                    bar - 6,
+                    h,
+                    span,
+                    n,
+                    "y" if n == 1 else "ies",
+                    what,
+                )
+            )
         runs = runs_by_bucket.get(b["start"], [])
         if runs:
             made = sum(r["consolidations_made"] for r in runs)
             failed = any(r["error"] for r in runs)
-            parts.append(format_html(
-                '<g class="run{}"><path d="M{} {} l6 -9 l6 9 z"></path><title>{} consolidation run{}, {} insight{}{}</title></g>',
-                " failed" if failed else "", x + bar / 2 - 6, 2 * lane + 42, len(runs), "s" if len(runs) != 1 else "",
-                made, "s" if made != 1 else "", " (one stopped early)" if failed else "",
-            ))
+            parts.append(
+                format_html(
+                    '<g class="run{}"><path d="M{} {} l6 -9 l6 9 z"></path><title>{} consolidation run{}, {} insight{}{}</title></g>',
+                    " failed" if failed else "",
+                    x + bar / 2 - 6,
+                    2 * lane + 42,
+                    len(runs),
+                    "s" if len(runs) != 1 else "",
+                    made,
+                    "s" if made != 1 else "",
+                    " (one stopped early)" if failed else "",
+                )
+            )
         every = {"day": 7, "week": 4, "month": 3, "year": 1}[zoom] if len(buckets) > 12 else 1
         if i % every == 0:
             parts.append(format_html('<text class="axis" x="{}" y="{}">{}</text>', x + 2, 2 * lane + 62, period))
     lanes = format_html(
         '<text class="lane" x="2" y="10">When it happened (full bar = {})</text><text class="lane" x="2" y="{}">When it was stored (full bar = {})</text>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line><line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>',
-        tops["occurred"], lane + 26, tops["stored"], width, lane + 14, lane + 14, width, 2 * lane + 30, 2 * lane + 30,
+        tops["occurred"],
+        lane + 26,
+        tops["stored"],
+        width,
+        lane + 14,
+        lane + 14,
+        width,
+        2 * lane + 30,
+        2 * lane + 30,
     )
     return format_html(
         '<svg class="timeline-chart" width="{}" height="{}" viewBox="0 0 {} {}" role="img" aria-label="Memories over time">{}{}</svg>',
-        width, height, width, height, lanes, mark_safe("".join(parts)),
+        width,
+        height,
+        width,
+        height,
+        lanes,
+        mark_safe("".join(parts)),
     )
 
 
@@ -210,5 +275,7 @@ def trend_chart(weeks, trends, *, title="", height=150):
     points = [{"day": week, **{f"t{i}": t["counts"][w] for i, t in enumerate(trends)}} for w, week in enumerate(weeks)]
     series = [(f"t{i}", f"s{i}", t["name"]) for i, t in enumerate(trends)]
     chart = line_chart(points, series=series, height=height, title=title)
-    key = format_html_join("", '<li><span class="k s{}"></span>{} ({})</li>', ((i, t["name"], t["total"]) for i, t in enumerate(trends)))
+    key = format_html_join(
+        "", '<li><span class="k s{}"></span>{} ({})</li>', ((i, t["name"], t["total"]) for i, t in enumerate(trends))
+    )
     return format_html('{}<ul class="series-key">{}</ul>', chart, key)

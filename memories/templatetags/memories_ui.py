@@ -91,7 +91,10 @@ def _citation_link(match) -> str:
     return format_html(
         '<a class="cite" href="{}" hx-get="{}?cited=1" hx-target="#citation-reveal" hx-swap="innerHTML" '
         'data-memory="{}">[Memory {}]</a>',
-        reverse("memories:detail", args=[pk]), reverse("memories:card", args=[pk]), pk, pk,
+        reverse("memories:detail", args=[pk]),
+        reverse("memories:card", args=[pk]),
+        pk,
+        pk,
     )
 
 
@@ -122,7 +125,11 @@ def _shown(value) -> str:
         except ValueError:
             when = None
         if when is not None:
-            return timezone.localtime(when).strftime("%Y-%m-%d %H:%M") if timezone.is_aware(when) else when.strftime("%Y-%m-%d %H:%M")
+            return (
+                timezone.localtime(when).strftime("%Y-%m-%d %H:%M")
+                if timezone.is_aware(when)
+                else when.strftime("%Y-%m-%d %H:%M")
+            )
     return str(value)
 
 
@@ -131,5 +138,11 @@ def event_changes(event) -> list[tuple[str, str, str]]:
     """An event's before and after as (field, was, now) rows, fields in a stable order."""
     before, after = event.before or {}, event.after or {}
     fields = list(dict.fromkeys([*before, *after]))
-    return [(name.replace("_", " "), _shown(before.get(name)) if name in before else "", _shown(after.get(name)) if name in after else "")
-            for name in fields]
+    return [
+        (
+            name.replace("_", " "),
+            _shown(before.get(name)) if name in before else "",
+            _shown(after.get(name)) if name in after else "",
+        )
+        for name in fields
+    ]

@@ -21,7 +21,11 @@ from ._common import CHANGED, _error, _without
 def memory_list(request):
     form = MemoryFilterForm(request.GET)
     if not form.is_valid():
-        return _error(request, "Those filters are not valid: " + "; ".join(f"{k}: {v[0]}" if k != "__all__" else v[0] for k, v in form.errors.items()))
+        return _error(
+            request,
+            "Those filters are not valid: "
+            + "; ".join(f"{k}: {v[0]}" if k != "__all__" else v[0] for k, v in form.errors.items()),
+        )
     filters = {k: v for k, v in form.cleaned_data.items() if k not in ("after", "before")}
     filtered = any(filters[k] for k in browse.BANK_FILTERS)
     if request.htmx and request.htmx.target == "result-count":
@@ -60,8 +64,13 @@ def memory_facets(request, column: str):
         raise Http404("No such filter.")
     items, sampled = browse.facets(owner=request.user, column=column)
     selected = request.GET.get(FACET_COLUMNS[column], "")[:200]
-    context = {"items": items, "sampled": sampled, "selected": selected, "column": column,
-               "selected_missing": bool(selected) and selected not in {value for value, _ in items}}
+    context = {
+        "items": items,
+        "sampled": sampled,
+        "selected": selected,
+        "column": column,
+        "selected_missing": bool(selected) and selected not in {value for value, _ in items},
+    }
     return render(request, "memories/memory_list.html#facet_options", context)
 
 
@@ -72,7 +81,9 @@ def memory_bulk_delete(request):
     form = BulkDeleteForm(request.POST)
     if not form.is_valid():
         return _error(request, form.errors["ids"][0])
-    deleted = services.delete_memories(owner=request.user, memory_ids=form.cleaned_data["ids"], actor=Actor.for_user(request.user))
+    deleted = services.delete_memories(
+        owner=request.user, memory_ids=form.cleaned_data["ids"], actor=Actor.for_user(request.user)
+    )
     message = f"Deleted {len(deleted)} memor{'y' if len(deleted) == 1 else 'ies'}; restore {'it' if len(deleted) == 1 else 'them'} from Deleted memories."
     if not request.htmx:
         messages.success(request, message)

@@ -71,7 +71,9 @@ def memory_restore(request, memory_id: int):
     if not request.htmx:
         messages.success(request, f"Memory {memory.pk} restored.")
         return redirect("memories:detail", memory.pk)
-    response = render(request, "memories/fragments.html#restored", {"memory": memory, "flash": [("success", f"Memory {memory.pk} restored.")]})
+    response = render(
+        request, "memories/fragments.html#restored", {"memory": memory, "flash": [("success", f"Memory {memory.pk} restored.")]}
+    )
     return trigger_client_event(response, CHANGED)
 
 

@@ -24,7 +24,10 @@ def _detail_context(request, memory_id: int, form=None) -> dict:
     if page is None:
         raise Http404("No memory of yours with that id.")
     memory = page.memory
-    return {**page.context(), "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_editable else None)}
+    return {
+        **page.context(),
+        "form": form if form is not None else (MemoryEditForm.for_memory(memory) if memory.is_editable else None),
+    }
 
 
 @login_required
@@ -42,7 +45,11 @@ def memory_edit(request, memory_id: int):
         return _error(request, f"Memory {memory.pk} is {memory.state.label.lower()}; restore it before editing.", status=409)
     if not memory.is_editable:
         # An extraction still to come would overwrite the correction.
-        return _error(request, f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.", status=409)
+        return _error(
+            request,
+            f"Memory {memory.pk} has not been extracted yet ({memory.get_status_display().lower()}); correct it once it is ready.",
+            status=409,
+        )
     form = MemoryEditForm.for_memory(memory, request.POST)
     if not form.is_valid():
         return _edit_refused(request, memory, form)
@@ -50,7 +57,9 @@ def memory_edit(request, memory_id: int):
     if not changes:
         return _edited(request, memory, "Nothing changed.")
     try:
-        memory = services.update_memory(owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user))
+        memory = services.update_memory(
+            owner=request.user, memory_id=memory.pk, changes=changes, actor=Actor.for_user(request.user)
+        )
     except services.EditError as exc:
         # The service's words, shown at the field they are about.
         form.add_error(exc.field if exc.field in form.fields else None, str(exc))
@@ -122,8 +131,9 @@ def memory_file(request, memory_id: int):
     except FileNotFoundError:
         raise Http404("The original file is missing from storage.") from None
     inline = bool(memory.preview_kind) and request.GET.get("download") != "1"
-    response = FileResponse(handle, as_attachment=not inline, filename=memory.file_name,
-                            content_type=memory.mime_type or "application/octet-stream")
+    response = FileResponse(
+        handle, as_attachment=not inline, filename=memory.file_name, content_type=memory.mime_type or "application/octet-stream"
+    )
     response["X-Content-Type-Options"] = "nosniff"
     if memory.preview_kind != "pdf":
         # Nothing in a stored file runs as this site (Chromium's PDF viewer refuses a sandbox).

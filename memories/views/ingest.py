@@ -28,9 +28,16 @@ def _upload_context() -> dict:
 @login_required
 @require_GET
 def ingest(request):
-    return render(request, "memories/ingest.html", {
-        "form": TextIngestForm(), "samples": SAMPLE_INPUTS, **_upload_context(), **browse.ingest_page(owner=request.user),
-    })
+    return render(
+        request,
+        "memories/ingest.html",
+        {
+            "form": TextIngestForm(),
+            "samples": SAMPLE_INPUTS,
+            **_upload_context(),
+            **browse.ingest_page(owner=request.user),
+        },
+    )
 
 
 @login_required
@@ -64,9 +71,15 @@ def ingest_files(request):
     results, errors, rejected = [], [], []
     for upload in files:
         try:
-            result = services.ingest_file(owner=request.user, fileobj=upload, name=upload.name, source=source,
-                                          occurred_at=request.POST.get("occurred_at") or None,
-                                          actor=Actor.for_user(request.user), queue=True)
+            result = services.ingest_file(
+                owner=request.user,
+                fileobj=upload,
+                name=upload.name,
+                source=source,
+                occurred_at=request.POST.get("occurred_at") or None,
+                actor=Actor.for_user(request.user),
+                queue=True,
+            )
         except services.IngestError as exc:
             errors.append(str(exc))
             rejected.append(getattr(exc, "memory_ref", None))
@@ -83,7 +96,12 @@ def _rejected(request, errors: list[str], restorable: list[int]):
     if not restorable:
         return _error(request, " ".join(errors))
     if request.htmx:
-        response = render(request, "memories/fragments.html#flash", {"flash": [("error", e) for e in errors], "restorable": restorable}, status=400)
+        response = render(
+            request,
+            "memories/fragments.html#flash",
+            {"flash": [("error", e) for e in errors], "restorable": restorable},
+            status=400,
+        )
         return reswap(retarget(response, "#flash"), "innerHTML")
     return render(request, "memories/error.html", {"message": " ".join(errors), "restorable": restorable}, status=400)
 
@@ -96,5 +114,7 @@ def _ingested(request, results, errors, restorable=()):
         return redirect("memories:ingest")
     # The task may already have run (sync mode, a fast worker): show the status as it is now.
     memories = browse.current_memories(owner=request.user, memory_ids=[r.memory.pk for r in results if r.created])
-    response = render(request, "memories/fragments.html#ingested", {"memories": memories, "flash": flash, "restorable": restorable})
+    response = render(
+        request, "memories/fragments.html#ingested", {"memories": memories, "flash": flash, "restorable": restorable}
+    )
     return trigger_client_event(response, CHANGED)

@@ -25,9 +25,12 @@ def clear(request):
     form = ClearForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         counts = services.clear_owner(owner=request.user, actor=Actor.for_user(request.user))
-        messages.success(request, f"Cleared {counts['memories']} memories and {counts['consolidations']} consolidations, "
-                                  f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
-                                  "The same content can be added again.")
+        messages.success(
+            request,
+            f"Cleared {counts['memories']} memories and {counts['consolidations']} consolidations, "
+            f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
+            "The same content can be added again.",
+        )
         return redirect("memories:ingest")
     context = {"form": form, **space_status.space_totals(owner=request.user)}
     return render(request, "memories/clear.html", context, status=400 if request.method == "POST" else 200)

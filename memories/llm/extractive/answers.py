@@ -42,32 +42,67 @@ NOTHING = "I couldn't find anything about that in your memories."
 # unrelated pairs ("capital of Peru" / a garden note) and 0.77-0.88 for related ones.
 MEANING_MIN = 0.76
 
-META_TERMS = {textutil.stem(w) for w in (
-    "memory memories know key theme themes summarize summary overview main important recent latest everything stored "
-    "store remember tell about note notes connect connects connected link links relate related common thread threads "
-    "pattern patterns far lately"
-).split()}
-QUESTION_WORDS = {textutil.stem(w) for w in "what when where who whom whose which why how many much long did does do is are was were happen happened".split()}
+META_TERMS = {
+    textutil.stem(w)
+    for w in (
+        "memory memories know key theme themes summarize summary overview main important recent latest everything stored "
+        "store remember tell about note notes connect connects connected link links relate related common thread threads "
+        "pattern patterns far lately"
+    ).split()
+}
+QUESTION_WORDS = {
+    textutil.stem(w)
+    for w in "what when where who whom whose which why how many much long did does do is are was were happen happened".split()
+}
 
-_DECISION_Q = re.compile(r"\b(?:decid\w*|decision\w*|agree\w*|plan\w*|conclu\w*|resolv\w*|settled|chose|choose|commit\w*|outcome)\b", re.I)
+_DECISION_Q = re.compile(
+    r"\b(?:decid\w*|decision\w*|agree\w*|plan\w*|conclu\w*|resolv\w*|settled|chose|choose|commit\w*|outcome)\b", re.I
+)
 _DECISION_S = re.compile(
     r"\b(?:decid\w*|decision\w*|agree\w*|will|shall|ships?|launch\w*|owns?|leads?|starts?|deadline|due|by\s+(?:the\s+)?(?:end|[A-Z]\w+\s+\d)|"
-    r"capped|approved?|plan(?:s|ned)?\s+to|going\s+to|committed|assigned|next\s+step\w*|action\s+items?)\b", re.I)
+    r"capped|approved?|plan(?:s|ned)?\s+to|going\s+to|committed|assigned|next\s+step\w*|action\s+items?)\b",
+    re.I,
+)
 _WHO_Q = re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich\s+(?:person|people|colleague|friend|one)\b", re.I)
-_WHEN_Q = re.compile(r"^\s*when\b|\bwhat\s+(?:date|day|time|year|month|week)\b|\bhow\s+long\s+ago\b|\bwhich\s+(?:year|month|day)\b", re.I)
+_WHEN_Q = re.compile(
+    r"^\s*when\b|\bwhat\s+(?:date|day|time|year|month|week)\b|\bhow\s+long\s+ago\b|\bwhich\s+(?:year|month|day)\b", re.I
+)
 _WHERE_Q = re.compile(r"^\s*where\b|\bwhich\s+(?:city|country|place|town)\b", re.I)
-_BROAD_Q = re.compile(r"\b(?:know|say|says|said|tell|learn\w*|think|read)\b.{0,80}\babout\b|^\s*(?:summari[sz]e|what\s+about)\b", re.I)
+_BROAD_Q = re.compile(
+    r"\b(?:know|say|says|said|tell|learn\w*|think|read)\b.{0,80}\babout\b|^\s*(?:summari[sz]e|what\s+about)\b", re.I
+)
 _COUNT_Q = re.compile(r"\bhow\s+(?:many|much|long|often|old|far)\b", re.I)
-_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|dozen|once|twice)\b", re.I)
+_NUMBER = re.compile(
+    r"\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|dozen|once|twice)\b",
+    re.I,
+)
 _PLACE_S = re.compile(r"\b(?:in|at|from|to|near|moved|live[sd]?|living|visit\w*)\s+(?:the\s+)?\w", re.I)
 
-TIME_TERMS = {textutil.stem(w) for w in (
-    "day days week weeks weekend month months year years yesterday today tonight ago last past next this recently "
-    "morning evening night spring summer autumn fall winter january february march april may june july august "
-    "september october november december monday tuesday wednesday thursday friday saturday sunday happen happened"
-).split()}
+TIME_TERMS = {
+    textutil.stem(w)
+    for w in (
+        "day days week weeks weekend month months year years yesterday today tonight ago last past next this recently "
+        "morning evening night spring summer autumn fall winter january february march april may june july august "
+        "september october november december monday tuesday wednesday thursday friday saturday sunday happen happened"
+    ).split()
+}
 WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple of": 2}
+_NUM_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "few": 3,
+    "couple of": 2,
+}
 RELATIVE_RE = re.compile(
     r"\b(?:(yesterday|today|tonight|this\s+morning|this\s+evening|last\s+night)"
     r"|(last|this|next|past)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn|" + "|".join(WEEKDAY_NAMES) + r")"
@@ -240,7 +275,9 @@ def _fits(sentence: str, wants: set[str], question: str = "") -> float:
     asked = question.lower()
     if "decision" in wants and _DECISION_S.search(sentence):
         bonus += 0.35
-    if "when" in wants and (DATE_RE.search(sentence) or RELATIVE_RE.search(sentence) or re.search(r"\b(?:19|20)\d\d\b", sentence)):
+    if "when" in wants and (
+        DATE_RE.search(sentence) or RELATIVE_RE.search(sentence) or re.search(r"\b(?:19|20)\d\d\b", sentence)
+    ):
         bonus += 0.3
     if "count" in wants and (_NUMBER.search(sentence) or AMOUNT_RE.search(sentence)):
         bonus += 0.3
@@ -299,10 +336,15 @@ def when_said(sentence: str, said_at: datetime) -> str:
             month_index = day.year * 12 + day.month - 1 + step
             return f"{date(month_index // 12, month_index % 12 + 1, 1).strftime('%B')} {month_index // 12}"
         if unit in ("week", "weekend"):
-            return {-1: f"the {unit} before {_day(day)}", 0: f"the {unit} of {_day(day)}", 1: f"the {unit} after {_day(day)}"}[step]
+            return {-1: f"the {unit} before {_day(day)}", 0: f"the {unit} of {_day(day)}", 1: f"the {unit} after {_day(day)}"}[
+                step
+            ]
         if unit in WEEKDAY_NAMES:
-            return {-1: f"the {unit.capitalize()} before {_day(day)}", 0: f"{unit.capitalize()}, the week of {_day(day)}",
-                    1: f"the {unit.capitalize()} after {_day(day)}"}[step]
+            return {
+                -1: f"the {unit.capitalize()} before {_day(day)}",
+                0: f"{unit.capitalize()}, the week of {_day(day)}",
+                1: f"the {unit.capitalize()} after {_day(day)}",
+            }[step]
         return f"{unit} {day.year + step}"  # a season
     amount = _NUM_WORDS.get(" ".join(count.lower().split()), None) if not count.isdigit() else int(count)
     amount = amount or 1

@@ -40,7 +40,9 @@ DATE_RE = re.compile(
 )
 _NUMBER = r"\d{1,3}(?:[,.\u00a0\u202f ]\d{3}){1,6}(?:[.,]\d{1,2})?|\d{1,15}(?:[.,]\d{1,3})?"
 _SCALE = r"(?:[ \t]?(?:[kKmM]|bn|million|billion|thousand|Mio\.?|Mrd\.?)(?![\w]))?"
-_CODES = r"USD|EUR|GBP|CHF|PLN|JPY|CNY|SEK|NOK|DKK|CAD|AUD|INR|RUB|CZK|HUF|BRL|MXN|zł|Kč|dollars?|euros?|pounds?|francs?|yen|złoty"
+_CODES = (
+    r"USD|EUR|GBP|CHF|PLN|JPY|CNY|SEK|NOK|DKK|CAD|AUD|INR|RUB|CZK|HUF|BRL|MXN|zł|Kč|dollars?|euros?|pounds?|francs?|yen|złoty"
+)
 # Money and percentages, whole: "$18k", "€1.2 million", "48,000 EUR", "1.500,00 €", "12%".
 AMOUNT_RE = re.compile(
     rf"(?<![\w.,])(?:(?:US|A|C)?[$€£¥₹₽₩₪][ \t]?(?:{_NUMBER}){_SCALE}"
@@ -53,24 +55,171 @@ EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1
 _TOKEN_RE = re.compile(r"[^\W_][\w'’&.\-]*")
 _MAX_TOKEN = 60
 JOINERS = {"of", "&", "y"}
-CONNECTORS = {"of", "de", "del", "della", "la", "le", "van", "von", "der", "den", "du", "da", "di", "dos", "das", "y", "&", "al", "bin", "ibn", "zu", "ten", "ter"}
+CONNECTORS = {
+    "of",
+    "de",
+    "del",
+    "della",
+    "la",
+    "le",
+    "van",
+    "von",
+    "der",
+    "den",
+    "du",
+    "da",
+    "di",
+    "dos",
+    "das",
+    "y",
+    "&",
+    "al",
+    "bin",
+    "ibn",
+    "zu",
+    "ten",
+    "ter",
+}
 # Abbreviations whose dot does not end a sentence.
-ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "hon", "no", "nr", "ca", "e.g", "i.e", "etc", "approx"}
-TITLES = {"Dr", "Mr", "Mrs", "Ms", "Prof", "Sir", "Dame", "Herr", "Frau", "Pan", "Pani", "Señor", "Señora", "Sr", "Sra", "Mme", "Mlle", "M"}
+ABBREVIATIONS = {
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "st",
+    "mt",
+    "jr",
+    "sr",
+    "vs",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "gen",
+    "col",
+    "lt",
+    "sgt",
+    "capt",
+    "rev",
+    "hon",
+    "no",
+    "nr",
+    "ca",
+    "e.g",
+    "i.e",
+    "etc",
+    "approx",
+}
+TITLES = {
+    "Dr",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Prof",
+    "Sir",
+    "Dame",
+    "Herr",
+    "Frau",
+    "Pan",
+    "Pani",
+    "Señor",
+    "Señora",
+    "Sr",
+    "Sra",
+    "Mme",
+    "Mlle",
+    "M",
+}
 SENTENCE_GAP = re.compile(r"[.!?:;\n•*#|>\"“”()\[\]]")
 
 # The engine's own notes and file metadata: never a name or a theme.
 ENGINE_WORDS = {
-    "gemini", "gemini_api_key", "google_api_key", "openai", "api", "ocr", "tesseract", "tesseract-ocr", "debian", "ubuntu",
-    "multimodal", "provider", "pdf", "png", "jpeg", "jpg", "gif", "webp", "bmp", "svg", "mp3", "mp4", "wav", "ogg",
-    "flac", "m4a", "aac", "webm", "mov", "avi", "mkv", "docx", "doc", "csv", "json", "xml", "yaml", "yml", "html", "htm",
-    "txt", "md", "hz", "khz", "kbps", "mbps", "kb", "mb", "gb", "exif", "gps", "utf-8", "python-docx", "pypdf", "ffprobe",
-    "pcm", "h.264", "h.265", "vp8", "vp9", "av1", "opus", "vorbis", "rgb", "rgba", "dpi", "rapidocr", "onnx", "whisper",
-    "word document", "web page", "stereo", "mono", "codec", "bitrate", "pixels", "matroska", "quicktime", "riff", "ebml",
+    "gemini",
+    "gemini_api_key",
+    "google_api_key",
+    "openai",
+    "api",
+    "ocr",
+    "tesseract",
+    "tesseract-ocr",
+    "debian",
+    "ubuntu",
+    "multimodal",
+    "provider",
+    "pdf",
+    "png",
+    "jpeg",
+    "jpg",
+    "gif",
+    "webp",
+    "bmp",
+    "svg",
+    "mp3",
+    "mp4",
+    "wav",
+    "ogg",
+    "flac",
+    "m4a",
+    "aac",
+    "webm",
+    "mov",
+    "avi",
+    "mkv",
+    "docx",
+    "doc",
+    "csv",
+    "json",
+    "xml",
+    "yaml",
+    "yml",
+    "html",
+    "htm",
+    "txt",
+    "md",
+    "hz",
+    "khz",
+    "kbps",
+    "mbps",
+    "kb",
+    "mb",
+    "gb",
+    "exif",
+    "gps",
+    "utf-8",
+    "python-docx",
+    "pypdf",
+    "ffprobe",
+    "pcm",
+    "h.264",
+    "h.265",
+    "vp8",
+    "vp9",
+    "av1",
+    "opus",
+    "vorbis",
+    "rgb",
+    "rgba",
+    "dpi",
+    "rapidocr",
+    "onnx",
+    "whisper",
+    "word document",
+    "web page",
+    "stereo",
+    "mono",
+    "codec",
+    "bitrate",
+    "pixels",
+    "matroska",
+    "quicktime",
+    "riff",
+    "ebml",
 }
 CURRENCY_CODES = {c.lower() for c in _CODES.split("|")} | {"usd", "eur", "gbp", "dollar", "euro", "pound", "franc"}
 # Capitalised only because they open a sentence or a line: ordinary words, not names.
-COMMON_WORDS = set("""
+COMMON_WORDS = set(
+    """
 about above across after afterwards again agenda ago ahead all almost also although always am among an and another any
 anyway apparently april are as ask asked at attended august back bad be because been before being besides best better
 big both bought brought budget but by call called can cannot caught check checked checking chose come coming could
@@ -99,29 +248,34 @@ process result results report reports research study studies work works change c
 number level area power water food health care music art game games story stories news information business education
 privacy security retrieval observability sprint release releases launch feature features bug bugs test tests review
 named called appreciate bye goodbye cheers congrats reviews design support growth performance quality strategy policy value values risk idea first second third last final
-""".split())
+""".split()
+)
 
 
 # Ordinary nouns: at the start of a sentence they are words, not names (so they are in
 # COMMON_WORDS), but they say what a text is about ("support group", "lost my job"), so
 # they can be its topics.
-SUBJECT_WORDS = set("""
+SUBJECT_WORDS = set(
+    """
 family friend friends work job home house office school class course book books music art game games story stories
 news food water health education money price cost costs budget revenue sales profit business company market team teams
 group support project projects product products customer customers client clients user users service services system
 systems model models tool tools data cloud research study studies process design growth performance quality strategy
 policy privacy security retrieval observability sprint release releases launch feature features bug bugs test tests
 review reviews meeting meetings lunch agenda email draft decision decisions plan plans goal goals risk risks report reports
-""".split())
+""".split()
+)
 # Words of conversation, not of a subject: never a topic or a theme.
-CHATTER = set("""
+CHATTER = set(
+    """
 feel feeling felt glad happy love loved awesome totally definitely share sharing shared talk talking
 hear heard hope hoping proud cool fun nice lovely amazing wonderful super glad sounds sound looks look
 thanks thank appreciate care caring excited exciting hard tough wish wishes keep kept yeah yep wow
 truly plenty starting started means meant mean gives giving give words word loving posted chill spot local
 takes taking guts bye goodbye cheers stay staying positive inspiring inspired incredible rewarding stoked
 image images photo photos photography picture pictures pic pics shares video videos check checking
-""".split())
+""".split()
+)
 # Never a topic: the words of any text (COMMON_WORDS but the subjects among them) and chatter.
 NOT_TOPICS = (COMMON_WORDS - SUBJECT_WORDS) | CHATTER
 
@@ -261,7 +415,28 @@ def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[st
 
 
 # English endings of verbs, adverbs and abstract nouns: at a sentence start, a word.
-SUFFIXES_OF_WORDS = ("ed", "ing", "ly", "tion", "sion", "ment", "ness", "ity", "acy", "ance", "ence", "ism", "ous", "ive", "ful", "less", "able", "ible", "ize", "ise")
+SUFFIXES_OF_WORDS = (
+    "ed",
+    "ing",
+    "ly",
+    "tion",
+    "sion",
+    "ment",
+    "ness",
+    "ity",
+    "acy",
+    "ance",
+    "ence",
+    "ism",
+    "ous",
+    "ive",
+    "ful",
+    "less",
+    "able",
+    "ible",
+    "ize",
+    "ise",
+)
 
 
 def _is_name_word(word: str, mostly_cased: bool) -> bool:
@@ -276,7 +451,11 @@ def _is_name_word(word: str, mostly_cased: bool) -> bool:
 
 def _is_initials(raw: str) -> bool:
     # "J.", "U.S.", "J.R.R."
-    return bool(raw) and raw.endswith(".") and all(part.isalpha() and len(part) == 1 and part.isupper() for part in raw[:-1].split("."))
+    return (
+        bool(raw)
+        and raw.endswith(".")
+        and all(part.isalpha() and len(part) == 1 and part.isupper() for part in raw[:-1].split("."))
+    )
 
 
 def _ends_sentence(raw: str) -> bool:

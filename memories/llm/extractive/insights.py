@@ -17,7 +17,18 @@ from collections import Counter
 
 from ... import textutil
 from ..base import Connection, ConsolidationResult, MemoryNote
-from .entities import AMOUNT_RE, CHATTER, COMMON_WORDS, CURRENCY_CODES, DATE_RE, EMAIL_RE, ENGINE_WORDS, MONTH_NAMES, WEEKDAYS, topics_of
+from .entities import (
+    AMOUNT_RE,
+    CHATTER,
+    COMMON_WORDS,
+    CURRENCY_CODES,
+    DATE_RE,
+    EMAIL_RE,
+    ENGINE_WORDS,
+    MONTH_NAMES,
+    WEEKDAYS,
+    topics_of,
+)
 from .similarity import by_meaning, neighbours, similarity_matrix
 
 # How close two memories must be to count as related, by the kind of similarity in use:
@@ -112,7 +123,13 @@ def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None)
         low = entity.lower()
         if not entity or low in ENGINE_WORDS or low in CURRENCY_CODES or low in speaker_words or entity in speakers:
             continue
-        if DATE_RE.fullmatch(entity) or AMOUNT_RE.fullmatch(entity) or EMAIL_RE.fullmatch(entity) or entity in MONTH_NAMES or entity in WEEKDAYS:
+        if (
+            DATE_RE.fullmatch(entity)
+            or AMOUNT_RE.fullmatch(entity)
+            or EMAIL_RE.fullmatch(entity)
+            or entity in MONTH_NAMES
+            or entity in WEEKDAYS
+        ):
             continue
         if any(ch.isdigit() for ch in entity) and not any(ch.isalpha() for ch in entity):
             continue
@@ -138,8 +155,16 @@ def _phrases(text: str) -> list[str]:
 
 def _content(word: str) -> bool:
     low = word.lower()
-    return (len(low) > 2 and low not in textutil.STOPWORDS and low not in COMMON_WORDS and low not in CHATTER
-            and low not in ENGINE_WORDS and low not in CURRENCY_CODES and word not in MONTH_NAMES and word not in WEEKDAYS)
+    return (
+        len(low) > 2
+        and low not in textutil.STOPWORDS
+        and low not in COMMON_WORDS
+        and low not in CHATTER
+        and low not in ENGINE_WORDS
+        and low not in CURRENCY_CODES
+        and word not in MONTH_NAMES
+        and word not in WEEKDAYS
+    )
 
 
 def _shared(a: dict[str, str], b: dict[str, str]) -> list[str]:
@@ -193,8 +218,9 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
             holders.setdefault(k, []).append(m.id)
     linked_pairs = {(c.from_id, c.to_id) for c in connections}
     # A theme counts when two memories it joins are linked (a lone shared word is not a thread).
-    shared_keys = [k for k, c in counts.items() if c > 1 and any(
-        (x, y) in linked_pairs for x in holders[k] for y in holders[k] if x < y)]
+    shared_keys = [
+        k for k, c in counts.items() if c > 1 and any((x, y) in linked_pairs for x in holders[k] for y in holders[k] if x < y)
+    ]
     linked = {c.from_id for c in connections} | {c.to_id for c in connections}
     n = len(memories)
     if not shared_keys and not connections:
@@ -221,7 +247,9 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
     else:
         # Close in meaning with no word in common: the thread is said by what each is about.
         on_thread = [m for m in memories if m.id in linked]
-        theme = _join(list(dict.fromkeys(t for t in (_topic(keys[m.id]) for m in on_thread) if t))[:3]) or "closely related subjects"
+        theme = (
+            _join(list(dict.fromkeys(t for t in (_topic(keys[m.id]) for m in on_thread) if t))[:3]) or "closely related subjects"
+        )
     if len(on_thread) < 2:
         on_thread = [m for m in memories if m.id in linked]
     ordered = sorted(on_thread, key=lambda m: (m.occurred_at is None, m.occurred_at or 0, m.id))
@@ -232,7 +260,12 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         f"({', '.join(f'Memory {m.id}' for m in ordered)}) bear on it. Together: {steps}."
     )
     if apart:
-        insight += " " + ("Memory " if len(apart) == 1 else "Memories ") + ", ".join(map(str, apart)) + (" stands apart." if len(apart) == 1 else " stand apart.")
+        insight += (
+            " "
+            + ("Memory " if len(apart) == 1 else "Memories ")
+            + ", ".join(map(str, apart))
+            + (" stands apart." if len(apart) == 1 else " stand apart.")
+        )
     summary = f"{n} memories about {theme}."
     return ConsolidationResult(summary=summary, insight=insight, connections=connections)
 

@@ -63,6 +63,7 @@ def by_meaning() -> bool:
 
 # --- lexical fallback ---------------------------------------------------------------------
 
+
 def _bag(text: str) -> Counter:
     return Counter(textutil.terms(text))
 
@@ -104,6 +105,7 @@ def lexical_matrix(queries: list[str], docs: list[str]) -> np.ndarray:
 
 
 # --- what callers use ------------------------------------------------------------------------
+
 
 def similarity_matrix(queries: list[str], docs: list[str], *, queries_are_questions: bool = True) -> np.ndarray:
     """Cosine similarity in [0, 1] of each query to each document: (len(queries), len(docs))."""

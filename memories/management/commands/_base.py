@@ -36,7 +36,7 @@ class MemoryCommand(BaseCommand):
             note(
                 self,
                 f"Provider: {provider_name()} — the built-in extractive engine, not a language model "
-                "(set GEMINI_API_KEY or OPENAI_BASE_URL for one)."
+                "(set GEMINI_API_KEY or OPENAI_BASE_URL for one).",
             )
         note(self, f"Embeddings: {embeddings.status().label}")
 

@@ -27,9 +27,7 @@ EVALUATE = Actor.for_command("evaluate")
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
 DEFAULT_KS = (5, 10, 25, 50)
-SESSION_DATE_RE = re.compile(
-    r"(?:(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", re.I
-)
+SESSION_DATE_RE = re.compile(r"(?:(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", re.I)
 EVIDENCE_RE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
@@ -49,7 +47,7 @@ class Conversation:
 
 
 def parse_session_date(value: str) -> datetime | None:
-    """"1:56 pm on 8 May, 2023" -> an aware datetime; None when it cannot be read."""
+    """ "1:56 pm on 8 May, 2023" -> an aware datetime; None when it cannot be read."""
     m = SESSION_DATE_RE.search(value or "")
     if not m:
         return None
@@ -90,7 +88,9 @@ def load_locomo(path: Path) -> list[Conversation]:
 def _conversation(sample: dict, index: int) -> Conversation:
     conv = sample["conversation"]
     # Some date keys have no session: count sessions from the session_N lists.
-    numbers = sorted(int(key.split("_")[1]) for key, value in conv.items() if re.fullmatch(r"session_\d+", key) and isinstance(value, list))
+    numbers = sorted(
+        int(key.split("_")[1]) for key, value in conv.items() if re.fullmatch(r"session_\d+", key) and isinstance(value, list)
+    )
     turns = []
     for n in numbers:
         when = parse_session_date(conv.get(f"session_{n}_date_time", ""))
@@ -107,8 +107,9 @@ def _conversation(sample: dict, index: int) -> Conversation:
         category = int(qa.get("category", 0))
         evidence = [e for e in normalise_evidence(qa.get("evidence")) if e in known]
         if category in CATEGORIES and evidence and qa.get("question"):
-            questions.append({"question": str(qa["question"]), "category": category, "evidence": evidence,
-                              "answer": str(qa.get("answer", ""))})
+            questions.append(
+                {"question": str(qa["question"]), "category": category, "evidence": evidence, "answer": str(qa.get("answer", ""))}
+            )
     return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions)
 
 
@@ -117,8 +118,14 @@ def run_label(strategy: str, backend: str) -> str:
     return strategy if backend == "off" else f"{strategy}+{backend}"
 
 
-def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: list[int], embeddings_backends: tuple[str, ...] = ("off",),
-             on_question=None) -> dict:
+def evaluate(
+    conversations: list[Conversation],
+    *,
+    strategies: list[str],
+    ks: list[int],
+    embeddings_backends: tuple[str, ...] = ("off",),
+    on_question=None,
+) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
     in its own throwaway space (rolled back afterwards). Each embeddings backend given
     embeds the conversation through the real embedding service and runs the strategies
@@ -131,10 +138,19 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
     for conv in conversations:
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
-            stored = bulk_remember(owner=owner, actor=EVALUATE, items=[
-                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
-                for t in conv.turns
-            ])
+            stored = bulk_remember(
+                owner=owner,
+                actor=EVALUATE,
+                items=[
+                    {
+                        "text": t.text,
+                        "source": f"{conv.sample_id}:{t.dia_id}",
+                        "occurred_at": t.occurred_at,
+                        "entities": [t.speaker] if t.speaker else [],
+                    }
+                    for t in conv.turns
+                ],
+            )
             dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
             for backend in embeddings_backends:
                 with embeddings.using(backend):
@@ -163,9 +179,7 @@ def evaluate(conversations: list[Conversation], *, strategies: list[str], ks: li
         report[strategy] = {
             "questions": questions,
             "recall": {str(k): _mean([x for v in per_k[k].values() for x in v]) for k in ks},
-            "by_category": {
-                str(cat): {str(k): _mean(per_k[k][cat]) for k in ks} for cat in CATEGORIES if per_k[ks[0]][cat]
-            },
+            "by_category": {str(cat): {str(k): _mean(per_k[k][cat]) for k in ks} for cat in CATEGORIES if per_k[ks[0]][cat]},
             "mean_context_tokens": {str(k): round(_mean(tokens[strategy][k]), 1) for k in ks},
         }
     return report
@@ -183,15 +197,27 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
     for conv in conversations:
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
-            bulk_remember(owner=owner, actor=EVALUATE, items=[
-                {"text": t.text, "source": f"{conv.sample_id}:{t.dia_id}", "occurred_at": t.occurred_at, "entities": [t.speaker] if t.speaker else []}
-                for t in conv.turns
-            ])
+            bulk_remember(
+                owner=owner,
+                actor=EVALUATE,
+                items=[
+                    {
+                        "text": t.text,
+                        "source": f"{conv.sample_id}:{t.dia_id}",
+                        "occurred_at": t.occurred_at,
+                        "entities": [t.speaker] if t.speaker else [],
+                    }
+                    for t in conv.turns
+                ],
+            )
             for qa in conv.questions:
                 if not qa.get("answer"):
                     continue
                 context = recall(owner=owner, question=qa["question"], strategy="hybrid", k=k).to_context()
-                answers = {"baseline": baseline_answer(qa["question"], context), "engine": engine.answer(question=qa["question"], context=context)}
+                answers = {
+                    "baseline": baseline_answer(qa["question"], context),
+                    "engine": engine.answer(question=qa["question"], context=context),
+                }
                 for name, text in answers.items():
                     f1, whole = answer_scores(text, qa["answer"])
                     scores[name][qa["category"]].append(f1)
@@ -203,8 +229,11 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
             "questions": sum(len(v) for v in scores[name].values()),
             "f1": _mean([x for v in scores[name].values() for x in v]),
             "gold_words_present": _mean([x for v in complete[name].values() for x in v]),
-            "by_category": {str(c): {"f1": _mean(scores[name][c]), "gold_words_present": _mean(complete[name][c])}
-                            for c in CATEGORIES if scores[name][c]},
+            "by_category": {
+                str(c): {"f1": _mean(scores[name][c]), "gold_words_present": _mean(complete[name][c])}
+                for c in CATEGORIES
+                if scores[name][c]
+            },
         }
     return report
 
@@ -272,7 +301,10 @@ def baseline_answer(question: str, context) -> str:
     return "From your memories:\n\n" + "\n".join(picked)
 
 
-_BASELINE_META = {textutil.stem(w) for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()}
+_BASELINE_META = {
+    textutil.stem(w)
+    for w in "memory memories know key theme themes summarize summary overview main important recent latest everything stored store remember tell about".split()
+}
 
 
 def _mean(values) -> float:
@@ -284,15 +316,25 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dataset", help="A LoCoMo-format JSON file (e.g. ../shared/data/locomo-dev.json).")
-        parser.add_argument("--strategy", nargs="+", action="extend", choices=sorted(STRATEGIES), help="Strategies to compare (default: all).")
+        parser.add_argument(
+            "--strategy", nargs="+", action="extend", choices=sorted(STRATEGIES), help="Strategies to compare (default: all)."
+        )
         parser.add_argument("--k", nargs="+", action="extend", type=int, help="Context sizes (default: 5 10 25 50).")
         parser.add_argument("--limit-conversations", type=int, help="Only the first N conversations.")
         parser.add_argument("--json", action="store_true", help="Print one JSON object.")
-        parser.add_argument("--answers", action="store_true",
-                            help="Score the offline engine's answers against the gold answers (token F1), before and after issue 13.")
-        parser.add_argument("--answer-k", type=int, default=None, help="Memories recalled for each answer (default: MEMORY_RECALL_K).")
         parser.add_argument(
-            "--embeddings", nargs="+", action="extend", choices=embeddings.CHOICES,
+            "--answers",
+            action="store_true",
+            help="Score the offline engine's answers against the gold answers (token F1), before and after issue 13.",
+        )
+        parser.add_argument(
+            "--answer-k", type=int, default=None, help="Memories recalled for each answer (default: MEMORY_RECALL_K)."
+        )
+        parser.add_argument(
+            "--embeddings",
+            nargs="+",
+            action="extend",
+            choices=embeddings.CHOICES,
             help="Embeddings to run with, side by side (default: off, and MEMORY_EMBEDDINGS's backend when it is not off).",
         )
 
@@ -320,8 +362,13 @@ class Command(BaseCommand):
         backends = list(dict.fromkeys(self._backend(name) for name in names))
         total = sum(len(c.questions) for c in conversations) * len(strategies) * len(backends)
         with progress_bar(total=total, desc="questions", unit="q") as bar:
-            report = evaluate(conversations, strategies=strategies, ks=ks, embeddings_backends=tuple(backends),
-                              on_question=lambda: bar.update(1))
+            report = evaluate(
+                conversations,
+                strategies=strategies,
+                ks=ks,
+                embeddings_backends=tuple(backends),
+                on_question=lambda: bar.update(1),
+            )
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return
@@ -340,7 +387,11 @@ class Command(BaseCommand):
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, evidence recall at k")
         self.stdout.write(head)
         for strategy, row in report.items():
-            self.stdout.write(f"{strategy:<16} {'all':<10} " + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks) + f"   ({row['questions']} questions)")
+            self.stdout.write(
+                f"{strategy:<16} {'all':<10} "
+                + " ".join(f"{row['recall'][str(k)]:>7.1%}" for k in ks)
+                + f"   ({row['questions']} questions)"
+            )
             for cat, values in row["by_category"].items():
                 self.stdout.write(f"{'':<16} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
             self.stdout.write(f"{'':<16} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
@@ -349,6 +400,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, offline answers against the gold answers")
         self.stdout.write(f"{'engine':<10} {'category':<10} {'token F1':>9} {'all gold words':>15}")
         for name, row in report.items():
-            self.stdout.write(f"{name:<10} {'all':<10} {row['f1']:>9.1%} {row['gold_words_present']:>15.1%}   ({row['questions']} questions)")
+            self.stdout.write(
+                f"{name:<10} {'all':<10} {row['f1']:>9.1%} {row['gold_words_present']:>15.1%}   ({row['questions']} questions)"
+            )
             for cat, values in row["by_category"].items():
                 self.stdout.write(f"{'':<10} {cat:<10} {values['f1']:>9.1%} {values['gold_words_present']:>15.1%}")

@@ -57,7 +57,8 @@ def run_scenario(scenario: dict, background: list[dict], *, k: int, answer: bool
         ids = [_store(owner, note) for note in scenario["memories"]]
         expected = {(ids[a], ids[b]) for a, b in scenario.get("updates", [])}
         marked = {
-            (pk, new) for pk, new in Memory.objects.filter(owner=owner, outdated_by__isnull=False).values_list("pk", "outdated_by_id")
+            (pk, new)
+            for pk, new in Memory.objects.filter(owner=owner, outdated_by__isnull=False).values_list("pk", "outdated_by_id")
         }
         # In a chain A -> B -> C, C superseding A directly is as good as through B.
         out["false"] = sorted(marked - expected - _transitive(expected))
@@ -101,7 +102,13 @@ def _transitive(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
 
 
 def _store(owner, note: dict) -> int:
-    result = ingest_text(owner=owner, text=note["text"], source=note.get("source", "note"), occurred_at=note.get("occurred_at"), actor=EVALUATE_UPDATES)
+    result = ingest_text(
+        owner=owner,
+        text=note["text"],
+        source=note.get("source", "note"),
+        occurred_at=note.get("occurred_at"),
+        actor=EVALUATE_UPDATES,
+    )
     extract_memory(result.memory.pk, actor=EVALUATE_UPDATES)
     return result.memory.pk
 
@@ -156,9 +163,15 @@ class Command(BaseCommand):
                 problems = [f"false update {r['false']}"] if r["false"] else []
                 problems += [f"missed update {r['missed']}"] if r["missed"] else []
                 problems += [
-                    f"{q['type']} {q['q']!r}: " + ("ok" if q["ok"] else "not first/found")
-                    + (f", answer {'ok' if q['answer_ok'] else 'wrong'}: {q['answer']!r}" if "answer_ok" in q and not q["answer_ok"] else "")
-                    for q in r["questions"] if not q["ok"] or not q.get("answer_ok", True)
+                    f"{q['type']} {q['q']!r}: "
+                    + ("ok" if q["ok"] else "not first/found")
+                    + (
+                        f", answer {'ok' if q['answer_ok'] else 'wrong'}: {q['answer']!r}"
+                        if "answer_ok" in q and not q["answer_ok"]
+                        else ""
+                    )
+                    for q in r["questions"]
+                    if not q["ok"] or not q.get("answer_ok", True)
                 ]
                 if problems:
                     self.stdout.write(f"- {r['id']}: " + "; ".join(problems))

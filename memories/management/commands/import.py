@@ -32,7 +32,9 @@ class Command(MemoryCommand):
     help = "Import a JSON Lines export into a user's memory space (all or nothing)."
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="An export made by `manage.py export`, the bank's download button or GET /api/export ('-': stdin).")
+        parser.add_argument(
+            "file", help="An export made by `manage.py export`, the bank's download button or GET /api/export ('-': stdin)."
+        )
         self.add_user_argument(parser)
 
     def handle(self, *args, **options):

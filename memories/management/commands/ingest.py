@@ -18,8 +18,12 @@ class Command(MemoryCommand):
         parser.add_argument("--text", help="Text to ingest.")
         parser.add_argument("--source", default="", help="Where the input came from.")
         parser.add_argument("--occurred-at", help="When it happened (ISO 8601 date or datetime).")
-        parser.add_argument("--expires", help="Forget after this date (ISO 8601): it then leaves recall, kept in the bank as expired.")
-        parser.add_argument("--jsonl", help='A file with one {"text","source","occurred_at","metadata","expires_at"} object a line.')
+        parser.add_argument(
+            "--expires", help="Forget after this date (ISO 8601): it then leaves recall, kept in the bank as expired."
+        )
+        parser.add_argument(
+            "--jsonl", help='A file with one {"text","source","occurred_at","metadata","expires_at"} object a line.'
+        )
         parser.add_argument("--no-extract", action="store_true", help="Only save the inputs; extract later.")
         self.add_user_argument(parser)
 
@@ -30,7 +34,19 @@ class Command(MemoryCommand):
         self.say_provider()
         results, failures = [], 0
         if options["text"]:
-            results.append(self._try(lambda: ingest_text(owner=owner, text=options["text"], source=options["source"] or "cli", occurred_at=options["occurred_at"], expires_at=options["expires"], actor=INGEST), "--text"))
+            results.append(
+                self._try(
+                    lambda: ingest_text(
+                        owner=owner,
+                        text=options["text"],
+                        source=options["source"] or "cli",
+                        occurred_at=options["occurred_at"],
+                        expires_at=options["expires"],
+                        actor=INGEST,
+                    ),
+                    "--text",
+                )
+            )
         for name in options["paths"]:
             path = Path(name)
             if not path.is_file():
@@ -38,7 +54,20 @@ class Command(MemoryCommand):
                 failures += 1
                 continue
             with path.open("rb") as fh:
-                results.append(self._try(lambda: ingest_file(owner=owner, fileobj=fh, name=path.name, source=options["source"] or path.name, occurred_at=options["occurred_at"], expires_at=options["expires"], actor=INGEST), name))
+                results.append(
+                    self._try(
+                        lambda: ingest_file(
+                            owner=owner,
+                            fileobj=fh,
+                            name=path.name,
+                            source=options["source"] or path.name,
+                            occurred_at=options["occurred_at"],
+                            expires_at=options["expires"],
+                            actor=INGEST,
+                        ),
+                        name,
+                    )
+                )
         if options["jsonl"]:
             path = Path(options["jsonl"])
             with progress_bar(total=self._line_count(path), desc="saving", unit="line") as bar:
@@ -105,6 +134,14 @@ class Command(MemoryCommand):
                 yield None
                 continue
             yield self._try(
-                lambda: ingest_text(owner=owner, text=item.get("text") or "", source=item.get("source") or path.name, occurred_at=item.get("occurred_at"), metadata=metadata, expires_at=item.get("expires_at") or options_expires, actor=INGEST),
+                lambda: ingest_text(
+                    owner=owner,
+                    text=item.get("text") or "",
+                    source=item.get("source") or path.name,
+                    occurred_at=item.get("occurred_at"),
+                    metadata=metadata,
+                    expires_at=item.get("expires_at") or options_expires,
+                    actor=INGEST,
+                ),
                 f"{path}:{number}",
             )

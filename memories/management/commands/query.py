@@ -21,20 +21,30 @@ class Command(MemoryCommand):
     def handle(self, *args, **options):
         owner = self.owner(options)
         try:
-            result = answer_question(owner=owner, question=options["question"], strategy=options["strategy"], k=options["k"],
-                                     actor=Actor.for_command("query"))
+            result = answer_question(
+                owner=owner,
+                question=options["question"],
+                strategy=options["strategy"],
+                k=options["k"],
+                actor=Actor.for_command("query"),
+            )
         except (ValueError, ProviderError) as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
-            self.stdout.write(json.dumps({
-                "question": result.question,
-                "answer": result.answer,
-                "cited": result.cited,
-                "context": result.recall.memory_ids,
-                "strategy": result.recall.strategy,
-                "provider": result.provider,
-                "elapsed_ms": result.elapsed_ms,
-            }, indent=2))
+            self.stdout.write(
+                json.dumps(
+                    {
+                        "question": result.question,
+                        "answer": result.answer,
+                        "cited": result.cited,
+                        "context": result.recall.memory_ids,
+                        "strategy": result.recall.strategy,
+                        "provider": result.provider,
+                        "elapsed_ms": result.elapsed_ms,
+                    },
+                    indent=2,
+                )
+            )
             return
         if not result.provider_is_language_model:
             self.say_provider()

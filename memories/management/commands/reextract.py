@@ -22,7 +22,9 @@ class Command(MemoryCommand):
         if not ids:
             provider = get_provider()
             if not provider.is_language_model:
-                raise CommandError("The active provider is the offline engine; configure a model first (GEMINI_API_KEY or OPENAI_BASE_URL).")
+                raise CommandError(
+                    "The active provider is the offline engine; configure a model first (GEMINI_API_KEY or OPENAI_BASE_URL)."
+                )
             ids = list(needs_model_memories(owner=owner).values_list("pk", flat=True))
         actor = Actor.for_command("reextract")
         for pk in ids:

@@ -50,13 +50,28 @@ class Command(BaseCommand):
         check_port_free(options["bind"])
         python = sys.executable
         commands = {
-            "web": [python, "-m", "gunicorn", "memoryagent.wsgi", "--bind", options["bind"], "--workers", str(options["web_workers"]), "--timeout", "120", "--access-logfile", "-",
-                    # One-time sign-in links (/welcome/<token>/) are masked in the access log.
-                    "--logger-class", "memories.gunicorn_logging.RedactingLogger",
-                    "--graceful-timeout", str(GRACE_SECONDS - 2),
-                    # gunicorn's control socket lives at one path per machine user: two
-                    # installations (or a test run beside a live one) would fight over it.
-                    "--no-control-socket"],
+            "web": [
+                python,
+                "-m",
+                "gunicorn",
+                "memoryagent.wsgi",
+                "--bind",
+                options["bind"],
+                "--workers",
+                str(options["web_workers"]),
+                "--timeout",
+                "120",
+                "--access-logfile",
+                "-",
+                # One-time sign-in links (/welcome/<token>/) are masked in the access log.
+                "--logger-class",
+                "memories.gunicorn_logging.RedactingLogger",
+                "--graceful-timeout",
+                str(GRACE_SECONDS - 2),
+                # gunicorn's control socket lives at one path per machine user: two
+                # installations (or a test run beside a live one) would fight over it.
+                "--no-control-socket",
+            ],
             "tasks": [python, "manage.py", "qcluster"],
             "inbox": [python, "manage.py", "watch_inbox", "--queue"],
         }

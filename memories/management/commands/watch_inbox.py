@@ -18,7 +18,8 @@ class Command(MemoryCommand):
         parser.add_argument("--once", action="store_true", help="Scan once and exit.")
         parser.add_argument("--interval", type=float, default=5.0, help="Seconds between scans.")
         parser.add_argument(
-            "--queue", action="store_true",
+            "--queue",
+            action="store_true",
             help="Hand extraction to the task cluster (as `serve` does) instead of extracting here.",
         )
 
@@ -42,7 +43,9 @@ class Command(MemoryCommand):
                 log.exception("inbox scan failed; trying again next pass")
                 report = None
             if report and report.found_work:
-                self.stdout.write(f"ingested {len(report.ingested)} {report.ingested}, duplicates {report.duplicates}, failed {report.failed}")
+                self.stdout.write(
+                    f"ingested {len(report.ingested)} {report.ingested}, duplicates {report.duplicates}, failed {report.failed}"
+                )
             if options["once"]:
                 break
             close_old_connections()

@@ -11,8 +11,11 @@ class Command(BaseCommand):
     help = "Print a one-time sign-in link for the owner account (only while it has no password)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--base-url", default=settings.MEMORY_BASE_URL,
-                            help="Where the web app is reached (default: MEMORY_BASE_URL, else http://MEMORY_BIND).")
+        parser.add_argument(
+            "--base-url",
+            default=settings.MEMORY_BASE_URL,
+            help="Where the web app is reached (default: MEMORY_BASE_URL, else http://MEMORY_BIND).",
+        )
 
     def handle(self, *args, **options):
         base = options["base_url"].rstrip("/")
