@@ -75,8 +75,9 @@ class ThrottledModelBackend(ModelBackend):
         return get_user_model().USERNAME_FIELD
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """Says "too many attempts" instead of "wrong password" when the backend refused."""
+class _SaysThrottled:
+    """A sign-in form that says "too many attempts" instead of "wrong password" when the
+    backend refused (the site's form and the admin's)."""
 
     throttled = ""
 
@@ -88,6 +89,10 @@ class ThrottledAuthenticationForm(AuthenticationForm):
                 self.throttled = wait_message(wait)
                 raise ValidationError(self.throttled, code="throttled") from None
             raise
+
+
+class ThrottledAuthenticationForm(_SaysThrottled, AuthenticationForm):
+    pass
 
 
 class ThrottledLoginView(LoginView):
@@ -105,14 +110,5 @@ class ThrottledLoginView(LoginView):
         return response
 
 
-class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
-    throttled = ""
-
-    def clean(self):
-        try:
-            return super().clean()
-        except ValidationError:
-            if wait := getattr(self.request, "signin_refused_for", 0):
-                self.throttled = wait_message(wait)
-                raise ValidationError(self.throttled, code="throttled") from None
-            raise
+class ThrottledAdminAuthenticationForm(_SaysThrottled, AdminAuthenticationForm):
+    pass

@@ -54,15 +54,7 @@ def main() -> None:
             owner = get_user_model().objects.create_user(username=f"links-{uuid.uuid4().hex[:10]}")
             bulk_remember(
                 owner=owner,
-                items=[
-                    {
-                        "text": t.text,
-                        "source": f"{conv.sample_id}:{t.dia_id}",
-                        "occurred_at": t.occurred_at,
-                        "entities": [t.speaker] if t.speaker else [],
-                    }
-                    for t in conv.turns
-                ],
+                items=conv.memory_items(),
             )
             consolidate_owner(owner=owner)
             links += [

@@ -45,6 +45,19 @@ class Conversation:
     turns: list[Turn]
     questions: list[dict] = field(default_factory=list)
 
+    def memory_items(self) -> list[dict]:
+        """One memory a turn, for bulk_remember: its text, "sample:D1:3" as the source (so
+        a memory's turn is known again), its session's date, its speaker as an entity."""
+        return [
+            {
+                "text": t.text,
+                "source": f"{self.sample_id}:{t.dia_id}",
+                "occurred_at": t.occurred_at,
+                "entities": [t.speaker] if t.speaker else [],
+            }
+            for t in self.turns
+        ]
+
 
 def parse_session_date(value: str) -> datetime | None:
     """ "1:56 pm on 8 May, 2023" -> an aware datetime; None when it cannot be read."""
@@ -141,15 +154,7 @@ def evaluate(
             stored = bulk_remember(
                 owner=owner,
                 actor=EVALUATE,
-                items=[
-                    {
-                        "text": t.text,
-                        "source": f"{conv.sample_id}:{t.dia_id}",
-                        "occurred_at": t.occurred_at,
-                        "entities": [t.speaker] if t.speaker else [],
-                    }
-                    for t in conv.turns
-                ],
+                items=conv.memory_items(),
             )
             dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
             for backend in embeddings_backends:
@@ -200,15 +205,7 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
             bulk_remember(
                 owner=owner,
                 actor=EVALUATE,
-                items=[
-                    {
-                        "text": t.text,
-                        "source": f"{conv.sample_id}:{t.dia_id}",
-                        "occurred_at": t.occurred_at,
-                        "entities": [t.speaker] if t.speaker else [],
-                    }
-                    for t in conv.turns
-                ],
+                items=conv.memory_items(),
             )
             for qa in conv.questions:
                 if not qa.get("answer"):
