@@ -8,6 +8,22 @@ import unicodedata
 from functools import lru_cache
 from collections import Counter
 
+# Counts written as words, as dates ("two weeks ago") and answers ("three times") use them.
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before being
     below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during

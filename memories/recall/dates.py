@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ..readable import READABLE_BY_DATE_SQL
+from ..textutil import NUMBER_WORDS
 from .sql import MEMORY_TABLE
 
 MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -21,20 +22,6 @@ WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
 
 DATE_PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
@@ -160,7 +147,7 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
         end_year = year + (1 if first > last else 0)
         return DateSpan(f"{which} {unit}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1]))
     if kind == "ago":
-        n = int(g[0]) if g[0].isdigit() else _NUMBER_WORDS[g[0].lower()]
+        n = int(g[0]) if g[0].isdigit() else NUMBER_WORDS[g[0].lower()]
         unit = g[1].lower()
         days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n
         center = today - timedelta(days=days)

@@ -87,22 +87,7 @@ TIME_TERMS = {
     ).split()
 }
 WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUM_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "few": 3,
-    "couple of": 2,
-}
+_NUM_WORDS = {**textutil.NUMBER_WORDS, "few": 3, "couple of": 2}
 RELATIVE_RE = re.compile(
     r"\b(?:(yesterday|today|tonight|this\s+morning|this\s+evening|last\s+night)"
     r"|(last|this|next|past)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn|" + "|".join(WEEKDAY_NAMES) + r")"
