@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from ..llm.offline import OfflineProvider
 from ..models import Event, Memory, content_hash
+from . import history
 from .history import SYSTEM, Actor, snapshot
 
 
@@ -41,17 +42,7 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500, actor: Act
         stored = Memory.objects.bulk_create(memories, batch_size=batch_size)
         Event.objects.bulk_create(
             (
-                Event(
-                    owner_id=m.owner_id,
-                    subject_type=Event.Subject.MEMORY,
-                    subject_id=m.pk,
-                    action=action,
-                    actor=actor.label[:200],
-                    actor_user=actor.user,
-                    after=after,
-                    note=note,
-                    created_at=now,
-                )
+                history.event(m, action, actor, after=after, note=note, at=now)
                 for m in stored
                 for action, after, note in (
                     (Event.Action.CREATED, {"source": m.source, "content_hash": m.content_hash}, "stored in bulk"),

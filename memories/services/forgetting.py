@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..models import Event, Memory, SpaceSettings
+from . import history
 from .history import SCHEDULER, SYSTEM, Actor
 from .lifecycle import delete_memory
 
@@ -75,17 +76,14 @@ def _save_faded(batch: list[Memory], actor: Actor, now: datetime) -> int:
     with transaction.atomic():
         Memory.objects.bulk_update(batch, ["importance", "base_importance"])
         Event.objects.bulk_create(
-            Event(
-                owner_id=m.owner_id,
-                subject_type=Event.Subject.MEMORY,
-                subject_id=m.pk,
-                action=Event.Action.FADED,
-                actor=actor.label,
-                actor_user=actor.user,
+            history.event(
+                m,
+                Event.Action.FADED,
+                actor,
                 before={"importance": m.before_fade},
                 after={"importance": m.importance, "base_importance": m.base_importance},
-                created_at=now,
                 note="unused for a while",
+                at=now,
             )
             for m in batch
         )
@@ -105,17 +103,14 @@ def mark_used(*, owner, memory_ids, now: datetime | None = None, actor: Actor = 
         for memory in revived:
             Memory.objects.filter(pk=memory.pk).update(importance=memory.base_importance, base_importance=None)
         Event.objects.bulk_create(
-            Event(
-                owner_id=m.owner_id,
-                subject_type=Event.Subject.MEMORY,
-                subject_id=m.pk,
-                action=Event.Action.REVIVED,
-                actor=actor.label,
-                actor_user=actor.user,
+            history.event(
+                m,
+                Event.Action.REVIVED,
+                actor,
                 before={"importance": m.importance},
                 after={"importance": m.base_importance},
-                created_at=now,
                 note="used in an answer",
+                at=now,
             )
             for m in revived
         )

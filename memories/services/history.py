@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..models import Consolidation, Event, Memory
@@ -52,12 +53,21 @@ def consolidation_snapshot(consolidation: Consolidation) -> dict:
     }
 
 
-def record(
-    subject, action: str, actor: Actor | None, *, before: dict | None = None, after: dict | None = None, note: str = ""
+def event(
+    subject,
+    action: str,
+    actor: Actor | None,
+    *,
+    before: dict | None = None,
+    after: dict | None = None,
+    note: str = "",
+    at: datetime | None = None,
 ) -> Event:
+    """The history record of one change, unsaved: what `record` saves, and what the bulk
+    writers (a backlog stored, faded or revived at once) save many of in one INSERT."""
     kind = Event.Subject.MEMORY if isinstance(subject, Memory) else Event.Subject.CONSOLIDATION
     actor = actor or SYSTEM
-    return Event.objects.create(
+    made = Event(
         owner_id=subject.owner_id,
         subject_type=kind,
         subject_id=subject.pk,
@@ -68,25 +78,22 @@ def record(
         after=after or {},
         note=note[:500],
     )
+    if at is not None:
+        made.created_at = at
+    return made
+
+
+def record(
+    subject, action: str, actor: Actor | None, *, before: dict | None = None, after: dict | None = None, note: str = ""
+) -> Event:
+    made = event(subject, action, actor, before=before, after=after, note=note)
+    made.save()
+    return made
 
 
 def record_many(memories, action: str, actor: Actor | None, *, after: dict | None = None, note: str = "") -> None:
     """The same event for many memories in one INSERT (a consolidation of a whole backlog)."""
-    actor = actor or SYSTEM
-    Event.objects.bulk_create(
-        Event(
-            owner_id=m.owner_id,
-            subject_type=Event.Subject.MEMORY,
-            subject_id=m.pk,
-            action=action,
-            actor=actor.label[:200],
-            actor_user=actor.user,
-            before={},
-            after=after or {},
-            note=note[:500],
-        )
-        for m in memories
-    )
+    Event.objects.bulk_create(event(m, action, actor, after=after, note=note) for m in memories)
 
 
 def memory_history(*, owner, memory_id: int):
