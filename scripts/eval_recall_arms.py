@@ -12,6 +12,9 @@ for each conversation held out, which row the others pick (by the mean of R@5–
 it does on the held-out one: a choice that only helps the conversations it was picked on
 shows here.
 
+--as-notes stores each turn as a note of its own (no source position, no "Speaker: "
+opening): what the conversation's shape lends is gone, as in a collection of dated notes.
+
 One k=50 list is cut at each k (within a point of `manage.py evaluate`, which asks once
 per k). Runs on a throwaway SQLite database; the memories are embedded through the real
 pipeline (services/embed.py). Prints numbers; it asserts nothing.
@@ -44,6 +47,9 @@ def main() -> None:
     parser.add_argument("dataset")
     parser.add_argument("--try", dest="tries", action="append", default=[], help='"name: module.CONSTANT=value ..."')
     parser.add_argument("--conversations", type=int, help="Only the first N conversations.")
+    parser.add_argument(
+        "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="eval-arms-"))
@@ -111,15 +117,12 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         for conv in conversations:
             owner = get_user_model().objects.create_user(username=f"arms-{conv.sample_id}")
-            stored = bulk_remember(
-                owner=owner,
-                items=conv.memory_items(),
-            )
+            stored = bulk_remember(owner=owner, items=conv.memory_items(as_notes=args.as_notes))
             with embeddings.using("local"):
                 outcome = embed_missing(owner=owner)
             if outcome.error:
                 sys.exit(f"local embeddings: {outcome.error}")
-            dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
+            dia_of = {m.pk: turn.dia_id for m, turn in zip(stored, conv.turns, strict=True)}
             asked[conv.sample_id] = len(conv.questions)
             for name, ranked in rows.items():
                 sums = dict.fromkeys(KS, 0.0)

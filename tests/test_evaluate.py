@@ -125,6 +125,30 @@ def test_evaluate_prints_a_table_by_default(dataset):
     assert "(3 questions)" in out
 
 
+def test_evaluate_as_notes_stores_each_turn_as_a_note_and_still_scores_its_turn(dataset, monkeypatch):
+    """--as-notes: no source positions and no "Speaker: " openings reach the store, and each
+    memory is still scored as the turn it came from."""
+    from memories.management.commands import evaluate as command
+
+    seen = []
+    store = command.bulk_remember
+
+    def remember(**kwargs):
+        stored = store(**kwargs)
+        seen.extend((m.source, m.raw_text, list(m.entities)) for m in stored)
+        return stored
+
+    monkeypatch.setattr(command, "bulk_remember", remember)
+    report = json.loads(run(dataset, "--json", "--strategy", "hybrid", "--as-notes", "--k", "1", "10"))
+    assert {source for source, _, _ in seen} == {"notes"}
+    assert ("I adopted a greyhound called Biscuit last week.", "Ann") in {(text, entities[0]) for _, text, entities in seen}
+    assert not any(text.startswith(("Ann:", "Ben:", "Cat:", "Dan:")) for _, text, _ in seen)
+    assert report["hybrid"]["questions"] == 4
+    assert report["hybrid"]["recall"]["10"] == 1.0  # every turn is found as its own turn
+    assert report["hybrid"]["by_category"]["4"]["1"] == 1.0  # the greyhound's name: D1:1 first
+    assert "each turn stored as a note" in run(dataset, "--as-notes", "--k", "1", "--strategy", "hybrid")
+
+
 def test_evaluate_refuses_bad_input(tmp_path):
     with pytest.raises(CommandError, match="not-there.json"):
         run(tmp_path / "not-there.json")

@@ -45,13 +45,18 @@ class Conversation:
     turns: list[Turn]
     questions: list[dict] = field(default_factory=list)
 
-    def memory_items(self) -> list[dict]:
-        """One memory a turn, for bulk_remember: its text, "sample:D1:3" as the source (so
-        a memory's turn is known again), its session's date, its speaker as an entity."""
+    def memory_items(self, *, as_notes: bool = False) -> list[dict]:
+        """One memory a turn, for bulk_remember, in the order of the turns: its text,
+        "sample:D1:3" as the source (so a memory's turn is known again), its session's
+        date, its speaker as an entity.
+
+        as_notes: stored as a collection of dated notes is, with nothing of the
+        conversation's shape: the source "notes" for every one (no position, so no turn
+        has neighbours) and no "Speaker: " opening (the speaker stays an entity)."""
         return [
             {
-                "text": t.text,
-                "source": f"{self.sample_id}:{t.dia_id}",
+                "text": t.text.removeprefix(f"{t.speaker}: ") if as_notes and t.speaker else t.text,
+                "source": "notes" if as_notes else f"{self.sample_id}:{t.dia_id}",
                 "occurred_at": t.occurred_at,
                 "entities": [t.speaker] if t.speaker else [],
             }
@@ -137,12 +142,14 @@ def evaluate(
     strategies: list[str],
     ks: list[int],
     embeddings_backends: tuple[str, ...] = ("off",),
+    as_notes: bool = False,
     on_question=None,
 ) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
     in its own throwaway space (rolled back afterwards). Each embeddings backend given
     embeds the conversation through the real embedding service and runs the strategies
-    again; `recent` ignores meaning, so it runs once."""
+    again; `recent` ignores meaning, so it runs once. as_notes: each turn stored as a
+    note of its own (Conversation.memory_items)."""
     runs = [(s, b) for b in embeddings_backends for s in strategies if b == embeddings_backends[0] or s != "recent"]
     labels = [run_label(s, b) for s, b in runs]
     found = {label: {k: defaultdict(list) for k in ks} for label in labels}
@@ -151,12 +158,8 @@ def evaluate(
     for conv in conversations:
         with transaction.atomic():
             owner = User.objects.create_user(username=f"evaluate-{uuid.uuid4().hex[:12]}")
-            stored = bulk_remember(
-                owner=owner,
-                actor=EVALUATE,
-                items=conv.memory_items(),
-            )
-            dia_of = {m.pk: m.source.split(":", 1)[1] for m in stored}
+            stored = bulk_remember(owner=owner, actor=EVALUATE, items=conv.memory_items(as_notes=as_notes))
+            dia_of = {m.pk: turn.dia_id for m, turn in zip(stored, conv.turns, strict=True)}
             for backend in embeddings_backends:
                 with embeddings.using(backend):
                     if backend != "off":
@@ -328,6 +331,11 @@ class Command(BaseCommand):
             "--answer-k", type=int, default=None, help="Memories recalled for each answer (default: MEMORY_RECALL_K)."
         )
         parser.add_argument(
+            "--as-notes",
+            action="store_true",
+            help="Store each turn as a note of its own (source 'notes', no speaker opening): recall without a conversation's shape.",
+        )
+        parser.add_argument(
             "--embeddings",
             nargs="+",
             action="extend",
@@ -364,12 +372,13 @@ class Command(BaseCommand):
                 strategies=strategies,
                 ks=ks,
                 embeddings_backends=tuple(backends),
+                as_notes=options["as_notes"],
                 on_question=lambda: bar.update(1),
             )
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return
-        self._table(report, ks, len(conversations))
+        self._table(report, ks, len(conversations), as_notes=options["as_notes"])
 
     @staticmethod
     def _backend(name: str) -> str:
@@ -379,9 +388,10 @@ class Command(BaseCommand):
             except embeddings.EmbeddingError as exc:
                 raise CommandError(str(exc)) from None
 
-    def _table(self, report: dict, ks: list[int], n_conversations: int):
+    def _table(self, report: dict, ks: list[int], n_conversations: int, *, as_notes: bool = False):
         head = f"{'strategy':<16} {'category':<10} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
-        self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, evidence recall at k")
+        stored = ", each turn stored as a note" if as_notes else ""
+        self.stdout.write(f"{n_conversations} conversation(s){stored}, categories 1-4, evidence recall at k")
         self.stdout.write(head)
         for strategy, row in report.items():
             self.stdout.write(
