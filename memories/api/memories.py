@@ -7,7 +7,7 @@ import json
 from typing import Literal
 
 from django.conf import settings
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParserError
 from ninja import Path, Query, Router, Schema, Status
@@ -16,6 +16,7 @@ from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..models import Memory, MemoryLink
+from ..services import browse
 from ..services import (
     RestoreError,
     RetryError,
@@ -32,7 +33,7 @@ from ..services import (
     update_memory,
 )
 from . import schemas as s
-from .common import actor, enforce_rate, own_consolidations, page
+from .common import actor, enforce_rate, page
 
 router = Router(tags=["memories"])
 
@@ -342,9 +343,7 @@ def memory_reject(request, memory_id: int = MemoryId):
 )
 def memory_links(request, memory_id: int = MemoryId):
     memory = own_memory(request, memory_id)
-    links = MemoryLink.objects.filter(
-        Q(from_memory=memory, to_memory__owner=request.auth) | Q(to_memory=memory, from_memory__owner=request.auth)
-    ).order_by("pk")
+    links = browse.memory_links(owner=request.auth, memory=memory)
     return [
         {
             "id": link.pk,
@@ -367,4 +366,4 @@ def memory_links(request, memory_id: int = MemoryId):
 )
 def memory_consolidations(request, memory_id: int = MemoryId):
     memory = own_memory(request, memory_id)
-    return list(own_consolidations(request).filter(sources=memory).order_by("-created_at", "-id"))
+    return list(browse.memory_consolidations(owner=request.auth, memory=memory))

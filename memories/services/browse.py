@@ -392,6 +392,18 @@ def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
     )
 
 
+def memory_links(*, owner, memory: Memory) -> QuerySet[MemoryLink]:
+    """A memory's links in both directions whose other end is the owner's too, oldest first."""
+    return MemoryLink.objects.filter(
+        Q(from_memory=memory, to_memory__owner=owner) | Q(to_memory=memory, from_memory__owner=owner)
+    ).order_by("pk")
+
+
+def memory_consolidations(*, owner, memory: Memory) -> QuerySet[Consolidation]:
+    """The owner's insights that have this memory among their sources, newest first."""
+    return Consolidation.objects.filter(owner=owner, sources=memory).prefetch_related("sources").order_by("-created_at", "-id")
+
+
 @dataclass
 class HistoryPage:
     memory: Memory | None  # None once purged: the events remain
