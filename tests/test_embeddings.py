@@ -383,3 +383,17 @@ def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
     assert (docs @ question).argmax() == 0  # by plain cosine: the hub
     shifted = hubness.shifted_question(question, typical=hubness.typical_memory(docs), content_free=None)
     assert (docs @ shifted).argmax() == 1
+
+
+def test_a_large_matrix_is_searched_in_parts_with_the_same_result(monkeypatch):
+    """Past SPLIT_FROM_ROWS the product is cut in two parts on worker threads: the scores are
+    the whole product's, in the same order."""
+    rng = np.random.default_rng(9)
+    vectors = rng.standard_normal((101, 16)).astype(np.float32)
+    query = rng.standard_normal(16).astype(np.float32)
+    whole = vector_index._scores(vectors, query)
+    monkeypatch.setattr(vector_index, "SPLIT_FROM_ROWS", 10)
+    parted = vector_index._scores(vectors, query)
+    assert parted.shape == (101,)
+    np.testing.assert_allclose(parted, vectors @ query, rtol=1e-5)
+    np.testing.assert_allclose(parted, whole, rtol=1e-5)

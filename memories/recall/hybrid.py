@@ -35,8 +35,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
+    meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     by_words = lexical.relevance(owner, q_words, pool)
-    by_meaning = meaning.nearest(owner, question, meaning.MEANING_POOL)
+    by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     relevance = fuse(by_words, by_meaning)
     ids = set(relevance)
     if spans:

@@ -1,8 +1,16 @@
-"""The meaning arm: the owner's memories closest to the question by embedding."""
+"""The meaning arm: the owner's memories closest to the question by embedding.
+
+The arm is begun before the lexical arm and finished after it: the question's embedding
+(the local model on the CPU, or a provider's API over the network) is computed on a
+worker thread while the lexical arm reads the full-text index, so the two cost about the
+longer of them rather than their sum (at 100k memories on 2 cores: 35 -> 26 ms). The
+worker only embeds; every database read stays on the asking thread (Django's connections
+are per thread)."""
 
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from .. import embeddings
 from ..embeddings import hubness
@@ -13,26 +21,55 @@ log = logging.getLogger(__name__)
 MEANING_POOL = 150  # memories the meaning arm hands over
 MEANING_REASON_RANKS = 50  # "close in meaning" is said of the arm's first this many
 
+# Questions embedded at once per process (the local model takes them in turn anyway).
+_embedding = ThreadPoolExecutor(max_workers=2, thread_name_prefix="question-embedding")
+
+
+class MeaningArm:
+    """One question's meaning arm: `begin` starts embedding the question, `nearest` waits
+    for its vector and searches the owner's vectors with it."""
+
+    def __init__(self, owner, embedder=None, vector: Future | None = None):
+        self.owner = owner
+        self.embedder = embedder
+        self.vector = vector
+
+    @classmethod
+    def begin(cls, owner, question: str) -> MeaningArm:
+        if not question.strip():
+            return cls(owner)
+        try:
+            # The backend is chosen on the asking thread: `embeddings.using` is a context
+            # variable the worker would not see.
+            embedder = embeddings.get_embedder()
+        except embeddings.EmbeddingError as exc:
+            log.warning("recall without the meaning arm: %s", exc)
+            return cls(owner)
+        if embedder is None:
+            return cls(owner)
+        return cls(owner, embedder, _embedding.submit(embeddings.embed_question, embedder, question[:2000]))
+
+    def nearest(self, pool: int) -> list[tuple[int, float]]:
+        """The owner's memories closest to the question, best first, with their score
+        (cosine less what is typical: embeddings/hubness.py). Empty when embeddings are
+        off, the owner has no vectors of the active model, or the backend fails (recall
+        then stands on its lexical arm)."""
+        if self.vector is None:
+            return []
+        try:
+            return vector_index.search(
+                owner_id=self.owner.pk,
+                model=self.embedder.model,
+                dim=self.embedder.dim,
+                query=self.vector.result(),
+                limit=pool,
+                content_free=hubness.content_free_direction(self.embedder),
+            )
+        except embeddings.EmbeddingError as exc:
+            log.warning("recall without the meaning arm: %s", exc)
+            return []
+
 
 def nearest(owner, question: str, pool: int) -> list[tuple[int, float]]:
-    """The owner's memories closest to the question by embedding, best first, with their
-    score (cosine less what is typical: embeddings/hubness.py). Empty when embeddings are off, the owner has no vectors of the active model,
-    or the backend fails (recall then stands on its lexical arm)."""
-    if not question.strip():
-        return []
-    try:
-        embedder = embeddings.get_embedder()
-        if embedder is None:
-            return []
-        vector = embeddings.embed_question(embedder, question[:2000])
-        return vector_index.search(
-            owner_id=owner.pk,
-            model=embedder.model,
-            dim=embedder.dim,
-            query=vector,
-            limit=pool,
-            content_free=hubness.content_free_direction(embedder),
-        )
-    except embeddings.EmbeddingError as exc:
-        log.warning("recall without the meaning arm: %s", exc)
-        return []
+    """The meaning arm begun and finished at once (for callers with nothing to overlap)."""
+    return MeaningArm.begin(owner, question).nearest(pool)
