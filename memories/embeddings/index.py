@@ -3,9 +3,9 @@
 Each process keeps the owner's matrix in memory and keeps it in step with the table by a
 cheap stamp read before every search (the newest vector's time, and every few seconds how
 many vectors the owner has): vectors added or replaced since are read and merged in;
-anything else (a vector removed) reloads the owner's matrix. Only the asking owner's rows of the active model are
-ever loaded, so another owner's vectors are never searched and vectors of two models are
-never compared. Whether a memory may be read at all (deleted, superseded, a duplicate) is
+anything else (a vector removed) reloads the owner's matrix. Only the asking owner's rows
+of the active model are ever loaded, so another owner's vectors are never searched and
+vectors of two models are never compared. Whether a memory may be read at all (deleted, superseded, a duplicate) is
 decided by recall when it fetches the candidates, not here: a vector left behind by a
 tombstoned memory finds nothing recall will show.
 """
