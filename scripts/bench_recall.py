@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument(
         "--queries", type=int, default=200, help="Questions timed per strategy and size (p95 of fewer is mostly noise)."
     )
-    parser.add_argument("--k", type=int, default=50)
+    parser.add_argument("--k", type=int, nargs="+", default=[50], help="Memories recalled (each k timed apart).")
     parser.add_argument("--strategy", nargs="+", help="Strategies to time (default: all).")
     parser.add_argument(
         "--vocab", choices=["zipf", "tiny"], default="zipf", help="Synthetic text: realistic (zipf) or worst case (tiny)."
@@ -207,8 +207,8 @@ def main() -> None:
 
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
-    runs = [(s, b) for b in backends for s in strategies if b == backends[0] or s != "recent"]
-    label = {(s, b): s if b == "off" else f"{s}+{b}" for s, b in runs}
+    runs = [(s, b, k) for k in args.k for b in backends for s in strategies if b == backends[0] or s != "recent"]
+    label = {(s, b, k): (s if b == "off" else f"{s}+{b}") + (f" k={k}" if len(args.k) > 1 else "") for s, b, k in runs}
     rng = random.Random(7)
     owner = None
     try:
@@ -217,7 +217,7 @@ def main() -> None:
         start = timezone.make_aware(datetime(2024, 1, 1))
         make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
         print(
-            f"database: {connection.vendor}; vocabulary: {args.vocab}; k={args.k}; {args.queries} questions per strategy and size"
+            f"database: {connection.vendor}; vocabulary: {args.vocab}; k={' '.join(map(str, args.k))}; {args.queries} questions per strategy and size"
         )
         print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs))
         have = 0
@@ -240,14 +240,14 @@ def main() -> None:
             have = size
             questions = [ask(rng) for _ in range(args.queries)]
             cells = []
-            for strategy, backend in runs:
+            for strategy, backend, k in runs:
                 with embeddings.using(backend):
-                    recall(owner=owner, question=questions[0], strategy=strategy, k=args.k)  # warm the caches
+                    recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
                     times = []
                     for q in questions:
                         embeddings._queries.clear()
                         t = time.perf_counter()
-                        recall(owner=owner, question=q, strategy=strategy, k=args.k, now=start + timedelta(hours=size))
+                        recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
                         times.append((time.perf_counter() - t) * 1000)
                 cells.append(f"{statistics.median(times):>16.1f}ms {percentile(times, 95):>16.1f}ms")
             print(f"{size:>9} {rate:>9.0f} " + " ".join(cells), flush=True)
