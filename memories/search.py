@@ -335,11 +335,7 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
     the newest memories holding the two rarest words (or failing that the rarest) are
     returned, unranked."""
     with connection.cursor() as cursor:
-        # Each word's matches, up to one past the cap: how many there are is what the plan
-        # needs, and the ids are what the finding words hand on (one read of the index a
-        # word, not a count and then the same rows again).
-        matches = {w: _matches(cursor, w, MAX_MATCHES + 1, owner_id=owner_id) for w in query}
-        counts = {w: len(ids) for w, ids in matches.items()}
+        counts = {w: _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id) for w in query}
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
             return _newest_matches(cursor, owner_id, ordered, limit)
@@ -353,12 +349,13 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
             total += counts[w]
         if not finding:
             return []
-        # Which of the words each match holds: enough for a coarse score (the IDF of the
-        # words held); only the best of those are read and ranked by full BM25, whose cost
-        # per row is what grows with the store.
+        # Which of the words each match holds, one indexed lookup per word: enough for a
+        # coarse score (the IDF of the words held); only the best of those are read and
+        # ranked by full BM25, whose cost per row is what grows with the store.
         held: dict[int, list[str]] = defaultdict(list)
         for w in finding:
-            for pk in matches[w]:
+            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([w], owner_id=owner_id)])
+            for (pk,) in cursor.fetchall():
                 held[pk].append(w)
         size, mean_length = _owner_stats(connection, owner_id)
         df = {w: counts[w] for w in finding}
@@ -465,12 +462,14 @@ def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> li
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
 
 
-def _matches(cursor, word: str, cap: int, owner_id: int) -> list[int]:
-    """The ids of the owner's memories that hold the word, no more than `cap` of them."""
+def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
+    """How many memories (anyone's, or the owner's readable ones) hold the word, counting
+    no further than `cap`."""
     cursor.execute(
-        f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s", [fts5_match([word], owner_id=owner_id), cap]
+        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+        [fts5_match([word], owner_id=owner_id), cap],
     )
-    return [pk for (pk,) in cursor.fetchall()]
+    return cursor.fetchone()[0]
 
 
 _PG_READABLE = READABLE_SQL
