@@ -377,6 +377,18 @@ def test_prompt_injection_during_extraction_only_writes_that_memory(user, settin
 # --- production settings ----------------------------------------------------------------------
 
 
+def check_deploy(env: dict) -> subprocess.CompletedProcess:
+    """`manage.py check --deploy` in a process of its own, with these environment variables."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_check_deploy_is_clean_for_production_settings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE")}
     env.update(
@@ -388,14 +400,7 @@ def test_check_deploy_is_clean_for_production_settings(tmp_path):
             "ALLOWED_HOSTS": "memory.example.com",
         }
     )
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = check_deploy(env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
 
@@ -410,14 +415,7 @@ def test_check_deploy_flags_plain_http_settings(tmp_path):
             "ALLOWED_HOSTS": "memory.example.com",
         }
     )
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = check_deploy(env)
     assert done.returncode != 0 and "SESSION_COOKIE_SECURE" in done.stderr
 
 
