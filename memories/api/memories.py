@@ -16,8 +16,8 @@ from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..models import Memory, MemoryLink
-from ..services import browse
 from ..services import (
+    browse,
     RestoreError,
     RetryError,
     approve_memory,

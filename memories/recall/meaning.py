@@ -68,8 +68,3 @@ class MeaningArm:
         except embeddings.EmbeddingError as exc:
             log.warning("recall without the meaning arm: %s", exc)
             return []
-
-
-def nearest(owner, question: str, pool: int) -> list[tuple[int, float]]:
-    """The meaning arm begun and finished at once (for callers with nothing to overlap)."""
-    return MeaningArm.begin(owner, question).nearest(pool)
