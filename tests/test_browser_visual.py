@@ -108,8 +108,23 @@ def _graph_loaded(page):
     return page.evaluate("window.memoryGraph.nodes().length")
 
 
+def _scroll_to_graph(page):
+    """Centre the graph in the window and let two frames pass before aiming the pointer.
+
+    Cytoscape caches where its canvas sits and learns of a scroll only when the scroll
+    event fires: a pointer moved in the same frame as the scroll is placed wrongly.
+    """
+    page.evaluate(
+        """() => new Promise((done) => {
+            document.getElementById('graph').scrollIntoView({block: 'center'});
+            requestAnimationFrame(() => requestAnimationFrame(done));
+        })"""
+    )
+
+
 def _click_node(page, selector="[kind = 'memory']"):
     """Click a node Cytoscape drew (real mouse, on the canvas)."""
+    _scroll_to_graph(page)
     x, y, memory_id = page.evaluate(
         """(sel) => {
             const cy = window.memoryGraph;
@@ -124,7 +139,6 @@ def _click_node(page, selector="[kind = 'memory']"):
             };
             const node = cy.nodes(sel).sort((a, b) => b.data('importance') - a.data('importance')).filter(clear)[0];
             cy.center(node);
-            cy.container().scrollIntoView({block: 'center'});
             const box = cy.container().getBoundingClientRect();
             const p = node.renderedPosition();
             return [box.left + p.x, box.top + p.y, node.data('memory_id')];
@@ -169,30 +183,37 @@ def test_graph_draws_filters_and_opens_a_card(open_page, many_memories, viewport
 def test_graph_shows_relationship_on_hover_and_colours_by_source(open_page, many_memories):
     page = open_page("/graph/?limit=100")
     _graph_loaded(page)
-    # The layout may still be settling: aim at the edge again until the tip shows.
+    _scroll_to_graph(page)
+    relationship = page.evaluate(
+        """() => {
+            const cy = window.memoryGraph;
+            // An edge whose middle lies clear of every node: hovering there hovers the edge alone.
+            const clear = (e) => {
+                const p = e.midpoint();
+                return cy.nodes().every((n) => {
+                    const b = n.boundingBox();
+                    return p.x < b.x1 - 4 || p.x > b.x2 + 4 || p.y < b.y1 - 4 || p.y > b.y2 + 4;
+                });
+            };
+            const edge = cy.edges("[kind != 'insight']").filter(clear)[0];
+            // Stop the layout moving things and hide every other edge: where edges cross
+            // (an insight's edge through this one's middle) the pointer would hover the other.
+            cy.autolock(true);
+            cy.edges().not(edge).style('display', 'none');
+            cy.center(edge);
+            window.hoverTarget = edge;
+            return edge.data('relationship');
+        }"""
+    )
+    # On a loaded machine the first move can still land before Cytoscape has caught up
+    # (its hit test says the edge is there a moment later): aim at the same edge again.
     tip = page.locator("#graph-tip:not([hidden])")
     for _ in range(6):
-        x, y, relationship = page.evaluate(
+        x, y = page.evaluate(
             """() => {
-                const cy = window.memoryGraph;
-                // An edge whose middle lies clear of every node: hovering there hovers the edge alone.
-                const clear = (e) => {
-                    const p = e.midpoint();
-                    return cy.nodes().every((n) => {
-                        const b = n.boundingBox();
-                        return p.x < b.x1 - 4 || p.x > b.x2 + 4 || p.y < b.y1 - 4 || p.y > b.y2 + 4;
-                    });
-                };
-                const edge = cy.edges("[kind != 'insight']").filter(clear)[0];
-                // Stop the layout moving things and hide every other edge: where edges cross
-                // (an insight's edge through this one's middle) the pointer would hover the other.
-                cy.autolock(true);
-                cy.edges().not(edge).style('display', 'none');
-                cy.center(edge);
-                cy.container().scrollIntoView({block: 'center'});
-                const box = cy.container().getBoundingClientRect();
-                const p = edge.renderedMidpoint();
-                return [box.left + p.x, box.top + p.y, edge.data('relationship')];
+                const box = window.memoryGraph.container().getBoundingClientRect();
+                const p = window.hoverTarget.renderedMidpoint();
+                return [box.left + p.x, box.top + p.y];
             }"""
         )
         page.mouse.move(x, y)
