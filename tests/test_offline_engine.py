@@ -214,6 +214,23 @@ def test_entity_patterns_stay_linear_on_adversarial_input():
     assert "Zoë Ångström" not in entity_rules.extract_entities(beyond)
 
 
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Yep, I went to Paris with Anna.", ["Paris", "Anna"]),
+        ("Hahaha, Melanie loved it.", ["Melanie"]),
+        ("Thanks, Mel! Omg you painted that? Sounds fun!", ["Mel"]),
+        ("Awww, that is sweet. Congrats on the new job at Google!", ["Google"]),
+        ("Hmmm, not sure. Yesss! Ohio State won.", ["Ohio State"]),
+        ("Hannah and Heidi met Ahab.", ["Hannah", "Heidi", "Ahab"]),
+    ],
+)
+def test_how_a_chat_reply_opens_is_no_name(text, names):
+    # "Yep", "Haha" and stretched "Awww" open replies in every chat; names that merely
+    # look like laughter (Hannah, Heidi, Ahab) are still names.
+    assert entity_rules.extract_entities(text) == names
+
+
 def test_no_lowercase_duplicate_of_an_entity_among_topics():
     engine = OfflineProvider()
     result = engine.extract(text="Priya met Stripe about billing. Priya and Stripe agreed on billing.", files=[], source="")

@@ -250,6 +250,21 @@ privacy security retrieval observability sprint release releases launch feature 
 named called appreciate bye goodbye cheers congrats reviews design support growth performance quality strategy policy value values risk idea first second third last final
 """.split()
 )
+# How chat replies open: "Yep, I went", "Haha, Melanie loved it", "Sounds fun!". Stretched
+# forms ("Awww", "Hmmm", "Yesss") are matched with their repeated letters folded to one.
+CHAT_OPENERS = set(
+    """
+yep yup nope nah ha haha hehe hihi lol lmao rofl omg ok oh ah aw hm ugh um uh er yay ops whoa woah gosh huh phew yikes
+welp meh ew eh yes sounds looks
+""".split()
+)
+REPEATED_LETTER_RE = re.compile(r"(.)\1+")
+LAUGHTER_RE = re.compile(r"(?:[aeh]*h[aei])+h?")
+
+
+def _chat_opener(low: str) -> bool:
+    folded = REPEATED_LETTER_RE.sub(r"\1", low)
+    return low in CHAT_OPENERS or folded in CHAT_OPENERS or bool(LAUGHTER_RE.fullmatch(folded))
 
 
 # Ordinary nouns: at the start of a sentence they are words, not names (so they are in
@@ -392,6 +407,8 @@ def _trim(words: list[str], opens: bool, lowered: set[str], capitalised_mid: set
         only = words[0]
         if only.lower() in STOPWORDS or only.lower() in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS:
             return []
+        if _chat_opener(only.lower()):
+            return []
         if only.isdigit() or len(only) < 2:
             return []
     return words
@@ -402,7 +419,7 @@ def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[st
     if not opens:
         # Mid-sentence, a capital is deliberate ("New York", "The Hague"), except "I".
         return low in STOPWORDS and (len(word) == 1 or "'" in word or "’" in word)
-    if low in STOPWORDS or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS:
+    if low in STOPWORDS or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS or _chat_opener(low):
         return True
     if word.isupper() or word in capitalised_mid:
         return False
