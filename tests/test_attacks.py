@@ -149,6 +149,31 @@ def test_inbox_folder_swapped_for_a_symlink_after_the_check_is_not_read(user, ot
     _nothing_holds_the_secret()
 
 
+def test_a_refused_file_is_not_moved_aside_through_a_folder_swapped_for_a_symlink(
+    user, other_user, settings, outside_secret, monkeypatch
+):
+    """The refused file is moved to .refused/; a folder on its way swapped for a link must not
+    aim that move at a file elsewhere (the database, another space's originals)."""
+    from memories.services import inbox as inbox_service
+
+    sub = Path(settings.MEMORY_INBOX_DIR) / "bob" / "sub"
+    sub.mkdir(parents=True)
+    (sub / outside_secret.name).write_text("bait with the name of the file to take")
+    real_owner_for = inbox_service._owner_for
+
+    def swap_folder(rel, fallback):
+        (sub / outside_secret.name).unlink()
+        sub.rmdir()
+        sub.symlink_to(outside_secret.parent, target_is_directory=True)
+        return real_owner_for(rel, fallback)
+
+    monkeypatch.setattr(inbox_service, "_owner_for", swap_folder)
+    report = scan_inbox(settle_seconds=0)
+    assert report.failed == 1
+    assert outside_secret.read_text() == f"SECRET_KEY={SECRET}\n"  # still there, untouched
+    assert not list((Path(settings.MEMORY_INBOX_DIR) / ".refused").rglob(outside_secret.name))
+
+
 def test_a_plain_symlink_in_the_inbox_is_never_followed(user, settings, outside_secret):
     """A guard: the watcher already skipped links it saw; it must go on doing so."""
     settings.MEMORY_INBOX_USER = "alice"
