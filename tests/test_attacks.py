@@ -493,6 +493,19 @@ def test_purge_removes_the_text_from_insights_and_their_history(user, memory_fac
     assert SECRET not in everything()
 
 
+def test_purge_removes_the_text_from_the_update_recorded_on_the_other_memory(user, memory_factory):
+    """An update's reason quotes both facts and is recorded on both memories: purging one
+    must not leave its words in the other's history."""
+    old = memory_factory(f"My home address is 12 {SECRET}straat, Utrecht.")
+    memory_factory("I moved: my home address is now 7 Zephyrlaan, Leiden.")
+    assert Memory.objects.get(pk=old.pk).outdated_by_id is not None  # judged an update
+    delete_memory(owner=user, memory_id=old.pk)
+    web = Client()
+    web.force_login(user)
+    assert web.post(reverse("memories:purge", args=[old.pk]), {"confirm": "purge"}).status_code in (200, 302)
+    assert SECRET not in json.dumps(list(Event.objects.values("before", "after", "note")), default=str)
+
+
 # --- also: citations and memory text in answers --------------------------------------------------
 
 
