@@ -28,10 +28,11 @@ from .models import (
 )
 from .services.browse import FACT_STATES
 from .services.history import EDITABLE_FIELDS, Actor
-from .signin import ThrottledAdminAuthenticationForm
+from .signin import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
 
-# The admin's sign-in counts and refuses failed passwords like the sign-in page.
+# The admin's sign-in and password change count and refuse failed passwords like the site's.
 admin.site.login_form = ThrottledAdminAuthenticationForm
+admin.site.password_change_form = ThrottledAdminPasswordChangeForm
 
 # How many events the memory page shows inline; the rest are one click away.
 HISTORY_ON_PAGE = 20

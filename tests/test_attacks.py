@@ -379,6 +379,24 @@ def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user)
     assert b"Too many failed sign-ins" in page.content
 
 
+def test_a_borrowed_session_cannot_guess_the_old_password_to_change_it(user, user_factory):
+    """Whoever holds a signed-in session (a shared computer left open) needs the old password
+    to change it; guessing that is a sign-in guess, counted and stopped the same way."""
+    right = "correct horse battery staple"
+    for url, who in ((reverse("password_change"), user), ("/admin/password_change/", user_factory("root", is_staff=True))):
+        cache.clear()
+        session = Client()
+        session.force_login(who)
+        for i in range(10):
+            change = {"old_password": f"guess {i}", "new_password1": "taken over 98765", "new_password2": "taken over 98765"}
+            assert session.post(url, change).status_code == 200, url  # the form again, with the error
+        change = {"old_password": right, "new_password1": "taken over 98765", "new_password2": "taken over 98765"}
+        reply = session.post(url, change)
+        assert reply.status_code == 200 and b"Too many failed sign-ins" in reply.content, url
+        who.refresh_from_db()
+        assert who.check_password(right), url
+
+
 def test_spraying_many_accounts_from_one_address_is_stopped(user_factory):
     user_factory("carol")
     attacker = Client(REMOTE_ADDR="198.51.100.7")
