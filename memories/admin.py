@@ -28,10 +28,11 @@ from .models import (
 )
 from .services.browse import FACT_STATES
 from .services.history import EDITABLE_FIELDS, Actor
-from .signin import ThrottledAdminAuthenticationForm
+from .signin import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
 
-# The admin's sign-in counts and refuses failed passwords like the sign-in page.
+# The admin's sign-in and password change count and refuse failed passwords like the site's.
 admin.site.login_form = ThrottledAdminAuthenticationForm
+admin.site.password_change_form = ThrottledAdminPasswordChangeForm
 
 # How many events the memory page shows inline; the rest are one click away.
 HISTORY_ON_PAGE = 20
@@ -355,7 +356,9 @@ class MemoryAdmin(admin.ModelAdmin):
             )
         return deleted
 
-    @admin.action(description="Retry extraction of failed memories")
+    # Each action that changes memories names the permission it needs: an action that names
+    # none is offered to anyone who may open the list, view-only staff included.
+    @admin.action(description="Retry extraction of failed memories", permissions=["change"])
     def retry_extraction(self, request, queryset):
         retried = 0
         for memory in queryset.filter(status=Memory.Status.FAILED).select_related("owner"):
@@ -368,7 +371,7 @@ class MemoryAdmin(admin.ModelAdmin):
             + (f"; {skipped} were not failed and were left alone." if skipped else "."),
         )
 
-    @admin.action(description="Re-extract with the current provider (runs now; select a few)")
+    @admin.action(description="Re-extract with the current provider (runs now; select a few)", permissions=["change"])
     def reextract(self, request, queryset):
         done = failed = 0
         for memory in queryset.select_related("owner"):
@@ -444,7 +447,7 @@ class MemoryAdmin(admin.ModelAdmin):
         # From a memory's own page there is no page left to go back to.
         return HttpResponseRedirect(reverse("admin:memories_memory_changelist"))
 
-    @admin.action(description="Consolidate now for the owners of these memories")
+    @admin.action(description="Consolidate now for the owners of these memories", permissions=["change"])
     def consolidate_owners(self, request, queryset):
         owners = get_user_model().objects.filter(pk__in=queryset.values("owner_id"))
         queued = sum(services.queue_consolidation(owner=owner) for owner in owners)

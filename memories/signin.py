@@ -5,15 +5,16 @@ with a clear message until the window ends, before any password is checked, so g
 stops even when the right password comes next.
 
 It sits in the authentication backend, so the sign-in page and the admin's are both
-covered; one-time welcome links count their failures per address in the views."""
+covered; one-time welcome links count their failures per address in the views, and the
+old password asked by the password-change pages counts against the account (its forms)."""
 
 from __future__ import annotations
 
 import hashlib
 
-from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin.forms import AdminAuthenticationForm, AdminPasswordChangeForm
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied, ValidationError
 
@@ -111,4 +112,25 @@ class ThrottledLoginView(LoginView):
 
 
 class ThrottledAdminAuthenticationForm(_SaysThrottled, AdminAuthenticationForm):
+    pass
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """The old password asked before a change is a password guess like a sign-in: counted
+    against the account and refused the same way, so someone at a signed-in session left
+    open cannot try passwords until one works and then lock the owner out. (Per account
+    only: the form is not given the request.)"""
+
+    def clean_old_password(self):
+        username = self.user.get_username()
+        if wait := refused_for(None, username):
+            raise ValidationError(wait_message(wait), code="throttled")
+        try:
+            return super().clean_old_password()
+        except ValidationError:
+            record_failure(None, username)
+            raise
+
+
+class ThrottledAdminPasswordChangeForm(ThrottledPasswordChangeForm, AdminPasswordChangeForm):
     pass

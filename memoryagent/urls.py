@@ -6,7 +6,7 @@ from django.views.generic import RedirectView
 
 from memories.api import api
 from memories.mcp.http import mcp_endpoint
-from memories.signin import ThrottledLoginView
+from memories.signin import ThrottledLoginView, ThrottledPasswordChangeForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -14,7 +14,11 @@ urlpatterns = [
     # service sends no mail, so a reset is `manage.py changepassword USER` on the server.
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(form_class=ThrottledPasswordChangeForm),
+        name="password_change",
+    ),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("api/", api.urls),
     path("mcp", mcp_endpoint, name="mcp"),

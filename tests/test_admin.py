@@ -315,3 +315,27 @@ def test_admin_says_memories_and_writes_times_like_the_pages(admin_client_, memo
     assert "Memories" in index and "Memorys" not in index and "Api tokens" not in index
     change = admin_client_.get(reverse("admin:memories_memory_change", args=[memory.pk])).content.decode()
     assert timezone.localtime(memory.created_at).strftime("%Y-%m-%d %H:%M") in change
+
+
+@pytest.mark.django_db
+def test_staff_who_may_only_view_memories_cannot_run_the_actions_that_change_them(user_factory, memory_factory, sync_tasks):
+    """Actions with no permission named are offered to anyone who can open the list, so a
+    read-only clerk could re-extract (overwriting corrections), retry or consolidate."""
+    from django.contrib.auth.models import Permission
+
+    memory = memory_factory("Alice met Bob in Lisbon.")
+    memory_factory("Alice booked flights to Lisbon.")
+    failed = memory_factory("broke", extract=False)
+    Memory.objects.filter(pk=memory.pk).update(summary="corrected by alice")
+    Memory.objects.filter(pk=failed.pk).update(status="failed", error="boom")
+    clerk = user_factory("clerk", is_staff=True)
+    clerk.user_permissions.add(Permission.objects.get(codename="view_memory"))
+    client = Client()
+    client.force_login(clerk)
+    changelist = reverse("admin:memories_memory_changelist")
+    assert client.get(changelist).status_code == 200  # the clerk may look
+    for action in ("reextract", "retry_extraction", "consolidate_owners"):
+        client.post(changelist, {"action": action, "_selected_action": [memory.pk, failed.pk]})
+    assert Memory.objects.get(pk=memory.pk).summary == "corrected by alice"
+    assert Memory.objects.get(pk=failed.pk).status == "failed"
+    assert not Consolidation.objects.exists()

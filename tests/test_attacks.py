@@ -149,6 +149,31 @@ def test_inbox_folder_swapped_for_a_symlink_after_the_check_is_not_read(user, ot
     _nothing_holds_the_secret()
 
 
+def test_a_refused_file_is_not_moved_aside_through_a_folder_swapped_for_a_symlink(
+    user, other_user, settings, outside_secret, monkeypatch
+):
+    """The refused file is moved to .refused/; a folder on its way swapped for a link must not
+    aim that move at a file elsewhere (the database, another space's originals)."""
+    from memories.services import inbox as inbox_service
+
+    sub = Path(settings.MEMORY_INBOX_DIR) / "bob" / "sub"
+    sub.mkdir(parents=True)
+    (sub / outside_secret.name).write_text("bait with the name of the file to take")
+    real_owner_for = inbox_service._owner_for
+
+    def swap_folder(rel, fallback):
+        (sub / outside_secret.name).unlink()
+        sub.rmdir()
+        sub.symlink_to(outside_secret.parent, target_is_directory=True)
+        return real_owner_for(rel, fallback)
+
+    monkeypatch.setattr(inbox_service, "_owner_for", swap_folder)
+    report = scan_inbox(settle_seconds=0)
+    assert report.failed == 1
+    assert outside_secret.read_text() == f"SECRET_KEY={SECRET}\n"  # still there, untouched
+    assert not list((Path(settings.MEMORY_INBOX_DIR) / ".refused").rglob(outside_secret.name))
+
+
 def test_a_plain_symlink_in_the_inbox_is_never_followed(user, settings, outside_secret):
     """A guard: the watcher already skipped links it saw; it must go on doing so."""
     settings.MEMORY_INBOX_USER = "alice"
@@ -354,6 +379,24 @@ def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user)
     assert b"Too many failed sign-ins" in page.content
 
 
+def test_a_borrowed_session_cannot_guess_the_old_password_to_change_it(user, user_factory):
+    """Whoever holds a signed-in session (a shared computer left open) needs the old password
+    to change it; guessing that is a sign-in guess, counted and stopped the same way."""
+    right = "correct horse battery staple"
+    for url, who in ((reverse("password_change"), user), ("/admin/password_change/", user_factory("root", is_staff=True))):
+        cache.clear()
+        session = Client()
+        session.force_login(who)
+        for i in range(10):
+            change = {"old_password": f"guess {i}", "new_password1": "taken over 98765", "new_password2": "taken over 98765"}
+            assert session.post(url, change).status_code == 200, url  # the form again, with the error
+        change = {"old_password": right, "new_password1": "taken over 98765", "new_password2": "taken over 98765"}
+        reply = session.post(url, change)
+        assert reply.status_code == 200 and b"Too many failed sign-ins" in reply.content, url
+        who.refresh_from_db()
+        assert who.check_password(right), url
+
+
 def test_spraying_many_accounts_from_one_address_is_stopped(user_factory):
     user_factory("carol")
     attacker = Client(REMOTE_ADDR="198.51.100.7")
@@ -466,6 +509,19 @@ def test_purge_removes_the_text_from_insights_and_their_history(user, memory_fac
     assert reply.status_code in (200, 302), reply.content[:300]
     assert not Memory.all_objects.filter(pk=secret.pk).exists()
     assert SECRET not in everything()
+
+
+def test_purge_removes_the_text_from_the_update_recorded_on_the_other_memory(user, memory_factory):
+    """An update's reason quotes both facts and is recorded on both memories: purging one
+    must not leave its words in the other's history."""
+    old = memory_factory(f"My home address is 12 {SECRET}straat, Utrecht.")
+    memory_factory("I moved: my home address is now 7 Zephyrlaan, Leiden.")
+    assert Memory.objects.get(pk=old.pk).outdated_by_id is not None  # judged an update
+    delete_memory(owner=user, memory_id=old.pk)
+    web = Client()
+    web.force_login(user)
+    assert web.post(reverse("memories:purge", args=[old.pk]), {"confirm": "purge"}).status_code in (200, 302)
+    assert SECRET not in json.dumps(list(Event.objects.values("before", "after", "note")), default=str)
 
 
 # --- also: citations and memory text in answers --------------------------------------------------

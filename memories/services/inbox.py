@@ -18,7 +18,7 @@ from django.utils import timezone
 from ..models import ProcessedFile
 from .history import INBOX_WATCHER
 from .ingest import IngestError, extract_memory, ingest_file, queue_extraction
-from .inboxfs import ensure_folders, open_regular_file, printable, routes_by_folder
+from .inboxfs import ensure_folders, move_aside, open_regular_file, printable, routes_by_folder
 from .lifecycle import supersede_memory
 from .owners import default_owner
 
@@ -66,18 +66,15 @@ def _owner_for(rel: Path, fallback):
     return fallback
 
 
-def _move_refused(path: Path, rel: Path, record: ProcessedFile) -> None:
+def _move_refused(root: Path, rel: Path, record: ProcessedFile) -> None:
     """Move a refused file out of the way, to .refused/ with its reason beside it, and say
     where in the record (the ingest page and the status panel show it)."""
-    root = path
-    for _ in rel.parts:
-        root = root.parent
     target = root / REFUSED_DIR / rel
     if target.exists():
         target = target.with_name(f"{target.stem}-{int(time.time())}{target.suffix}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        path.replace(target)
+        move_aside(root, rel, target)
         target.with_name(target.name + ".reason.txt").write_text(record.error + "\n", encoding="utf-8")
     except OSError as exc:
         log.warning("could not move refused inbox file %s aside: %s", rel, exc)
@@ -175,7 +172,7 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
     except IntegrityError:
         return  # another watcher recorded this version first
     if record.status == ProcessedFile.Status.FAILED:
-        _move_refused(path, rel, record)
+        _move_refused(inbox, rel, record)
     if record.status == ProcessedFile.Status.INGESTED:
         if extract == "queue":
             queue_extraction(record.memory)

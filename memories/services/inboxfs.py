@@ -116,6 +116,18 @@ def remove_regular_file(root: Path, rel: Path) -> bool:
         os.close(folder)
 
 
+def move_aside(root: Path, rel: Path, target: Path) -> None:
+    """Rename root/rel to target, reaching it through its folders without following a link:
+    a folder swapped for a link after the scan would otherwise aim the move at a file outside
+    the inbox (the database, another space's originals). The rename itself never follows a
+    link in the last part of the name; a link there is moved, not what it points to."""
+    folder = _open_folder(root, rel.parts[:-1])
+    try:
+        os.rename(rel.name, target, src_dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
 def owner_may_hold(owner, rel: Path, *, default_owner_pk: int | None) -> bool:
     """Whether an inbox file at rel lies in the owner's own part of the inbox."""
     if not rel.parts or any(part in ("", ".", "..") for part in rel.parts):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
@@ -168,6 +169,14 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
         Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(
             before={}, after={}, note=""
         )
+        # An update's reason quotes both facts ("residence: A -> B") and is recorded on the
+        # other memory of the pair too: that copy is erased as well.
+        Event.objects.filter(
+            Q(after__outdated_by=memory.pk) | Q(after__supersedes=memory.pk),
+            owner=owner,
+            subject_type=Event.Subject.MEMORY,
+            action__in=(Event.Action.OUTDATED, Event.Action.UPDATES),
+        ).update(note="")
         _forget_in_insights(owner, memory, actor)
         record(memory, Event.Action.PURGED, actor)
         original = memory.original.name if memory.original else ""
