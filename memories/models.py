@@ -3,6 +3,7 @@ import uuid
 from pathlib import PurePosixPath
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -274,6 +275,19 @@ class MemoryLink(models.Model):
 
     def __str__(self):
         return f"{self.from_memory_id} -> {self.to_memory_id}: {self.relationship}"
+
+    def clean(self):
+        # Links join memories of one space: a link to another owner's memory would show it
+        # on this owner's pages (the admin is the one place a person writes links by hand).
+        owners = {
+            self.from_memory.owner_id if self.from_memory_id else None,
+            self.to_memory.owner_id if self.to_memory_id else None,
+        }
+        if self.consolidation_id:
+            owners.add(self.consolidation.owner_id)
+        owners.discard(None)
+        if len(owners) > 1:
+            raise ValidationError("A link joins memories of one owner; these belong to different owners.")
 
 
 class ConsolidationRun(models.Model):

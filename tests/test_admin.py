@@ -339,3 +339,24 @@ def test_staff_who_may_only_view_memories_cannot_run_the_actions_that_change_the
     assert Memory.objects.get(pk=memory.pk).summary == "corrected by alice"
     assert Memory.objects.get(pk=failed.pk).status == "failed"
     assert not Consolidation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_link_written_in_the_admin_cannot_join_two_owners_spaces(admin_client_, user, other_user, memory_factory):
+    """Links are the one thing staff write by hand: one from Alice's memory to Bob's would
+    show Bob's memory on Alice's page. The admin refuses it, and a link of that kind made
+    some other way is still not shown."""
+    alice = memory_factory("Alice: the Lisbon offsite is in May.", owner=user)
+    bob = memory_factory("Bob: my bank PIN is 4812.", owner=other_user)
+    response = admin_client_.post(
+        reverse("admin:memories_memorylink_add"), {"from_memory": alice.pk, "to_memory": bob.pk, "relationship": "same trip"}
+    )
+    assert response.status_code == 200 and "different owners" in response.content.decode()
+    assert not MemoryLink.objects.exists()
+
+    MemoryLink.objects.create(from_memory=alice, to_memory=bob, relationship="same trip")
+    MemoryLink.objects.create(from_memory=bob, to_memory=alice, relationship="same trip back")
+    alice_client = Client()
+    alice_client.force_login(user)
+    page = alice_client.get(reverse("memories:detail", args=[alice.pk])).content.decode()
+    assert "Lisbon" in page and "PIN" not in page and "same trip" not in page

@@ -375,8 +375,10 @@ def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
     memory = find_memory(owner=owner, memory_id=memory_id)
     if memory is None:
         return None
-    links_out = memory.links_out.select_related("to_memory").order_by("-created_at")
-    links_in = memory.links_in.select_related("from_memory").order_by("-created_at")
+    # Only links whose other end is the owner's too (as memory_links): a link written by hand
+    # in the admin could point into another space.
+    links_out = memory.links_out.filter(to_memory__owner=owner).select_related("to_memory").order_by("-created_at")
+    links_in = memory.links_in.filter(from_memory__owner=owner).select_related("from_memory").order_by("-created_at")
     return MemoryPage(
         memory=memory,
         connections=[(link.relationship, link.to_memory, "to") for link in links_out]
