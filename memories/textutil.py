@@ -44,7 +44,9 @@ STOPWORDS = frozenset(
 # A word: letters and digits of any script (what SQLite FTS5's unicode61 tokenizer and
 # PostgreSQL's parser take as one), with inner apostrophes and hyphens.
 _WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['’\-])*")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])|\n{2,}|\n(?=[-*•#]|\d+[.)]\s)")
+# A title's full stop ("Mr. Okafor", "Dr. Braun") does not end a sentence.
+_TITLE_STOP = "".join(f"(?<!\\b{t}\\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof"))
+_SENTENCE_RE = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'“(\[]?[A-Z0-9])|\n{{2,}}|\n(?=[-*•#]|\d+[.)]\s)")
 
 
 def words(text: str) -> list[str]:

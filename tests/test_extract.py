@@ -531,6 +531,23 @@ def test_every_type_becomes_a_ready_memory_that_says_what_it_holds(user, tmp_pat
     assert not memory.summary.startswith("File ")
 
 
+def test_the_card_names_the_reader_that_read_the_file(user, signed_in):
+    """ "Text read by the Markdown text." named the text, not what read it."""
+    from django.urls import reverse
+
+    pages = {
+        name: signed_in.get(reverse("memories:detail", args=[ingest(user, name, data).pk])).content.decode()
+        for name, data in [
+            ("plan.md", b"# Launch plan\n\nShip the beta on Friday."),
+            ("sales.csv", CSV.encode()),
+            ("data.json", b'{"project": "Atlas"}'),
+        ]
+    }
+    assert "Text read by the Markdown reader." in pages["plan.md"]
+    assert "Text read by the CSV reader." in pages["sales.csv"]
+    assert "Text read by the JSON reader." in pages["data.json"]
+
+
 def test_summaries_say_what_the_file_is(user, tmp_path):
     csv_memory = ingest(user, "sales.csv", CSV.encode())
     assert "CSV table with 3 rows" in csv_memory.summary

@@ -123,6 +123,13 @@ def test_says_plainly_when_nothing_relevant_and_never_otherwise(user, memory_fac
     assert NOTHING not in relevant.answer and relevant.cited
 
 
+def test_a_title_does_not_cut_the_quote(user, memory_factory):
+    """ "Mr. Okafor" is one sentence: the quote used to stop at "called Mr." """
+    note = memory_factory("I started learning the cello in September with a teacher called Mr. Okafor.")
+    answer = answer_question(owner=user, question="What instrument am I learning?").answer
+    assert "a teacher called Mr. Okafor. [Memory" in answer and cited_ids(answer) == [note.pk]
+
+
 def test_quotes_are_the_memorys_text_and_never_cite(user, memory_factory):
     """The answer is plain text quoting the memory as it is (the pages escape it, see
     test_attacks); a "[Memory 999]" inside the memory must not become a citation."""

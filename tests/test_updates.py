@@ -181,6 +181,26 @@ def test_offline_answer_quotes_the_current_fact_first_and_the_old_one_as_past(mo
     assert past.startswith("- Past (until 2025-06)")
 
 
+def test_offline_answer_quotes_a_current_fact_once_when_both_were_picked():
+    """The newer memory picked on its own words (first, as recall with embeddings ranks it)
+    and brought in again as the old one's successor was quoted twice ("Where do I work?")."""
+    from datetime import datetime, timezone as tz
+
+    from memories.llm.base import AnswerContext, MemoryNote
+    from memories.llm.extractive import answers
+
+    until = datetime(2026, 9, 1, tzinfo=tz.utc)
+    new_text, old_text = "I left Initech and now work at Globex as a data engineer.", "I work at Initech as a software engineer."
+    new = MemoryNote(id=10, summary=new_text, text=new_text)
+    old = MemoryNote(id=9, summary=old_text, text=old_text, valid_until=until, outdated_by=10)
+    picked = [answers._Sentence(new, 0, new.text, frozenset()), answers._Sentence(old, 1, old.text, frozenset())]
+    lines = answers._current_first(picked, AnswerContext(memories=[new, old]), ["work"], when=False)
+    assert lines == [
+        "- I left Initech and now work at Globex as a data engineer. [Memory 10]",
+        "- Past (until 2026-09): I work at Initech as a software engineer. [Memory 9]",
+    ]
+
+
 # --- forgetting -----------------------------------------------------------------------------
 
 

@@ -98,6 +98,21 @@ def test_user_subfolder_routes_to_that_user(inbox, user, other_user, settings):
     assert report.failed == 1 and "No user named 'nobody'" in ProcessedFile.objects.get(status="failed").error
 
 
+def test_heartbeat_is_private_like_the_rest_of_the_data_dir(inbox, user, settings):
+    """The start-up check warns about data-dir files other accounts can read: the watcher's
+    own heartbeat must not be one (it was 0644 under the usual umask on a fresh `make run`)."""
+    from memories.permissions import too_open
+    from memories.services.inbox import heartbeat_path
+
+    old = os.umask(0o022)
+    try:
+        scan()
+    finally:
+        os.umask(old)
+    assert heartbeat_path().stat().st_mode & 0o777 == 0o600
+    assert str(heartbeat_path()) not in " ".join(too_open(Path(settings.MEMORY_DATA_DIR)))
+
+
 @pytest.mark.slow
 def test_watcher_process_stops_on_sigterm(tmp_path):
     env = {**os.environ, "MEMORY_DATA_DIR": str(tmp_path / "d"), "MEMORY_INBOX_DIR": str(tmp_path / "in")}

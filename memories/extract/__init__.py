@@ -151,13 +151,14 @@ def read_file(path: Path, name: str, *, budget_seconds: float | None = None) -> 
 
 
 # Which reader produced a file's text, for the card (OCR and transcription set their own).
+# The card says "Text read by <reader>.", so each is a reader, not the text it read.
 READERS = {
-    "application/pdf": "the PDF's text layer",
-    DOCX: "the Word document's text",
-    "text/html": "the web page's text (no navigation)",
-    "text/markdown": "the Markdown text",
-    "text/csv": "the CSV text",
-    "application/json": "the JSON text",
+    "application/pdf": "the PDF reader (its text layer)",
+    DOCX: "the Word document reader",
+    "text/html": "the web page reader (no navigation)",
+    "text/markdown": "the Markdown reader",
+    "text/csv": "the CSV reader",
+    "application/json": "the JSON reader",
 }
 
 

@@ -238,7 +238,7 @@ def read_svg(path: Path, mime: str) -> FileContent:
         body = clean("\n".join(texts))
         lines.append("Text in the drawing:\n" + body)
         meta["texts"] = texts[:200]
-        meta["reader"] = "the SVG's text elements"
+        meta["reader"] = "the SVG reader (its text elements)"
     return FileContent(
         mime_type=mime, text=clean("\n\n".join(lines)), metadata=meta, description=description, needs_model=not texts, body=body
     )

@@ -103,7 +103,8 @@ def scan_inbox(*, inbox_dir: Path | None = None, extract: str = "inline", settle
     inbox = Path(inbox_dir or settings.MEMORY_INBOX_DIR)
     ensure_folders(inbox)
     report = ScanReport()
-    heartbeat_path().touch()
+    # 0600 like everything in the data dir (the start-up check warns about wider files).
+    heartbeat_path().touch(mode=0o600)
     fallback = default_owner()
     for path in sorted(inbox.rglob("*")):
         rel = path.relative_to(inbox)

@@ -199,11 +199,12 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
         return max(options, key=lambda text: sum(t in set(textutil.terms(text)) for t in q_terms))
 
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
+    quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
     for s in picked:
         note = s.memory
         if note.valid_until:
             successor = current_of(note)
-            if successor is not None and successor.id not in brought:
+            if successor is not None and successor.id not in brought and successor.id not in quoted:
                 brought.add(successor.id)
                 current.append(f"- {quote_text(best_sentence(successor))} [Memory {successor.id}]")
             past.append(f"- Past ({note.past_marker}): {quote_text(s.text)} [Memory {note.id}]")
