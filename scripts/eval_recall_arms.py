@@ -64,9 +64,9 @@ def main() -> None:
 
     import memories.recall as recall_package
     from memories import embeddings, search
-    from memories.embeddings import index as vector_index
     from memories.management.commands.evaluate import bulk_remember, load_locomo
     from memories.recall import recall
+    from memories.recall.meaning import MeaningArm
     from memories.services.embed import embed_missing
 
     modules = {
@@ -93,12 +93,9 @@ def main() -> None:
         return [h.memory_id for h in search.lexical_search(owner=owner, query=search.query_words(question), limit=50)]
 
     def meaning_alone(owner, question):
+        # The arm as recall runs it (the question's names left out, hubs discounted).
         with embeddings.using("local"):
-            embedder = embeddings.get_embedder()
-            vector = embeddings.embed_question(embedder, question)
-        return [
-            pk for pk, _ in vector_index.search(owner_id=owner.pk, model=embedder.model, dim=embedder.dim, query=vector, limit=50)
-        ]
+            return [pk for pk, _ in MeaningArm.begin(owner, question).nearest(50)]
 
     rows = {
         "words alone": words_alone,

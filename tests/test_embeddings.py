@@ -385,6 +385,43 @@ def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
     assert (docs @ shifted).argmax() == 1
 
 
+@pytest.mark.parametrize(
+    ("question", "embedded"),
+    [
+        ("What did Caroline research?", "What did research?"),
+        ("What is Caroline's identity?", "What is identity?"),
+        ("Did I talk to Priya Raman about it? Where was Jon?", "Did I talk to about it? Where was ?"),
+        ("  Where is Bob?", "Where is ?"),
+        ("Where do I live now?", "Where do I live now?"),
+        ("Что сказала Анна?", "Что сказала ?"),
+        ("東京はどう？", "東京はどう？"),
+        ("Anna?", "Anna?"),  # nothing else to embed: the question whole
+    ],
+)
+def test_the_meaning_arm_embeds_the_question_without_its_names(question, embedded):
+    from memories.recall.meaning import question_for_meaning
+
+    assert question_for_meaning(question) == embedded
+
+
+@needs_local
+def test_a_name_in_the_question_is_left_to_the_words_and_meaning_finds_the_rest(settings, user, memory_factory, monkeypatch):
+    """Notes that greet Caroline are close to any question naming her; the note about what
+    she did does not say her name. The meaning arm finds it by what is asked."""
+    from memories.recall import meaning
+
+    settings.MEMORY_EMBEDDINGS = "local"
+    greetings = ["Hey Caroline, good to see you again!", "Caroline, you look great today!", "Thanks Caroline, that means a lot."]
+    *_, answer = store(memory_factory, [*DISTRACTORS, *greetings, "Went to an LGBTQ support group yesterday; it was so powerful."])
+    question = "What did Caroline go to yesterday?"
+    assert meaning.MeaningArm.begin(user, question).nearest(3)[0][0] == answer.pk
+    # Next after the three greetings the words arm finds by her name ("yesterday" is a date).
+    assert answer.pk in top_ids(user, question, 4)
+    monkeypatch.setattr(meaning, "EMBED_WITHOUT_NAMES", False)
+    assert meaning.MeaningArm.begin(user, question).nearest(3)[0][0] != answer.pk  # with the name, a greeting wins
+    assert answer.pk not in top_ids(user, question, 4)
+
+
 def test_a_large_matrix_is_searched_in_parts_with_the_same_result(monkeypatch):
     """Past SPLIT_FROM_ROWS the product is cut in two parts on worker threads: the scores are
     the whole product's, in the same order."""

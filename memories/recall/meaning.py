@@ -10,6 +10,7 @@ are per thread)."""
 from __future__ import annotations
 
 import logging
+import re
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .. import embeddings
@@ -20,6 +21,33 @@ log = logging.getLogger(__name__)
 
 MEANING_POOL = 150  # memories the meaning arm hands over
 MEANING_REASON_RANKS = 50  # "close in meaning" is said of the arm's first this many
+
+# A name in the question is the lexical arm's to find: it matches the memories that hold
+# it, word for word. Embedded, a name pulls the question towards every line that says it
+# ("Hey Caroline!") and away from the lines about her that do not. So the question is
+# embedded without its names: capitalised words past a sentence's first (not "I").
+# LoCoMo dev, the meaning arm alone, R@10 / 50: turns with their speaker 59.1 / 82.2 ->
+# 66.6 / 86.6; the same turns as notes (no speaker) 22.8 / 53.2 -> 63.9 / 85.7.
+EMBED_WITHOUT_NAMES = True
+# A word, and whether a sentence ends before it (its first word is capitalised as a word).
+_WORD_RE = re.compile(r"(^\W*|[.!?]\W*\s\W*)?\b(\w[\w'’-]*)")
+
+
+def question_for_meaning(question: str) -> str:
+    """The question as the meaning arm embeds it: without the names in it (see above),
+    or whole when nothing else would be left. (In a language that capitalises every noun,
+    as German does, its nouns go too; the lexical arm still matches them.)"""
+    if not EMBED_WITHOUT_NAMES:
+        return question
+
+    def keep(match: re.Match) -> str:
+        opens, word = match.group(1), match.group(2)
+        is_name = opens is None and word[0].isupper() and word != "I" and not word.startswith(("I'", "I’"))
+        return " " if is_name else match.group(0)
+
+    rest = " ".join(_WORD_RE.sub(keep, question).split())
+    return rest if any(c.isalnum() for c in rest) else question
+
 
 # Questions embedded at once per process (the local model takes them in turn anyway).
 _embedding = ThreadPoolExecutor(max_workers=2, thread_name_prefix="question-embedding")
@@ -47,7 +75,7 @@ class MeaningArm:
             return cls(owner)
         if embedder is None:
             return cls(owner)
-        return cls(owner, embedder, _embedding.submit(embeddings.embed_question, embedder, question[:2000]))
+        return cls(owner, embedder, _embedding.submit(embeddings.embed_question, embedder, question_for_meaning(question[:2000])))
 
     def nearest(self, pool: int) -> list[tuple[int, float]]:
         """The owner's memories closest to the question, best first, with their score
