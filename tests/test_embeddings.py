@@ -412,7 +412,9 @@ def test_a_name_in_the_question_is_left_to_the_words_and_meaning_finds_the_rest(
 
     settings.MEMORY_EMBEDDINGS = "local"
     greetings = ["Hey Caroline, good to see you again!", "Caroline, you look great today!", "Thanks Caroline, that means a lot."]
-    *_, answer = store(memory_factory, [*DISTRACTORS, *greetings, "Went to an LGBTQ support group yesterday; it was so powerful."])
+    *_, answer = store(
+        memory_factory, [*DISTRACTORS, *greetings, "Went to an LGBTQ support group yesterday; it was so powerful."]
+    )
     question = "What did Caroline go to yesterday?"
     assert meaning.MeaningArm.begin(user, question).nearest(3)[0][0] == answer.pk
     # Next after the three greetings the words arm finds by her name ("yesterday" is a date).
