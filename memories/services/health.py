@@ -8,6 +8,7 @@ every five minutes, so a next run far in the past means no cluster is running.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -16,6 +17,8 @@ from django.db import connection
 from django.utils import timezone
 
 from ..schedule import SWEEP_NAME
+
+log = logging.getLogger(__name__)
 
 # The sweep runs every 5 minutes; a cluster busy with a long task may start it late.
 CLUSTER_LATE_AFTER = timedelta(minutes=12)
@@ -28,13 +31,20 @@ class Check:
     detail: str
 
 
+def _failed(name: str, what: str, exc: Exception) -> Check:
+    """A failed check. /readyz answers anyone, so it says what kind of error it was; the
+    driver's own words (host, port, database user) go to the log for whoever runs it."""
+    log.warning("readiness: %s: %s: %s", name, type(exc).__name__, exc)
+    return Check(name, False, f"{what}: {type(exc).__name__} (the service log has the details)")
+
+
 def _database() -> Check:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
-    except Exception as exc:  # any driver error means "not ready", with its words
-        return Check("database", False, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # any driver error means "not ready"
+        return _failed("database", "the database did not answer", exc)
     return Check("database", True, connection.vendor)
 
 
@@ -51,7 +61,7 @@ def _broker() -> Check:
         finally:
             client.close()
     except Exception as exc:
-        return Check("broker", False, f"Redis did not answer: {type(exc).__name__}: {exc}")
+        return _failed("broker", "Redis did not answer", exc)
     return Check("broker", True, "Redis")
 
 
@@ -61,7 +71,7 @@ def _cluster() -> Check:
     try:
         next_run = Schedule.objects.filter(name=SWEEP_NAME).values_list("next_run", flat=True).first()
     except Exception as exc:
-        return Check("cluster", False, f"{type(exc).__name__}: {exc}")
+        return _failed("cluster", "the schedule could not be read", exc)
     if next_run is None:
         return Check("cluster", False, "no schedule: run `manage.py migrate`")
     late = timezone.now() - next_run
