@@ -38,9 +38,13 @@ DISTRACTORS = [
 
 @pytest.fixture(autouse=True)
 def fresh_index():
+    from memories.recall.speaker import clear_speakers_cache
+
     vector_index.clear_cache()
+    clear_speakers_cache()
     yield
     vector_index.clear_cache()
+    clear_speakers_cache()
 
 
 def store(memory_factory, texts, owner=None):
@@ -402,6 +406,24 @@ def test_the_meaning_arm_embeds_the_question_without_its_names(question, embedde
     from memories.recall.meaning import question_for_meaning
 
     assert question_for_meaning(question) == embedded
+
+
+def test_a_speakers_name_stays_in_the_embedded_question(user, other_user, memory_factory):
+    """Every line of a speaker's opens with the name ("Caroline: ..."), so it is part of
+    what those lines mean; other names still go. Labels are no speakers, and another
+    owner's speakers are not this owner's."""
+    from memories.recall.meaning import question_for_meaning
+    from memories.recall.speaker import speakers_of
+    from memories.recall.words import cached_stem
+
+    memory_factory("Caroline: I went to a support group yesterday.", owner=user)
+    memory_factory("Note: buy milk and bread.", owner=user)
+    memory_factory("Priya: the launch moved to October.", owner=other_user)
+    speakers = speakers_of(user)
+    assert question_for_meaning("Did Caroline tell Priya about it?", speakers) == "Did Caroline tell about it?"
+    assert speakers == {cached_stem("caroline")}  # not the label, not Bob's Priya
+    assert question_for_meaning("What did Caroline's group discuss?", speakers) == "What did Caroline's group discuss?"
+    assert question_for_meaning("What did Priya say?", speakers) == "What did say?"
 
 
 @needs_local

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
 from functools import lru_cache
 
 from ..llm.offline import NOT_ENTITIES
@@ -46,3 +48,40 @@ def prefer_named_speakers(candidates, named: frozenset[str]) -> None:
             floor = above[SPEAKER_KEEP_RANK - 2] - 1e-6
             if best.score < floor:
                 best.bonus += floor - best.score
+
+
+# Who speaks in the owner's conversations, read from their newest lines and kept a minute:
+# the meaning arm keeps these names in the question it embeds (every line of theirs opens
+# with the name, so the name is part of what those lines mean).
+SPEAKERS_FROM_NEWEST = 2000
+SPEAKERS_SECONDS = 60.0
+_speakers: dict[int, tuple[float, frozenset[str]]] = {}
+_speakers_lock = threading.Lock()
+
+
+def speakers_of(owner) -> frozenset[str]:
+    """The stems of the first names the owner's newest memories open with ("Ann: ...")."""
+    now = time.monotonic()
+    with _speakers_lock:
+        cached = _speakers.get(owner.pk)
+    if cached and now - cached[0] < SPEAKERS_SECONDS:
+        return cached[1]
+    from django.db.models.functions import Substr
+
+    from ..readable import readable_memories
+
+    heads = (
+        readable_memories(owner)
+        .order_by("-pk")
+        .annotate(head=Substr("raw_text", 1, 40))
+        .values_list("head", flat=True)[:SPEAKERS_FROM_NEWEST]
+    )
+    found = frozenset(s for s in map(speaker_of, heads) if s)
+    with _speakers_lock:
+        _speakers[owner.pk] = (now, found)
+    return found
+
+
+def clear_speakers_cache() -> None:
+    with _speakers_lock:
+        _speakers.clear()
