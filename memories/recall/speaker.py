@@ -7,7 +7,10 @@ import threading
 import time
 from functools import lru_cache
 
+from django.db.models.functions import Substr
+
 from ..llm.offline import NOT_ENTITIES
+from ..readable import readable_memories
 from .words import cached_stem
 
 W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")
@@ -66,10 +69,6 @@ def speakers_of(owner) -> frozenset[str]:
         cached = _speakers.get(owner.pk)
     if cached and now - cached[0] < SPEAKERS_SECONDS:
         return cached[1]
-    from django.db.models.functions import Substr
-
-    from ..readable import readable_memories
-
     heads = (
         readable_memories(owner)
         .order_by("-pk")

@@ -375,14 +375,12 @@ def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
     memory = find_memory(owner=owner, memory_id=memory_id)
     if memory is None:
         return None
-    # Only links whose other end is the owner's too (as memory_links): a link written by hand
-    # in the admin could point into another space.
-    links_out = memory.links_out.filter(to_memory__owner=owner).select_related("to_memory").order_by("-created_at")
-    links_in = memory.links_in.filter(from_memory__owner=owner).select_related("from_memory").order_by("-created_at")
+    # memory_links: only links whose other end is the owner's too, newest first, out then in.
+    links = list(memory_links(owner=owner, memory=memory).select_related("from_memory", "to_memory").order_by("-created_at"))
     return MemoryPage(
         memory=memory,
-        connections=[(link.relationship, link.to_memory, "to") for link in links_out]
-        + [(link.relationship, link.from_memory, "from") for link in links_in],
+        connections=[(link.relationship, link.to_memory, "to") for link in links if link.from_memory_id == memory.pk]
+        + [(link.relationship, link.from_memory, "from") for link in links if link.from_memory_id != memory.pk],
         consolidations=memory.consolidations.filter(owner=owner).order_by("-created_at"),
         inbox_files=ProcessedFile.objects.filter(owner=owner, memory=memory),
         events=memory_history(owner=owner, memory_id=memory.pk),

@@ -405,9 +405,8 @@ def _trim(words: list[str], opens: bool, lowered: set[str], capitalised_mid: set
     words = [w for w in words if w.lower() not in ENGINE_WORDS] if len(words) > 1 else words
     if len(words) == 1:
         only = words[0]
-        if only.lower() in STOPWORDS or only.lower() in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS:
-            return []
-        if _chat_opener(only.lower()):
+        low = only.lower()
+        if low in STOPWORDS or low in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS or _chat_opener(low):
             return []
         if only.isdigit() or len(only) < 2:
             return []
