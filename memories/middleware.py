@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.http import HttpResponse
+from django.template.loader import render_to_string
 
 FORWARDED = ("HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_HOST", "HTTP_FORWARDED")
 
@@ -35,3 +37,25 @@ class TrustedProxyMiddleware:
             for header in FORWARDED:
                 request.META.pop(header, None)
         return self.get_response(request)
+
+
+class DatabaseBusyMiddleware:
+    """A page whose write met a database busy past its wait answers 503 with Retry-After
+    and says nothing was changed, instead of a bare 500 (the API and MCP say the same in
+    their own forms: api/__init__.py, mcp/server.py)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from .services import busy
+
+        if not busy.is_busy(exception):
+            return None
+        html = render_to_string("memories/error.html", {"message": busy.MESSAGE, "anonymous": True}, request=request)
+        response = HttpResponse(html, status=503)
+        response["Retry-After"] = str(busy.RETRY_AFTER_SECONDS)
+        return response

@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memories.middleware.DatabaseBusyMiddleware",
 ]
 
 ROOT_URLCONF = "memoryagent.urls"

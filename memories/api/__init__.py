@@ -19,6 +19,7 @@ import logging
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
+from django.db import OperationalError
 from django.http import Http404, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.template import engines
@@ -26,7 +27,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from ..llm import ProviderError
-from ..services import RefusedError, RejectedContentError
+from ..services import RefusedError, RejectedContentError, busy
 from .auth import session_auth, token_auth
 from .common import RateLimited
 from .consolidations import router as consolidations_router
@@ -177,3 +178,13 @@ def _bad_multipart(request, exc):
 def _provider_failed(request, exc):
     log.warning("API call failed at the provider: %s", exc)
     return _error(request, 502, f"The model provider failed: {exc}")
+
+
+@api.exception_handler(OperationalError)
+def _database_busy(request, exc):
+    if not busy.is_busy(exc):
+        raise exc  # a real fault: the server's 500 and its log, not a message that hides it
+    log.warning("API call refused: the database stayed busy (%s)", exc)
+    response = _error(request, 503, busy.MESSAGE)
+    response["Retry-After"] = str(busy.RETRY_AFTER_SECONDS)
+    return response

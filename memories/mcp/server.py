@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections
+from django.db import OperationalError, close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
@@ -40,6 +40,7 @@ from ..services import (
     filter_memories,
     ingest_text,
 )
+from ..services import busy
 from ..services import delete_memory as tombstone_memory
 from ..services import get_memory as find_memory
 from ..services import update_memory as correct_memory
@@ -93,6 +94,10 @@ async def _run(fn: Callable[..., Any], /, *args, **kwargs):
             raise ToolError(str(exc)) from None
         except ProviderError as exc:
             raise ToolError(f"The model provider failed: {exc}") from None
+        except OperationalError as exc:
+            if busy.is_busy(exc):
+                raise ToolError(busy.MESSAGE) from None
+            raise
 
     return await sync_to_async(call, thread_sensitive=True)()
 

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 # A run that has not finished after this long died with its worker; its lock is released.
 STALE_RUN_AFTER = timedelta(hours=1)
-STORE_CHUNK = 100
+STORE_CHUNK = 25
 
 
 class ConsolidationBusy(Exception):
@@ -100,19 +100,24 @@ def consolidate_owner(
         by_id = {m.pk: m for m in backlog}
         groups = insights.group([note_for(m) for m in backlog], max_size=batch_size)
         groups = groups[:max_batches] if max_batches else groups
-        # The offline engine answers at once: its insights are written STORE_CHUNK to a
-        # transaction (a crash loses at most one chunk, whose memories stay unconsolidated).
+        # Each group's insight is computed before its write transaction opens (the offline
+        # engine embeds and compares the group's texts, a language model is a network
+        # call): a user's write waits at most for one short store, never for the thinking.
+        # The offline engine's insights are stored STORE_CHUNK to a transaction (a crash
+        # loses at most one chunk, whose memories stay unconsolidated); a model's one by one.
         chunk = 1 if provider.is_language_model else STORE_CHUNK
         for start in range(0, len(groups), chunk):
+            computed = []
+            for notes in groups[start : start + chunk]:
+                computed.append(([by_id[n.id] for n in notes], provider.consolidate(notes)))
+                if on_batch is not None:
+                    on_batch(len(notes))
             with transaction.atomic():
-                for notes in groups[start : start + chunk]:
-                    batch = [by_id[n.id] for n in notes]
-                    result = provider.consolidate(notes)
-                    made.append(_store(owner, batch, result, provider.label, actor))
-                    run.memories_consolidated += len(batch)
-                    if on_batch is not None:
-                        on_batch(len(batch))
-                usage.record_call(owner_id=owner.pk, provider=provider_name(), calls=len(groups[start : start + chunk]))
+                for batch, result in computed:
+                    if stored := _store(owner, batch, result, provider.label, actor):
+                        made.append(stored)
+                        run.memories_consolidated += len(batch)
+                usage.record_call(owner_id=owner.pk, provider=provider_name(), calls=len(computed))
                 # Saved per chunk so "consolidate now" can show the batches done while it runs.
                 run.consolidations_made = len(made)
                 run.save(update_fields=["memories_consolidated", "consolidations_made"])
@@ -121,6 +126,11 @@ def consolidate_owner(
         run.error = str(exc)[:2000]
         if provider is not None:  # a provider that could not even be made was never called
             usage.record_call(owner_id=owner.pk, provider=provider_name(), failed=True)
+    except Exception as exc:
+        # A bug or data the code did not expect: the run says so and the caller decides
+        # whether to go on (the scheduled run goes on with the next owner).
+        run.error = f"internal error: {type(exc).__name__}: {exc}"[:2000]
+        raise
     finally:
         if provider is not None:
             provider.close()
@@ -130,11 +140,29 @@ def consolidate_owner(
     return ConsolidationOutcome(run=run, consolidations=made)
 
 
-def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor) -> Consolidation:
+def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor) -> Consolidation | None:
+    """Write one computed insight. Its memories were read before the insight was computed,
+    so what changed meanwhile is checked here, under the write lock: a memory deleted or
+    consolidated by another run since is left out, and an insight left with fewer than two
+    sources is not written (its memories wait for the next run). One that lost a source is
+    marked stale, so the next run writes it again from the sources that stand."""
+    still = set(
+        Memory.objects.filter(
+            pk__in=[m.pk for m in batch], owner=owner, status=Memory.Status.READY, consolidated_at__isnull=True
+        ).values_list("pk", flat=True)
+    )
+    if len(still) < 2:
+        return None
+    lost_a_source = len(still) < len(batch)
+    batch = [m for m in batch if m.pk in still]
     ids = {m.pk for m in batch}
     with transaction.atomic():
         consolidation = Consolidation.objects.create(
-            owner=owner, summary=result.summary.strip(), insight=result.insight.strip(), provider=provider_label
+            owner=owner,
+            summary=result.summary.strip(),
+            insight=result.insight.strip(),
+            provider=provider_label,
+            stale_at=timezone.now() if lost_a_source else None,
         )
         consolidation.sources.set(batch)
         _link(consolidation, ids, result.connections)
@@ -203,15 +231,20 @@ def planned_batches(*, owner=None) -> int:
 
 
 def consolidate_all(*, actor: Actor = SYSTEM, on_batch: Callable[[int], None] | None = None) -> list[ConsolidationOutcome]:
-    """The scheduled job: every owner with memories waiting or insights to repair."""
+    """The scheduled job: every owner with memories waiting or insights to repair. Owners
+    are apart: one whose run fails (its run row records why) does not stop the others."""
     User = get_user_model()
     outcomes = []
     stale_owners = Consolidation.objects.filter(stale_at__isnull=False).values("owner_id")
-    for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)):
+    for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)).order_by("pk"):
         try:
             outcomes.append(consolidate_owner(owner=owner, actor=actor, on_batch=on_batch))
         except ConsolidationBusy:
             log.info("consolidation for %s already running; skipped", owner)
+        except Exception:
+            log.exception("consolidation for %s failed; going on with the next owner", owner)
+            if failed := ConsolidationRun.objects.filter(owner=owner).order_by("-pk").first():
+                outcomes.append(ConsolidationOutcome(run=failed, consolidations=[]))
     return outcomes
 
 

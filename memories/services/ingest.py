@@ -462,7 +462,16 @@ def queue_extraction(memory: Memory) -> None:
     """Extract in a django-q2 worker once the saving transaction has committed."""
     from django_q.tasks import async_task
 
-    transaction.on_commit(lambda: async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}"))
+    def enqueue():
+        try:
+            async_task("memories.tasks.extract_memory", memory.pk, task_name=f"extract-{memory.pk}")
+        except Exception:
+            # The input is committed and pending: the sweep (resume_stuck, every 5 minutes)
+            # queues it again, so a queue that cannot take the task now (a busy database as
+            # the ORM broker, Redis down) never fails a write that was already stored.
+            log.warning("could not queue the extraction of memory %s; the sweep will", memory.pk, exc_info=True)
+
+    transaction.on_commit(enqueue)
 
 
 def should_yield(memory_id: int) -> bool:

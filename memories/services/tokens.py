@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from datetime import timedelta
 
+from django.db import DatabaseError
 from django.utils import timezone
 
 from ..models import ApiToken
+
+log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "mem_"
 # last_used_at is for the settings page ("used 3 minutes ago"), not an audit log: writing it
@@ -49,8 +53,11 @@ def find_token(plaintext: str | None) -> ApiToken | None:
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+        try:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
+        except DatabaseError:  # a busy database: the request goes on, the next one writes it
+            log.warning("could not note that token %s was used", token.prefix, exc_info=True)
     return token
 
 
