@@ -116,7 +116,9 @@ else:
             "NAME": MEMORY_DATA_DIR / "memory.sqlite3",
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
-                "timeout": 30,
+                # How long a writer waits for the write lock before its request answers
+                # 503 (services/busy.py). Background jobs hold it for well under a second.
+                "timeout": float(os.getenv("MEMORY_SQLITE_TIMEOUT", "30")),
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
         }
