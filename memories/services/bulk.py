@@ -38,17 +38,19 @@ def bulk_remember(*, owner, items: list[dict], batch_size: int = 500, actor: Act
                 provider=engine.label,
             )
         )
-    with transaction.atomic():
-        stored = Memory.objects.bulk_create(memories, batch_size=batch_size)
-        Event.objects.bulk_create(
-            (
+    # Written batch_size at a time, each batch its own short transaction: a load of
+    # thousands never holds the write lock long enough to make another writer wait.
+    stored: list[Memory] = []
+    for start in range(0, len(memories), batch_size):
+        with transaction.atomic():
+            batch = Memory.objects.bulk_create(memories[start : start + batch_size])
+            Event.objects.bulk_create(
                 history.event(m, action, actor, after=after, note=note, at=now)
-                for m in stored
+                for m in batch
                 for action, after, note in (
                     (Event.Action.CREATED, {"source": m.source, "content_hash": m.content_hash}, "stored in bulk"),
                     (Event.Action.EXTRACTED, snapshot(m), engine.label),
                 )
-            ),
-            batch_size=batch_size,
-        )
+            )
+        stored.extend(batch)
     return stored

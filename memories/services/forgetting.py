@@ -27,7 +27,8 @@ from .lifecycle import delete_memory
 # change of a hundredth every day for every memory.
 FADE_STEP = 0.05
 FADE_FLOOR = 0.05
-CHUNK = 2000
+CHUNK = 2000  # rows read at a time
+WRITE_BATCH = 500  # rows written in one transaction: a short hold of SQLite's write lock
 RETENTION_BATCH = 1000
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ def fade_importance(*, now: datetime | None = None, actor: Actor = SCHEDULER, ow
         target = faded_importance(base, (now - since).total_seconds() / 86400)
         if memory.importance - target >= FADE_STEP or (target <= FADE_FLOOR < memory.importance):
             batch.append(_faded(memory, base, target))
-        if len(batch) >= CHUNK:
+        if len(batch) >= WRITE_BATCH:
             changed += _save_faded(batch, actor, now)
             batch = []
     return changed + _save_faded(batch, actor, now)
