@@ -7,7 +7,7 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories"
 
     def ready(self):
-        from . import permissions  # noqa: F401 (registers the start-up check on file permissions)
+        from . import configchecks, permissions  # noqa: F401 (register the start-up checks)
         from .schedule import ensure_consolidation_schedule
 
         # Like contrib.auth's permissions: rows the app needs are made after migrate,

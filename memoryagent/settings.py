@@ -5,15 +5,23 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_bool(name: str, default: bool = False) -> bool:
+    """A yes/no setting. A value it cannot read stops start-up with the variable named:
+    MEMORY_HTTPS=ture silently meaning "off" would be worse than no start."""
     value = os.getenv(name)
-    if value is None:
+    if value is None or not value.strip():
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    word = value.strip().lower()
+    if word in {"1", "true", "yes", "on"}:
+        return True
+    if word in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a yes/no value: use 1/0, true/false, yes/no or on/off.")
 
 
 def env_list(name: str, default: str) -> list[str]:

@@ -2,7 +2,10 @@
 configuration table lists every variable settings.py reads."""
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,3 +95,30 @@ def test_the_app_reads_the_environment_only_through_settings():
         if (names := environment_reads(path.read_text()))
     }
     assert readers == {}
+
+
+def _check(env: dict) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "DATABASE_URL"))}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**clean, "MEMORY_DATA_DIR": env.pop("data"), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_yes_no_setting_it_cannot_read_stops_start_up_with_its_name(tmp_path):
+    done = _check({"data": str(tmp_path), "MEMORY_REVIEW_MODE": "ture"})
+    assert done.returncode != 0 and "MEMORY_REVIEW_MODE='ture' is not a yes/no value" in done.stderr
+    assert _check({"data": str(tmp_path), "MEMORY_REVIEW_MODE": "off"}).returncode == 0
+
+
+def test_a_misspelt_provider_embeddings_or_strategy_is_named_at_start_up(tmp_path):
+    done = _check(
+        {"data": str(tmp_path), "MEMORY_LLM_PROVIDER": "gemni", "MEMORY_EMBEDDINGS": "loacl", "MEMORY_RECALL_STRATEGY": "hybird"}
+    )
+    assert done.returncode != 0
+    for check_id, words in (("E101", "gemni"), ("E102", "loacl"), ("E103", "hybird")):
+        assert f"memories.{check_id}" in done.stderr and words in done.stderr
