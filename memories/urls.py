@@ -36,6 +36,7 @@ urlpatterns = [
     path("consolidations/status/", views.consolidation_status, name="consolidation_status"),
     path("status/", views.status, name="status"),
     path("danger/clear/", views.clear, name="clear"),
+    path("settings/", views.settings_page, name="settings"),
     path("settings/tokens/", views.tokens, name="tokens"),
     path("settings/tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path("welcome/password/", views.set_password, name="set_password"),

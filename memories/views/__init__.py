@@ -11,7 +11,7 @@ from .bank import memory_list, memory_facets, memory_bulk_delete
 from .detail import memory_detail, memory_edit, memory_not_update, memory_history, memory_file
 from .consolidations import consolidations, consolidate_now, consolidation_status
 from .status import status, clear
-from .tokens import tokens, token_revoke
+from .tokens import settings_page, tokens, token_revoke
 from .pictures import graph, timeline, stats
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "consolidation_status",
     "status",
     "clear",
+    "settings_page",
     "tokens",
     "token_revoke",
     "graph",

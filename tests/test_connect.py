@@ -1,0 +1,64 @@
+"""The first minutes through Django's test client: the welcome link's form passes the CSRF
+check the way a browser sends it, and the settings page gives an agent's configuration that
+works as pasted (this checkout's paths, this server's /mcp) and shows no secret."""
+
+import json
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from memories.services.connect import agent_config
+
+
+@pytest.mark.django_db
+def test_the_welcome_links_button_passes_the_csrf_check_with_the_origin_a_browser_sends():
+    out = StringIO()
+    call_command("welcome", "--base-url", "http://testserver", stdout=out)
+    link = re.search(r"http://testserver(/welcome/\S+/)", out.getvalue()).group(1)
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(link)
+    # Not "no-referrer": under it Chromium sends `Origin: null` with the form, which the CSRF
+    # check refuses. "same-origin" still keeps the link out of any Referer to another site.
+    assert page["Referrer-Policy"] == "same-origin" and page["Cache-Control"] == "no-store"
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.content).group(1).decode()
+    response = browser.post(link, {"csrfmiddlewaretoken": token}, HTTP_ORIGIN="http://testserver")
+    assert response.status_code == 302 and response["Location"] == reverse("memories:set_password")
+    refused = Client(enforce_csrf_checks=True)
+    refused.get(link)
+    assert refused.post(link, {"csrfmiddlewaretoken": token}, HTTP_ORIGIN="null").status_code == 403
+
+
+def test_the_stdio_entry_names_this_checkouts_interpreter_and_manage_py(user_factory, monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", "postgresql://memory:s3cret-pw@db:5432/memory")
+    monkeypatch.setenv("MEMORY_DATA_DIR", "/srv/memory-data")
+    owner = user_factory("carol")
+    config = agent_config(owner=owner, mcp_url="http://memory.example:8000/mcp")
+    stdio = json.loads(config.stdio_json)["mcpServers"]["memory"]
+    assert Path(stdio["command"]).is_absolute() and Path(stdio["command"]).exists()
+    manage, *rest = stdio["args"]
+    assert Path(manage).is_absolute() and Path(manage).name == "manage.py" and Path(manage).exists()
+    assert rest == ["mcp", "--user", "carol"]
+    assert stdio["env"]["MEMORY_DATA_DIR"] == "/srv/memory-data"
+    assert "s3cret-pw" not in config.stdio_json + config.stdio_claude_code
+    assert config.named_env == ("DATABASE_URL",)
+    assert config.stdio_claude_code.startswith("claude mcp add memory --env MEMORY_DATA_DIR=/srv/memory-data")
+    http = json.loads(config.http_json)["mcpServers"]["memory"]
+    assert http["url"] == "http://memory.example:8000/mcp" and http["type"] == "http"
+    assert "your token" in http["headers"]["Authorization"]
+
+
+@pytest.mark.django_db
+def test_the_settings_page_is_in_the_nav_and_a_new_token_comes_back_filled_in(signed_in):
+    ingest = signed_in.get(reverse("memories:ingest")).content.decode()
+    assert 'href="/settings/"' in ingest
+    page = signed_in.get(reverse("memories:settings")).content.decode()
+    assert "Connect an agent" in page and "http://testserver/mcp" in page
+    assert 'href="/settings/tokens/"' in page
+    made = signed_in.post(reverse("memories:tokens"), {"name": "mcp agent"}).content.decode()
+    token = re.search(r'id="new-token">(mem_[^<]+)<', made).group(1)
+    assert f"Bearer {token}" in made and "--transport http memory" in made
