@@ -62,3 +62,35 @@ def test_the_settings_page_is_in_the_nav_and_a_new_token_comes_back_filled_in(si
     made = signed_in.post(reverse("memories:tokens"), {"name": "mcp agent"}).content.decode()
     token = re.search(r'id="new-token">(mem_[^<]+)<', made).group(1)
     assert f"Bearer {token}" in made and "--transport http memory" in made
+
+
+@pytest.mark.django_db
+def test_a_memorys_page_names_it_once_and_has_no_open_button_to_itself(signed_in, memory_factory):
+    memory = memory_factory("Lunch with Priya at the harbour.")
+    page = signed_in.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert page.count(f">Memory {memory.pk}<") == 1  # the heading
+    assert f'href="/memories/{memory.pk}/">Open<' not in page
+    # Redrawn on its own page (htmx says where it is), the card stays without them.
+    card = signed_in.get(
+        reverse("memories:card", args=[memory.pk]),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver/memories/{memory.pk}/",
+    ).content.decode()
+    assert ">Open<" not in card and "card-id" not in card
+    # Anywhere else the card links to the page.
+    listed = signed_in.get(
+        reverse("memories:card", args=[memory.pk]), HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/memories/"
+    ).content.decode()
+    assert ">Open<" in listed and f">Memory {memory.pk}<" in listed
+
+
+@pytest.mark.django_db
+def test_a_wav_cards_note_that_speech_is_not_read_shows_once(signed_in, user):
+    import io
+
+    from memories.services import extract_memory, ingest_file
+    from tests.samples import wav_bytes
+
+    memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(wav_bytes()), name="memo.wav").memory.pk)
+    card = signed_in.get(reverse("memories:card", args=[memory.pk])).content.decode()
+    assert card.count("spoken content is not read yet") == 1
