@@ -13,6 +13,7 @@ urlpatterns = [
     path("query/", views.query, name="query"),
     path("memories/", views.memory_list, name="list"),
     path("memories/deleted/", views.deleted, name="deleted"),
+    path("memories/deleted/restore-all/", views.restore_all, name="restore_all"),
     path("memories/delete-selected/", views.memory_bulk_delete, name="bulk_delete"),
     path("memories/facets/<str:column>/", views.memory_facets, name="facets"),
     path("memories/<int:memory_id>/", views.memory_detail, name="detail"),

@@ -94,3 +94,53 @@ def test_a_wav_cards_note_that_speech_is_not_read_shows_once(signed_in, user):
     memory = extract_memory(ingest_file(owner=user, fileobj=io.BytesIO(wav_bytes()), name="memo.wav").memory.pk)
     card = signed_in.get(reverse("memories:card", args=[memory.pk])).content.decode()
     assert card.count("spoken content is not read yet") == 1
+
+
+@pytest.mark.django_db
+def test_restore_all_brings_back_the_owners_cleared_memories_and_no_one_elses(user, other_user, memory_factory):
+    from memories.models import Memory
+    from memories.services import clear_owner, delete_memory, ingest_text, restore_all
+
+    mine = [memory_factory(f"Note {i} about the garden.") for i in range(3)]
+    bobs = memory_factory("Bob's note about his boat.", owner=other_user)
+    delete_memory(owner=other_user, memory_id=bobs.pk)
+    clear_owner(owner=user)
+    # After the clear the same content may come back as a new memory: that tombstone stays.
+    again = ingest_text(owner=user, text="Note 0 about the garden.").memory
+    assert restore_all(owner=user) == (2, 1)
+    assert set(Memory.objects.filter(owner=user).values_list("pk", flat=True)) == {again.pk, mine[1].pk, mine[2].pk}
+    assert Memory.all_objects.get(pk=mine[0].pk).deleted_at is not None
+    assert Memory.all_objects.get(pk=bobs.pk).deleted_at is not None  # another owner's stay as they were
+    assert restore_all(owner=other_user) == (1, 0)
+
+
+@pytest.mark.django_db
+def test_the_deleted_page_restores_all_in_one_press(signed_in, user, memory_factory):
+    from memories.models import Memory
+    from memories.services import clear_owner
+
+    for i in range(3):
+        memory_factory(f"Note {i} before the clear.")
+    clear_owner(owner=user)
+    page = signed_in.get(reverse("memories:deleted")).content.decode()
+    assert "Restore all 3" in page
+    done = signed_in.post(reverse("memories:restore_all"), follow=True).content.decode()
+    assert "Restored 3 memories." in done and "Nothing deleted." in done
+    assert Memory.objects.filter(owner=user).count() == 3
+    assert signed_in.get(reverse("memories:restore_all")).status_code == 405
+
+
+@pytest.mark.django_db
+def test_after_a_clear_the_consolidations_page_says_the_last_runs_insights_were_retired(signed_in, user, memory_factory):
+    from memories.services import clear_owner, consolidate_owner
+
+    memory_factory("Alice and Bob planned the Lisbon offsite for June.")
+    memory_factory("Alice approved the Lisbon offsite budget.")
+    consolidate_owner(owner=user)
+    before = signed_in.get(reverse("memories:consolidations")).content.decode()
+    assert "retired" not in before and 'id="consolidation-' in before
+    clear_owner(owner=user)
+    page = signed_in.get(reverse("memories:consolidations")).content.decode()
+    assert "No insights yet" not in page
+    assert re.search(r"Since then \d+ insights? (was|were) retired", page)
+    assert "No current insights: the last run's were retired since." in page

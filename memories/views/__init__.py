@@ -4,7 +4,7 @@ call a service, render."""
 from .system import healthz, readyz, not_found
 from .welcome import welcome_link, set_password
 from .ingest import ingest, ingest_text, ingest_files
-from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted
+from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted, restore_all
 from .review import review, memory_approve, memory_reject
 from .ask import query
 from .bank import memory_list, memory_facets, memory_bulk_delete
@@ -29,6 +29,7 @@ __all__ = [
     "memory_restore",
     "memory_purge",
     "deleted",
+    "restore_all",
     "review",
     "memory_approve",
     "memory_reject",
