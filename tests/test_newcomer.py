@@ -86,8 +86,12 @@ def test_the_printed_link_signs_in_and_every_page_in_the_nav_renders_cleanly(bro
     ask = page.locator("button:has-text('Ask')").bounding_box()
     assert ask["height"] < 50, ask  # one line: "Ask", not "As / k"
 
-    nav = [a.get_attribute("href") for a in page.locator("nav.tabs a").all()]
+    links = page.locator("nav.tabs a").all()
+    nav = [a.get_attribute("href") for a in links]
     assert "/settings/" in nav and "/admin/" in nav
+    for a in links:  # every tab in sight, none scrolled off the edge of a phone
+        box = a.bounding_box()
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width, (a.inner_text(), box)
     for href in nav:
         response = page.goto(href)
         assert response.status == 200, (href, response.status)
