@@ -144,3 +144,16 @@ def test_after_a_clear_the_consolidations_page_says_the_last_runs_insights_were_
     assert "No insights yet" not in page
     assert re.search(r"Since then \d+ insights? (was|were) retired", page)
     assert "No current insights: the last run's were retired since." in page
+
+
+@pytest.mark.django_db
+def test_stats_say_nothing_waits_when_nothing_waits_and_scale_is_not_a_count(signed_in, user, memory_factory):
+    from memories.services import consolidate_owner
+
+    memory_factory("Alice and Bob planned the Lisbon offsite for June.")
+    memory_factory("Alice approved the Lisbon offsite budget.")
+    consolidate_owner(owner=user)
+    page = signed_in.get(reverse("memories:stats")).content.decode()
+    assert "No memory waited to be consolidated in this period." in page
+    assert not re.search(r">\d+ (waiting|calls|stored)<", page)  # the old "1 waiting" over an empty chart
+    assert re.search(r'aria-label="calls \(scale 0 to \d+\)"', page)
