@@ -101,6 +101,14 @@ def test_the_printed_link_signs_in_and_every_page_in_the_nav_renders_cleanly(bro
             assert overflow <= width, (href, overflow)
         shot(page, f"newcomer-{href.strip('/').replace('/', '-') or 'ingest'}-{width}")
 
+    # Connecting an agent: the configuration is copied as shown, paths and all.
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto("/settings/")
+    page.click("button[data-copy='mcp-stdio']")
+    page.wait_for_selector("button[data-copy='mcp-stdio']:has-text('Copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("#mcp-stdio")
+    assert '"mcp",' in page.inner_text("#mcp-stdio") and "manage.py" in page.inner_text("#mcp-stdio")
+
     # The forms a newcomer meets next: change the password, sign out, sign in again.
     page.goto("/accounts/password_change/")
     page.fill("#id_old_password", NEW_PASSWORD)
