@@ -59,6 +59,9 @@ def test_the_settings_page_is_in_the_nav_and_a_new_token_comes_back_filled_in(si
     page = signed_in.get(reverse("memories:settings")).content.decode()
     assert "Connect an agent" in page and "http://testserver/mcp" in page
     assert 'href="/settings/tokens/"' in page
+    # The stdio command runs on the server's machine: an account without staff status (not
+    # the person running the server) is not shown its paths.
+    assert "manage.py" not in page
     made = signed_in.post(reverse("memories:tokens"), {"name": "mcp agent"}).content.decode()
     token = re.search(r'id="new-token">(mem_[^<]+)<', made).group(1)
     assert f"Bearer {token}" in made and "--transport http memory" in made
@@ -157,3 +160,12 @@ def test_stats_say_nothing_waits_when_nothing_waits_and_scale_is_not_a_count(sig
     assert "No memory waited to be consolidated in this period." in page
     assert not re.search(r">\d+ (waiting|calls|stored)<", page)  # the old "1 waiting" over an empty chart
     assert re.search(r'aria-label="calls \(scale 0 to \d+\)"', page)
+
+
+@pytest.mark.django_db
+def test_staff_see_the_stdio_entry_for_this_checkout(client, user_factory):
+    from django.conf import settings
+
+    client.force_login(user_factory("root", is_staff=True))
+    page = client.get(reverse("memories:settings")).content.decode()
+    assert str(Path(settings.BASE_DIR) / "manage.py") in page and "--user" in page
