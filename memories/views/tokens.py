@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..services.connect import agent_config
 from ..services.tokens import TokenError, create_token, revoke_token, tokens_of
@@ -18,6 +18,7 @@ def _mcp_url(request) -> str:
 
 
 @login_required
+@require_GET
 def settings_page(request):
     """Where a newcomer connects an agent: the MCP entries for this install, and the way to a token."""
     config = agent_config(owner=request.user, mcp_url=_mcp_url(request))
