@@ -7,15 +7,19 @@ BOOTSTRAP_PY := $(shell command -v pyenv >/dev/null 2>&1 && pyenv which python 2
 
 .PHONY: run test test-fast lint install install-dev browser migrate bench clean
 
+# pip is quiet, so each step says what it is doing: the first install takes a minute or two.
 $(VENV)/.installed: requirements.txt
-	test -x $(PY) || $(BOOTSTRAP_PY) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	touch $@
+	@test -x $(PY) || { echo "==> Creating the virtualenv in $(VENV) (first run only)"; $(BOOTSTRAP_PY) -m venv $(VENV); }
+	@echo "==> Installing the pinned requirements into $(VENV) (first run: 1-2 minutes; later runs skip this)"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -r requirements.txt
+	@touch $@
+	@echo "==> Requirements installed"
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	touch $@
+	@echo "==> Installing the test and lint requirements into $(VENV)"
+	@$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
 
 install: $(VENV)/.installed
 
@@ -28,10 +32,12 @@ browser:
 	  else echo "Install Debian's chromium for the browser tests (sudo apt-get install chromium)."; fi; }
 
 migrate: install
-	$(PY) manage.py migrate --noinput
+	@echo "==> Migrating the database"
+	@$(PY) manage.py migrate --noinput
 
 run: migrate
-	$(PY) manage.py collectstatic --noinput -v0
+	@echo "==> Collecting static files"
+	@$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py welcome
 	$(PY) manage.py serve
 

@@ -277,3 +277,17 @@ def test_timeline_bucket_helpers():
     assert visual._next_bucket(date(2025, 12, 1), "month") == date(2026, 1, 1)
     assert visual._next_bucket(date(2025, 1, 1), "year") == date(2026, 1, 1)
     assert visual._next_bucket(date(2025, 3, 10), "week") - timedelta(days=1) == date(2025, 3, 16)
+
+
+def test_a_charts_top_number_is_its_scale_and_all_zero_is_said_in_words():
+    from memories.templatetags.charts import line_chart
+
+    series = [("calls", "s0", "calls"), ("failures", "bad", "failures")]
+    days = [{"day": date(2026, 11, d), "calls": c, "failures": 0} for d, c in ((1, 0), (2, 22))]
+    chart = str(line_chart(days, series=series, title="calls"))
+    # 22 calls on one day, drawn against a scale of 25: the 25 must not read as "25 calls".
+    assert "25 calls" not in chart and 'aria-label="calls (scale 0 to 25)"' in chart
+    idle = [{"day": date(2026, 11, d), "calls": 0, "failures": 0} for d in (1, 2)]
+    assert str(line_chart(idle, series=series, title="calls", empty="No model calls in this period.")) == (
+        '<p class="muted empty-chart">No model calls in this period.</p>'
+    )

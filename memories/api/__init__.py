@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 OFFLINE_DOCS = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} — API</title></head>
-<body style="font-family: sans-serif; max-width: 50rem; margin: 2rem auto">
+<body>
 <h1>{{ title }}</h1>
 <p>The OpenAPI schema is at <a href="{{ schema_url }}">{{ schema_url }}</a>.
 Authenticate with <code>Authorization: Bearer &lt;token&gt;</code>.</p>

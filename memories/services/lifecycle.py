@@ -146,6 +146,22 @@ def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
     return memory
 
 
+def restore_all(*, owner, actor: Actor = SYSTEM) -> tuple[int, int]:
+    """Bring back every one of the owner's deleted memories (after a clear, one press instead
+    of one a memory), each a recorded restore like restore_memory and in its own short
+    transaction. The most recently deleted goes first: when two tombstones hold the same
+    content, that one comes back and the other stays deleted. Returns (restored, left)."""
+    restored = left = 0
+    ids = list(deleted_memories(owner=owner).values_list("pk", flat=True))
+    for memory_id in ids:
+        try:
+            if restore_memory(owner=owner, memory_id=memory_id, actor=actor) is not None:
+                restored += 1
+        except RestoreError:
+            left += 1
+    return restored, left
+
+
 def _check_updates(memory: Memory, actor: Actor) -> None:
     """A memory back in (or into) the record may change an older fact again."""
     if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY:

@@ -133,6 +133,9 @@ class RunState:
     progress: dict | None  # while running: batches done of about how many, memories so far
     waiting: int  # ready memories not consolidated yet
     next_run: datetime | None  # of the schedule
+    # Insights the latest run wrote (or older ones) retired since it finished, by a clear or
+    # deleted sources: the page says so instead of "2 insights" beside an empty list.
+    retired_since_run: int = 0
 
 
 def consolidation_run(*, owner, requested_at: datetime | None = None) -> RunState:
@@ -162,4 +165,7 @@ def consolidation_run(*, owner, requested_at: datetime | None = None) -> RunStat
         progress=progress,
         waiting=unconsolidated(owner).count(),
         next_run=next_consolidation_run(),
+        retired_since_run=Consolidation.all_objects.filter(owner=owner, retired_at__gt=latest.finished_at).count()
+        if latest is not None and latest.finished_at is not None
+        else 0,
     )

@@ -62,16 +62,22 @@ def _axis_labels(labels: list[str], xs: list[float], height: int, every: int) ->
 
 
 def _frame(height: int, top: int, label: str, body: str) -> str:
+    # The number at the top is the scale (a dashed line at that height), not a total: it
+    # once read "25 calls" over a legend of "calls (22)", and "1 waiting" when none waited.
     return format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">'
-        '<text class="axis" x="2" y="{}">{} {}</text>'
+        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{} (scale 0 to {})">'
+        '<text class="axis scale" x="2" y="{}">{}</text>'
+        '<line class="gridline top" x1="0" x2="{}" y1="{}" y2="{}"></line>'
         '<line class="gridline" x1="0" x2="{}" y1="{}" y2="{}"></line>{}</svg>',
         WIDTH,
         height,
         label,
-        PLOT_TOP - 6,
         top,
-        label,
+        PLOT_TOP - 4,
+        top,
+        WIDTH,
+        PLOT_TOP,
+        PLOT_TOP,
         WIDTH,
         height - LABEL_ROOM,
         height - LABEL_ROOM,
@@ -79,12 +85,20 @@ def _frame(height: int, top: int, label: str, body: str) -> str:
     )
 
 
+def _empty(text: str) -> str:
+    return format_html('<p class="muted empty-chart">{}</p>', text)
+
+
+NOTHING = "Nothing to show yet."
+
+
 @register.simple_tag
-def bar_chart(points, *, value="count", label="day", height=140, title="", css="bar", date_format="M j"):
-    """Vertical bars, one per point; points are dicts with `value` and `label` keys."""
+def bar_chart(points, *, value="count", label="day", height=140, title="", css="bar", date_format="M j", empty=NOTHING):
+    """Vertical bars, one per point; points are dicts with `value` and `label` keys. All
+    zero is said in words (`empty`): an empty frame with a scale of 1 reads as one."""
     points = list(points)
-    if not points:
-        return format_html('<p class="muted empty-chart">{}</p>', "Nothing to show yet.")
+    if not any(p[value] for p in points):
+        return _empty(empty)
     top = _nice_max(max(p[value] for p in points))
     plot = height - LABEL_ROOM - PLOT_TOP
     step = WIDTH / len(points)
@@ -114,13 +128,14 @@ def bar_chart(points, *, value="count", label="day", height=140, title="", css="
 
 
 @register.simple_tag
-def line_chart(points, *, series, height=140, title="", date_key="day", date_format="M j"):
-    """Lines over shared x positions; series is a list of (key, css class, name)."""
+def line_chart(points, *, series, height=140, title="", date_key="day", date_format="M j", empty=NOTHING):
+    """Lines over shared x positions; series is a list of (key, css class, name). All zero
+    is said in words (`empty`), as in bar_chart."""
     from django.utils.dateformat import format as date_format_fn
 
     points = list(points)
-    if not points:
-        return format_html('<p class="muted empty-chart">{}</p>', "Nothing to show yet.")
+    if not any(p[key] for p in points for key, _, _ in series):
+        return _empty(empty)
     top = _nice_max(max((p[key] for p in points for key, _, _ in series), default=0))
     plot = height - LABEL_ROOM - PLOT_TOP
     step = WIDTH / max(len(points) - 1, 1)
@@ -150,7 +165,7 @@ def hbar_list(rows, *, value="count", label="source", css="bar"):
     """Horizontal bars as an HTML list (long labels wrap; no SVG text measuring)."""
     rows = list(rows)
     if not rows:
-        return format_html('<p class="muted empty-chart">{}</p>', "Nothing to show yet.")
+        return _empty(NOTHING)
     top = max(r[value] for r in rows) or 1
     items = format_html_join(
         "",
@@ -271,7 +286,7 @@ def timeline_svg(timeline):
 def trend_chart(weeks, trends, *, title="", height=150):
     """One line per name over the weeks (stats: top topics and entities), with a key."""
     if not trends or not weeks:
-        return format_html('<p class="muted empty-chart">{}</p>', "Nothing to show yet.")
+        return _empty(NOTHING)
     points = [{"day": week, **{f"t{i}": t["counts"][w] for i, t in enumerate(trends)}} for w, week in enumerate(weeks)]
     series = [(f"t{i}", f"s{i}", t["name"]) for i, t in enumerate(trends)]
     chart = line_chart(points, series=series, height=height, title=title)

@@ -4,14 +4,14 @@ call a service, render."""
 from .system import healthz, readyz, not_found
 from .welcome import welcome_link, set_password
 from .ingest import ingest, ingest_text, ingest_files
-from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted
+from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted, restore_all
 from .review import review, memory_approve, memory_reject
 from .ask import query
 from .bank import memory_list, memory_facets, memory_bulk_delete
 from .detail import memory_detail, memory_edit, memory_not_update, memory_history, memory_file
 from .consolidations import consolidations, consolidate_now, consolidation_status
 from .status import status, clear
-from .tokens import tokens, token_revoke
+from .tokens import settings_page, tokens, token_revoke
 from .pictures import graph, timeline, stats
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "memory_restore",
     "memory_purge",
     "deleted",
+    "restore_all",
     "review",
     "memory_approve",
     "memory_reject",
@@ -46,6 +47,7 @@ __all__ = [
     "consolidation_status",
     "status",
     "clear",
+    "settings_page",
     "tokens",
     "token_revoke",
     "graph",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.shortcuts import render
+from django.urls import reverse
 from django_htmx.http import reswap, retarget
 
 from .. import ratelimit
@@ -50,7 +51,11 @@ def _owned_any(request, memory_id: int) -> Memory:
 
 
 def _card(request, memory: Memory, **extra):
-    return render(request, "memories/cards.html#card", {"memory": memory, **extra})
+    # Redrawn on the memory's own page (a poll, an undo, a retry), the card leaves out the
+    # "Memory N" link and the Open button: the page's heading says it, and they led to itself.
+    here = request.htmx.current_url_abs_path if request.htmx else None
+    own_page = bool(here) and here.split("?")[0] == reverse("memories:detail", args=[memory.pk])
+    return render(request, "memories/cards.html#card", {"memory": memory, "own_page": own_page, **extra})
 
 
 def _without(request, *keys: str) -> str:

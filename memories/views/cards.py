@@ -78,6 +78,18 @@ def memory_restore(request, memory_id: int):
 
 
 @login_required
+@require_POST
+def restore_all(request):
+    """The deleted page's "Restore all": after a clear, every memory back in one press."""
+    restored, left = services.restore_all(owner=request.user, actor=Actor.for_user(request.user))
+    text = f"Restored {restored} memor{'y' if restored == 1 else 'ies'}."
+    if left:
+        text += f" {left} stay deleted: the same content is stored again as another memory."
+    messages.success(request, text)
+    return redirect("memories:deleted")
+
+
+@login_required
 @require_http_methods(["GET", "POST"])
 def memory_purge(request, memory_id: int):
     """Erase a deleted memory's content for good (a privacy request); only the hash of the

@@ -29,7 +29,7 @@ def clear(request):
             request,
             f"Cleared {counts['memories']} memories and {counts['consolidations']} consolidations, "
             f"and removed {counts['inbox_files']} inbox file{'s' * (counts['inbox_files'] != 1)}. "
-            "The same content can be added again.",
+            "The same content can be added again, or all of it restored from Memory bank → Deleted memories.",
         )
         return redirect("memories:ingest")
     context = {"form": form, **space_status.space_totals(owner=request.user)}

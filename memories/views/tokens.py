@@ -1,13 +1,28 @@
-"""The API tokens settings page: make a token (shown once), see and revoke your tokens."""
+"""Settings: connecting an agent (MCP configuration to paste) and the API tokens page (make a
+token, shown once; see and revoke your tokens)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ..services.connect import agent_config
 from ..services.tokens import TokenError, create_token, revoke_token, tokens_of
+
+
+def _mcp_url(request) -> str:
+    return request.build_absolute_uri(reverse("mcp"))
+
+
+@login_required
+@require_GET
+def settings_page(request):
+    """Where a newcomer connects an agent: the MCP entries for this install, and the way to a token."""
+    config = agent_config(owner=request.user, mcp_url=_mcp_url(request))
+    return render(request, "memories/settings.html", {"config": config, "tokens": tokens_of(request.user)})
 
 
 @login_required
@@ -26,6 +41,7 @@ def tokens(request):
             # Rendered straight into this response, not redirected: the plaintext must not be
             # stored anywhere (a session or message cookie) to survive a redirect.
             context["new_token"], context["new_token_obj"], context["name"] = plaintext, token, ""
+            context["config"] = agent_config(owner=request.user, mcp_url=_mcp_url(request), token=plaintext)
     context["tokens"] = tokens_of(request.user)
     response = render(request, "memories/tokens.html", context, status=status)
     if context["new_token"]:

@@ -25,13 +25,15 @@ def welcome_link(request, token: str):
         return render(request, "memories/error.html", {"message": str(exc), "anonymous": True}, status=400)
     if request.method == "GET":
         response = render(request, "registration/welcome.html", {"welcome_user": user})
-        # The link is a password: not in the Referer of the next request, not in any cache.
-        response["Referrer-Policy"] = "no-referrer"
+        # The link is a password: never in a Referer sent to another site, not in any cache.
+        # "same-origin", not "no-referrer": under no-referrer Chromium posts the button's form
+        # with `Origin: null`, and Django's CSRF check refuses it (403) -- nobody could get in.
+        response["Referrer-Policy"] = "same-origin"
         response["Cache-Control"] = "no-store"
         return response
     login(request, user, backend=signin.BACKEND)
     response = redirect("memories:set_password")
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"
     return response
 
 

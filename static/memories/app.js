@@ -144,6 +144,18 @@
     }
   });
 
+  // "Copy" beside a configuration block: the text of the block it names, as it is shown.
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest && e.target.closest("button[data-copy]");
+    if (!button) return;
+    const block = document.getElementById(button.dataset.copy);
+    if (!block || !navigator.clipboard) return;
+    navigator.clipboard.writeText(block.textContent).then(
+      () => { button.textContent = "Copied"; },
+      () => { button.textContent = "Select and copy"; },
+    );
+  });
+
   // A redirect to the sign-in page means the session ended: go there instead of swapping it in.
   document.addEventListener("htmx:beforeSwap", (e) => {
     const url = e.detail.xhr.responseURL || "";

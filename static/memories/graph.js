@@ -208,7 +208,6 @@
       style: style(),
       minZoom: 0.1,
       maxZoom: 4,
-      wheelSensitivity: 0.3,
       // Cheaper drawing while the picture moves: a thousand nodes stay smooth on a phone.
       textureOnViewport: true,
       hideEdgesOnViewport: true,
