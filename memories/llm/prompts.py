@@ -35,7 +35,13 @@ class ExtractionSchema(BaseModel):
     summary: str = Field(description="One or two sentences saying what this input is and what matters in it.")
     entities: list[str] = Field(description="People, organisations, places, products, dates and amounts named in the input.")
     topics: list[str] = Field(description="Up to six short topic keywords, lower case.")
-    importance: float = Field(description="How much this is worth remembering, from 0.0 (trivia) to 1.0 (critical).")
+    # Bounds in the schema, for the servers whose grammar enforces them; not validated here,
+    # so a server that ignores them (llama.cpp bounds integers, not numbers) gets its
+    # number clamped by to_extraction instead of a failed memory.
+    importance: float = Field(
+        description="How much this is worth remembering, from 0.0 (trivia) to 1.0 (critical).",
+        json_schema_extra={"minimum": 0.0, "maximum": 1.0},
+    )
     occurred_at: str | None = Field(
         description="When the thing described happened, as an ISO 8601 date or datetime, or null when the input does not say."
     )
