@@ -95,6 +95,8 @@ class OpenAICompatProvider(Provider):
             role="consolidate",
             system=prompts.CONSOLIDATE_SYSTEM,
             schema=prompts.ConsolidationSchema,
+            # One connection a pair at most: all a valid reply can hold.
+            max_items={"connections": len(memories) * (len(memories) - 1) // 2},
         )
         return prompts.to_consolidation(prompts.parse_json(raw, prompts.ConsolidationSchema, label=self._label))
 
@@ -106,6 +108,7 @@ class OpenAICompatProvider(Provider):
             role="updates",
             system=prompts.UPDATES_SYSTEM,
             schema=prompts.UpdatesSchema,
+            max_items={"updates": len(candidates)},
         )
         data = prompts.parse_json(raw, prompts.UpdatesSchema, label=self._label)
         return prompts.to_updates(data, allowed={c.id for c in candidates})
@@ -132,7 +135,7 @@ class OpenAICompatProvider(Provider):
             raise ProviderError("openai_compat is selected but OPENAI_MODEL is not set (the model name the server knows).")
         return base + "/chat/completions"
 
-    def _chat(self, content, *, role: str, system: str, schema=None) -> str:
+    def _chat(self, content, *, role: str, system: str, schema=None, max_items: dict[str, int] | None = None) -> str:
         url = self._endpoint()
         body = {
             "model": settings.OPENAI_MODEL,
@@ -152,7 +155,7 @@ class OpenAICompatProvider(Provider):
                 "json_schema": {
                     "name": schema.__name__.removesuffix("Schema").lower(),
                     "strict": True,
-                    "schema": prompts.openai_json_schema(schema),
+                    "schema": prompts.openai_json_schema(schema, max_items=max_items),
                 },
             }
         payload = json.dumps(body).encode()
