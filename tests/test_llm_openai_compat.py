@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memories.llm.base import FilePart, ProviderError
+from memories.llm.base import FilePart, MemoryNote, ProviderError
 from memories.llm.openai_compat import OpenAICompatProvider
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.services import answer_question, consolidate_owner, extract_memory, ingest_file, ingest_text, retry_memory
@@ -270,8 +270,9 @@ def test_every_role_sends_its_own_output_cap_and_the_seed(user, settings, fake_o
     extract_call, answer_call = fake_openai.completion_calls()
     assert (extract_call.json()["max_tokens"], answer_call.json()["max_tokens"]) == (300, 200)
     assert extract_call.json()["seed"] == answer_call.json()["seed"] == 7
-    importance = extract_call.json()["response_format"]["json_schema"]["schema"]["properties"]["importance"]
-    assert (importance["minimum"], importance["maximum"]) == (0.0, 1.0)
+    properties = extract_call.json()["response_format"]["json_schema"]["schema"]["properties"]
+    assert (properties["importance"]["minimum"], properties["importance"]["maximum"]) == (0.0, 1.0)
+    assert (properties["topics"]["maxItems"], properties["entities"]["maxItems"]) == (6, 20)
 
 
 def test_no_seed_and_no_cap_when_they_are_unset(user, settings, fake_openai):
@@ -301,3 +302,18 @@ def test_importance_outside_the_bounds_is_clamped_not_failed(user, fake_openai):
     fake_openai.enqueue_json({**EXTRACTED, "importance": -7569})
     memory = extract_memory(ingest_text(owner=user, text="A note.").memory.pk)
     assert memory.status == Memory.Status.READY and memory.importance == 0.0
+
+
+def test_lists_are_bounded_so_a_grammar_closes_a_repeated_one(fake_openai):
+    notes = [MemoryNote(id=i, summary=f"Note {i}.") for i in (1, 2, 3, 4)]
+    fake_openai.enqueue_json({"summary": "s", "insight": "i", "connections": []})
+    fake_openai.enqueue_json({"updates": []})
+    provider = OpenAICompatProvider()
+
+    provider.consolidate(notes)
+    provider.judge_updates(new=notes[0], candidates=notes[1:])
+
+    consolidate_call, updates_call = fake_openai.completion_calls()
+    # One connection a pair of the 4 memories shown; one verdict a candidate.
+    assert consolidate_call.json()["response_format"]["json_schema"]["schema"]["properties"]["connections"]["maxItems"] == 6
+    assert updates_call.json()["response_format"]["json_schema"]["schema"]["properties"]["updates"]["maxItems"] == 3
