@@ -240,8 +240,8 @@ OPENAI_MAX_TOKENS_EXTRACT = int(os.getenv("OPENAI_MAX_TOKENS_EXTRACT", "1024"))
 OPENAI_MAX_TOKENS_CONSOLIDATE = int(os.getenv("OPENAI_MAX_TOKENS_CONSOLIDATE", "2048"))
 OPENAI_MAX_TOKENS_UPDATES = int(os.getenv("OPENAI_MAX_TOKENS_UPDATES", "512"))
 OPENAI_MAX_TOKENS_ANSWER = int(os.getenv("OPENAI_MAX_TOKENS_ANSWER", "1024"))
-# A sampling seed sent with every request (llama.cpp, vLLM, Ollama and OpenAI take one), so
-# the same input reads alike twice on a local server. Empty: none sent.
+# A sampling seed sent with every request (llama.cpp, vLLM, Ollama and OpenAI take one): two
+# readings of one input differ less (a server's batching may still vary them). Empty: none.
 OPENAI_SEED = int(os.environ["OPENAI_SEED"]) if os.getenv("OPENAI_SEED", "").strip() else None
 MEMORY_LLM_MAX_RETRIES = int(os.getenv("MEMORY_LLM_MAX_RETRIES", "3"))
 # Text in pictures: auto (RapidOCR, else tesseract) | rapidocr | tesseract | off.
