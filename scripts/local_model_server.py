@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import signal
 import sys
 from pathlib import Path
@@ -74,6 +75,9 @@ def main() -> int:
     params.port = args.port
     server = xlc.Server(params)  # returns once the model is loaded and the port listens
     print(f"ready {server.listening_address}", flush=True)
+    # Whoever started it may read no further: anything printed later goes to stderr, so a
+    # full stdout pipe never stalls the server.
+    os.dup2(2, 1)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         signal.pause()
