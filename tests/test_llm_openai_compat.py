@@ -317,3 +317,32 @@ def test_lists_are_bounded_so_a_grammar_closes_a_repeated_one(fake_openai):
     # One connection a pair of the 4 memories shown; one verdict a candidate.
     assert consolidate_call.json()["response_format"]["json_schema"]["schema"]["properties"]["connections"]["maxItems"] == 6
     assert updates_call.json()["response_format"]["json_schema"]["schema"]["properties"]["updates"]["maxItems"] == 3
+
+
+@pytest.mark.parametrize(
+    "refusal, sent_instead",
+    [
+        (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_completion_tokens",
+        ),
+        ("Unrecognized request argument supplied: seed", None),
+    ],
+    ids=["max_tokens", "seed"],
+)
+def test_a_field_the_server_refuses_is_sent_differently_and_then_no_more(user, settings, fake_openai, refusal, sent_instead):
+    settings.OPENAI_SEED = 7
+    settings.MEMORY_DETECT_UPDATES = False  # two extractions, no update check between them
+    fake_openai.enqueue_error(400, refusal)
+    fake_openai.enqueue_json(EXTRACTED)
+    fake_openai.enqueue_json(EXTRACTED)
+
+    first = extract_memory(ingest_text(owner=user, text="A note.").memory.pk)
+    second = extract_memory(ingest_text(owner=user, text="Another note.").memory.pk)
+
+    assert first.status == second.status == Memory.Status.READY
+    refused, retried, later = (c.json() for c in fake_openai.completion_calls())
+    name = "max_tokens" if sent_instead else "seed"
+    assert name in refused and name not in retried and name not in later
+    if sent_instead:
+        assert retried[sent_instead] == later[sent_instead] == refused[name]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import re
 import socket
 import urllib.error
 import urllib.request
@@ -34,6 +35,24 @@ MAX_TOKENS_SETTING = {
     "answer": "OPENAI_MAX_TOKENS_ANSWER",
 }
 TEXT_LIKE = {"application/json", "application/xml", "application/yaml", "application/x-yaml"}
+# Request fields not every server takes, and what to send instead (None: leave it out).
+# OpenAI's reasoning models refuse max_tokens for max_completion_tokens; a server may refuse
+# a seed. Refused once by an endpoint, a field is not sent to it again by this process.
+FALLBACKS = {"max_tokens": "max_completion_tokens", "seed": None}
+_refused: dict[str, set[str]] = {}
+
+
+class _FieldRefused(Exception):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def refused_field(status: int, message: str, body: dict) -> str:
+    """The field of FALLBACKS that a 400 reply names, when this request sent it; else ""."""
+    if status not in (400, 422):
+        return ""
+    return next((name for name in FALLBACKS if name in body and re.search(rf"\b{name}\b", message)), "")
 
 
 def is_text_like(mime: str) -> bool:
@@ -149,6 +168,8 @@ class OpenAICompatProvider(Provider):
             body["max_tokens"] = max_tokens
         if settings.OPENAI_SEED is not None:
             body["seed"] = settings.OPENAI_SEED
+        for name in _refused.get(url, ()):
+            self._fall_back(body, name)
         if schema is not None:
             body["response_format"] = {
                 "type": "json_schema",
@@ -158,6 +179,20 @@ class OpenAICompatProvider(Provider):
                     "schema": prompts.openai_json_schema(schema, max_items=max_items),
                 },
             }
+        while True:
+            try:
+                return self._post(url, body, role=role, structured=schema is not None)
+            except _FieldRefused as refused:
+                _refused.setdefault(url, set()).add(refused.name)
+                self._fall_back(body, refused.name)
+
+    @staticmethod
+    def _fall_back(body: dict, name: str) -> None:
+        value = body.pop(name, None)
+        if value is not None and FALLBACKS[name]:
+            body[FALLBACKS[name]] = value
+
+    def _post(self, url: str, body: dict, *, role: str, structured: bool) -> str:
         payload = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if settings.OPENAI_API_KEY:
@@ -169,7 +204,10 @@ class OpenAICompatProvider(Provider):
                 with urllib.request.urlopen(request, timeout=settings.MEMORY_LLM_TIMEOUT_SECONDS) as response:
                     raw = response.read()
             except urllib.error.HTTPError as exc:
-                raise self._http_error(exc) from None
+                error = self._http_error(exc)
+                if name := refused_field(exc.code, str(error), body):
+                    raise _FieldRefused(name) from None
+                raise error from None
             except (TimeoutError, socket.timeout):
                 raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
             except urllib.error.URLError as exc:
@@ -179,7 +217,7 @@ class OpenAICompatProvider(Provider):
                 raise prompts.Retryable(f"could not connect to the endpoint ({reason})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
                 raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
-            return self._reply_text(raw, role=role, structured=schema is not None)
+            return self._reply_text(raw, role=role, structured=structured)
 
         return prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=self._label)
 
