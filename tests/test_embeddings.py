@@ -168,10 +168,11 @@ def fake_openai(fake_openai, settings):
 
 def test_openai_compat_embeddings_batches_and_order(settings, user, fake_openai):
     settings.MEMORY_EMBED_BATCH = 500
+    settings.OPENAI_EMBEDDING_BATCH = 30  # the server's batch is its own setting, below the general one
     memories = bulk_remember(owner=user, items=[{"text": f"memo {i} on subject {i}"} for i in range(70)])
     assert embed_missing(owner=user).embedded == 70
     batches = [r["input"] for r in fake_openai.embed_requests if isinstance(r["input"], list) and len(r["input"]) > 1]
-    assert [len(b) for b in batches] == [64, 6]
+    assert [len(b) for b in batches] == [30, 30, 10]
     assert all(r["model"] == "embed-a" for r in fake_openai.embed_requests)
     # The server answered each batch in reverse order: vectors are matched by index.
     from tests.fake_model_servers import fake_vector

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memories.llm.base import FilePart
+from memories.llm.base import FilePart, MemoryNote, ProviderError
 from memories.llm.openai_compat import OpenAICompatProvider
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.services import answer_question, consolidate_owner, extract_memory, ingest_file, ingest_text, retry_memory
@@ -256,3 +256,93 @@ def test_answer_cites_context_and_foreign_citations_are_stripped(user, other_use
     assert "response_format" not in call.json()
     sent = user_content(call)
     assert "Where is the spare key?" in sent and f"[Memory {mine.pk}]" in sent and "Bob's locker" not in sent
+
+
+def test_every_role_sends_its_own_output_cap_and_the_seed(user, settings, fake_openai, memory_factory):
+    settings.OPENAI_MAX_TOKENS_EXTRACT = 300
+    settings.OPENAI_MAX_TOKENS_ANSWER = 200
+    settings.OPENAI_SEED = 7
+    fake_openai.enqueue_json(EXTRACTED)
+    memory = extract_memory(ingest_text(owner=user, text="Lunch with Priya at Blue Fin.").memory.pk)
+    fake_openai.enqueue_text(f"At Blue Fin [Memory {memory.pk}].")
+    answer_question(owner=user, question="Where was lunch?", strategy="recent")
+
+    extract_call, answer_call = fake_openai.completion_calls()
+    assert (extract_call.json()["max_tokens"], answer_call.json()["max_tokens"]) == (300, 200)
+    assert extract_call.json()["seed"] == answer_call.json()["seed"] == 7
+    properties = extract_call.json()["response_format"]["json_schema"]["schema"]["properties"]
+    assert (properties["importance"]["minimum"], properties["importance"]["maximum"]) == (0.0, 1.0)
+    assert (properties["topics"]["maxItems"], properties["entities"]["maxItems"]) == (6, 20)
+
+
+def test_no_seed_and_no_cap_when_they_are_unset(user, settings, fake_openai):
+    settings.OPENAI_MAX_TOKENS_EXTRACT = 0
+    settings.OPENAI_SEED = None
+    fake_openai.enqueue_json(EXTRACTED)
+    extract_memory(ingest_text(owner=user, text="A note.").memory.pk)
+    (call,) = fake_openai.completion_calls()
+    assert "seed" not in call.json() and "max_tokens" not in call.json()
+
+
+def test_an_answer_cut_off_at_its_limit_is_a_failure_not_an_answer(user, settings, fake_openai, memory_factory, waits):
+    (note,) = _offline_memories(settings, memory_factory, ["The spare key is under the blue pot."])
+    settings.OPENAI_MAX_TOKENS_ANSWER = 64
+    looping = f"Under the blue pot [Memory {note.pk}]. " + "You can't live in a place that doesn't exist. " * 9 + "You can"
+    fake_openai.enqueue_text(looping, finish_reason="length")
+
+    with pytest.raises(ProviderError) as failed:
+        answer_question(owner=user, question="Where is the spare key?", strategy="recent")
+
+    assert "cut off" in str(failed.value) and "max_tokens 64" in str(failed.value)
+    assert "OPENAI_MAX_TOKENS_ANSWER" in str(failed.value) and "doesn't exist" not in str(failed.value)
+    assert len(fake_openai.completion_calls()) == 1 and waits == []
+
+
+def test_importance_outside_the_bounds_is_clamped_not_failed(user, fake_openai):
+    fake_openai.enqueue_json({**EXTRACTED, "importance": -7569})
+    memory = extract_memory(ingest_text(owner=user, text="A note.").memory.pk)
+    assert memory.status == Memory.Status.READY and memory.importance == 0.0
+
+
+def test_lists_are_bounded_so_a_grammar_closes_a_repeated_one(fake_openai):
+    notes = [MemoryNote(id=i, summary=f"Note {i}.") for i in (1, 2, 3, 4)]
+    fake_openai.enqueue_json({"summary": "s", "insight": "i", "connections": []})
+    fake_openai.enqueue_json({"updates": []})
+    provider = OpenAICompatProvider()
+
+    provider.consolidate(notes)
+    provider.judge_updates(new=notes[0], candidates=notes[1:])
+
+    consolidate_call, updates_call = fake_openai.completion_calls()
+    # One connection a pair of the 4 memories shown; one verdict a candidate.
+    assert consolidate_call.json()["response_format"]["json_schema"]["schema"]["properties"]["connections"]["maxItems"] == 6
+    assert updates_call.json()["response_format"]["json_schema"]["schema"]["properties"]["updates"]["maxItems"] == 3
+
+
+@pytest.mark.parametrize(
+    "refusal, sent_instead",
+    [
+        (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_completion_tokens",
+        ),
+        ("Unrecognized request argument supplied: seed", None),
+    ],
+    ids=["max_tokens", "seed"],
+)
+def test_a_field_the_server_refuses_is_sent_differently_and_then_no_more(user, settings, fake_openai, refusal, sent_instead):
+    settings.OPENAI_SEED = 7
+    settings.MEMORY_DETECT_UPDATES = False  # two extractions, no update check between them
+    fake_openai.enqueue_error(400, refusal)
+    fake_openai.enqueue_json(EXTRACTED)
+    fake_openai.enqueue_json(EXTRACTED)
+
+    first = extract_memory(ingest_text(owner=user, text="A note.").memory.pk)
+    second = extract_memory(ingest_text(owner=user, text="Another note.").memory.pk)
+
+    assert first.status == second.status == Memory.Status.READY
+    refused, retried, later = (c.json() for c in fake_openai.completion_calls())
+    name = "max_tokens" if sent_instead else "seed"
+    assert name in refused and name not in retried and name not in later
+    if sent_instead:
+        assert retried[sent_instead] == later[sent_instead] == refused[name]

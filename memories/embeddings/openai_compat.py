@@ -18,16 +18,20 @@ from ..llm.base import ProviderError
 from ..llm.openai_compat import OpenAICompatProvider
 from .base import Embedder, EmbeddingError, normalised
 
-MAX_BATCH = 64
 LABEL = "The OpenAI-compatible embeddings endpoint"
 
 
 class OpenAICompatEmbedder(Embedder):
     name = "openai_compat"
-    max_batch = MAX_BATCH
 
     def __init__(self):
         self._dim: int | None = None
+
+    @property
+    def max_batch(self) -> int:
+        # Sized from a setting: how many texts fit in one call timeout depends on the server's
+        # hardware, which only the operator knows.
+        return max(1, settings.OPENAI_EMBEDDING_BATCH)
 
     @property
     def model(self) -> str:

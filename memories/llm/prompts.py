@@ -33,9 +33,20 @@ MAX_PROMPT_CHARS = 200_000
 
 class ExtractionSchema(BaseModel):
     summary: str = Field(description="One or two sentences saying what this input is and what matters in it.")
-    entities: list[str] = Field(description="People, organisations, places, products, dates and amounts named in the input.")
-    topics: list[str] = Field(description="Up to six short topic keywords, lower case.")
-    importance: float = Field(description="How much this is worth remembering, from 0.0 (trivia) to 1.0 (critical).")
+    # The list bounds let a server's grammar close a list that a small model keeps repeating
+    # (it copied the input into entities until its output limit); not validated here.
+    entities: list[str] = Field(
+        description="People, organisations, places, products, dates and amounts named in the input.",
+        json_schema_extra={"maxItems": 20},
+    )
+    topics: list[str] = Field(description="Up to six short topic keywords, lower case.", json_schema_extra={"maxItems": 6})
+    # Bounds in the schema, for the servers whose grammar enforces them; not validated here,
+    # so a server that ignores them (llama.cpp bounds integers, not numbers) gets its
+    # number clamped by to_extraction instead of a failed memory.
+    importance: float = Field(
+        description="How much this is worth remembering, from 0.0 (trivia) to 1.0 (critical).",
+        json_schema_extra={"minimum": 0.0, "maximum": 1.0},
+    )
     occurred_at: str | None = Field(
         description="When the thing described happened, as an ISO 8601 date or datetime, or null when the input does not say."
     )
@@ -222,9 +233,11 @@ def to_consolidation(data: ConsolidationSchema) -> ConsolidationResult:
     )
 
 
-def openai_json_schema(schema: type[BaseModel]) -> dict:
+def openai_json_schema(schema: type[BaseModel], *, max_items: dict[str, int] | None = None) -> dict:
     """The pydantic schema in the strict form OpenAI-style `json_schema` output accepts:
-    every property required, no extra properties, no defaults or titles."""
+    every property required, no extra properties, no defaults or titles. `max_items` caps
+    top-level lists for this one call (a server's grammar then closes the list: a small
+    model that repeats one connection would otherwise fill its whole output limit)."""
 
     def strict(node):
         if isinstance(node, dict):
@@ -237,7 +250,10 @@ def openai_json_schema(schema: type[BaseModel]) -> dict:
             return [strict(v) for v in node]
         return node
 
-    return strict(schema.model_json_schema())
+    result = strict(schema.model_json_schema())
+    for name, limit in (max_items or {}).items():
+        result["properties"][name]["maxItems"] = max(0, limit)
+    return result
 
 
 # ---------------------------------------------------------------------------------------
