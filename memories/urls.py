@@ -10,6 +10,7 @@ urlpatterns = [
     path("readyz", views.readyz, name="readyz"),
     path("ingest/text/", views.ingest_text, name="ingest_text"),
     path("ingest/files/", views.ingest_files, name="ingest_files"),
+    path("ingest/history/", views.ingest_history, name="ingest_history"),
     path("query/", views.query, name="query"),
     path("memories/", views.memory_list, name="list"),
     path("memories/deleted/", views.deleted, name="deleted"),

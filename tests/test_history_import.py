@@ -388,3 +388,58 @@ def test_command_imports_and_extracts(user, tmp_path):
     with pytest.raises(CommandError, match="damaged"):
         (tmp_path / "broken.json").write_text('[{"id": "x", "mapping": {}', encoding="utf-8")
         call_command("ingest", "--from", "claude", str(tmp_path / "broken.json"), "--user", "alice", stdout=out, stderr=err)
+
+
+# --- the ingest page and the API ------------------------------------------------------------
+
+
+def upload(path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(path.name, path.read_bytes())
+
+
+def test_ingest_page_imports_an_export_and_shows_what_came_in(
+    signed_in, user, tmp_path, sync_tasks, django_capture_on_commit_callbacks
+):
+    from tests.htmx import hx
+
+    page = signed_in.get("/")
+    assert b'id="history-form"' in page.content
+    export = chatgpt_zip(tmp_path, [lisbon_conversation(), empty_conversation()])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = hx(signed_in, "post", "/ingest/history/", {"export": upload(export)})
+    assert response.status_code == 200
+    card = response.content.decode()
+    assert 'id="history-card"' in card and "4 messages from 1 conversation came in" in card
+    assert "1 call to a tool" in card and "1 image, file or other non-text part" in card
+    # Queued extraction ran inline (sync tasks), as a worker would.
+    assert set(Memory.objects.filter(owner=user).values_list("status", flat=True)) == {"ready"}
+
+    again = signed_in.post("/ingest/history/", {"export": upload(export)})
+    assert again.status_code == 200 and "4 already here from an earlier import" in again.content.decode()
+
+    damaged = tmp_path / "conversations.json"
+    damaged.write_text('[{"id": "c", "mapping": {}, "title": "x"}, {"id": ', encoding="utf-8")
+    refused = hx(signed_in, "post", "/ingest/history/", {"export": upload(damaged)})
+    assert refused.status_code == 400 and "Nothing was imported" in refused.content.decode()
+
+
+def test_api_imports_an_export(user, tmp_path, client):
+    from memories.services.tokens import create_token
+
+    token = create_token(owner=user, name="test")[1]
+    headers = {"Authorization": f"Bearer {token}"}
+    path = write_json(tmp_path, claude_export())
+    first = client.post("/api/ingest/history", {"file": upload(path)}, headers=headers)
+    assert first.status_code == 201, first.content
+    body = first.json()
+    assert (body["kind"], body["messages"], body["conversations"]) == ("claude", 2, 1)
+    assert body["skipped"]["attachment"] == 1
+    again = client.post("/api/ingest/history", {"file": upload(path), "kind": "claude"}, headers=headers)
+    assert again.status_code == 200 and again.json()["already"] == 2
+
+    wrong = client.post("/api/ingest/history", {"file": upload(path), "kind": "chatgpt"}, headers=headers)
+    assert wrong.status_code == 400 and "is this a ChatGPT export?" in wrong.json()["detail"]
+    assert client.post("/api/ingest/history", {}, headers=headers).status_code == 422
