@@ -342,8 +342,13 @@ def _chatgpt_text(message: dict, skipped: Counter) -> tuple[str, str]:
     return (text, "") if text else ("", "empty message")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
+
+
 def _clean(text: str) -> str:
-    text = decode_text(text.encode("utf-8", errors="replace")).strip()
+    """As text.clean (line ends made \\n, control characters dropped), by one regex: its
+    loop over every character was a tenth of an import's time."""
+    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
     return text[:MAX_TURN_CHARS]
 
 

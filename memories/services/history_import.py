@@ -45,8 +45,9 @@ from .lifecycle import supersede_memory
 log = logging.getLogger(__name__)
 
 KINDS = formats.KINDS
-# Memories written in one transaction: a few milliseconds of write lock each.
-BATCH = 200
+# Memories written in one transaction: about 100 ms of write lock on SQLite on a busy
+# machine (scripts/bench_history_import.py: 73 / 100 / 228 ms median at 50 / 100 / 200).
+BATCH = 100
 # What an assistant's reply is worth next to the person's own words (0.5 before extraction);
 # extraction keeps it at most ASSISTANT_MAX_IMPORTANCE (ingest._apply_extraction).
 ASSISTANT_IMPORTANCE = 0.2
@@ -100,6 +101,12 @@ class HistoryImportResult:
         if self.skipped:
             text += " Skipped: " + ", ".join(self.skipped_lines) + "."
         return text
+
+
+def _fingerprint(memory: Memory) -> None:
+    bands = textutil.minhash_bands(memory.raw_text[:50_000])
+    if bands is not None:
+        memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -256,9 +263,6 @@ class _Writer:
             importance=importance,
             **({"occurred_at": when} if when else {}),
         )
-        bands = textutil.minhash_bands(text[:50_000])
-        if bands is not None:
-            memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
         return memory
 
     def add_conversation(self, conversation: formats.Conversation) -> None:
@@ -327,6 +331,17 @@ class _Writer:
             return
         batch, self.pending = self.pending, []
         hashes = [p.memory.content_hash for p in batch]
+        # Notes get the near-duplicate fingerprint ingest gives a text (a note pasted into two
+        # files), computed before the write transaction. Conversation turns do not, as with
+        # bulk_remember: it was 40% of an import's time, and turns of different conversations
+        # that say the same ("Thanks!") are not duplicates of each other.
+        if any(item.key for item in batch):
+            known = set(
+                Memory.all_objects.filter(owner=self.owner, content_hash__in=hashes).values_list("content_hash", flat=True)
+            )
+            for item in batch:
+                if item.key and item.memory.content_hash not in known:
+                    _fingerprint(item.memory)
         with transaction.atomic():
             # As in ingest._create: one owner's writers queue here, so two imports of the
             # same export at once store it once.
