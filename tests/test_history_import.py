@@ -443,3 +443,19 @@ def test_api_imports_an_export(user, tmp_path, client):
     wrong = client.post("/api/ingest/history", {"file": upload(path), "kind": "chatgpt"}, headers=headers)
     assert wrong.status_code == 400 and "is this a ChatGPT export?" in wrong.json()["detail"]
     assert client.post("/api/ingest/history", {}, headers=headers).status_code == 422
+
+
+def test_a_zipped_vault_damaged_in_its_last_note_imports_nothing(user, tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("vault/a.md", "The first note is fine.")
+        zf.writestr("vault/z.md", "The last note gets a garbled byte.")
+    data = bytearray(buffer.getvalue())
+    at = data.find(b"garbled")
+    data[at] ^= 0xFF  # the stored bytes no longer match the member's checksum
+    with pytest.raises(HistoryImportError, match="z.md in vault.zip is damaged"):
+        import_history(owner=user, fileobj=io.BytesIO(bytes(data)), name="vault.zip", kind="markdown")
+    assert not Memory.all_objects.filter(owner=user).exists()
+
+    with pytest.raises(HistoryImportError, match="not a zip file"):
+        import_history(owner=user, fileobj=io.BytesIO(b"# just a note"), name="note.md", kind="markdown")

@@ -35,9 +35,9 @@ ASSISTANT_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 LONG_NOTE_CHARS = 4000
 # A note file larger than this is left out (a pasted log, a data dump, not a note).
 MAX_NOTE_BYTES = 2 * 1024 * 1024
-# A zip member larger than this (uncompressed, as the zip declares it) is refused: the
-# exports this reads are at most a few GB, and a zip bomb declares far more.
-MAX_MEMBER_BYTES = 8 * 1024**3
+# A conversations.json larger than this (unpacked, as the zip declares it) is refused: it is
+# read twice, and a zip bomb declares far more than any export holds.
+MAX_MEMBER_BYTES = 2 * 1024**3
 # One message longer than this is cut: the text limit of a memory (services/ingest.py).
 MAX_TURN_CHARS = 1_000_000
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -464,6 +464,9 @@ def vault_files(root: Path, skips: VaultSkips) -> Iterator[tuple[str, callable, 
 @contextmanager
 def zipped_vault(fileobj: BinaryIO, name: str, skips: VaultSkips) -> Iterator[Iterator]:
     """The note files of a zipped vault, as vault_files gives them."""
+    fileobj.seek(0)
+    if not zipfile.is_zipfile(fileobj):
+        raise DamagedExport(f"{name} is not a zip file: upload a notes folder as a .zip (or give the folder to the command).")
     fileobj.seek(0)
     try:
         zf = zipfile.ZipFile(fileobj)
