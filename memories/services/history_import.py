@@ -151,10 +151,14 @@ def import_history(
         if fileobj is None:
             raise HistoryImportError("Give an export file or folder to import.")
         return _import_file(writer, kind, fileobj, name or "export", progress)
-    except DamagedExport as exc:
-        raise HistoryImportError(f"{exc} Nothing was imported.") from None
-    except OSError as exc:
-        raise HistoryImportError(f"{name or path}: {exc.strerror or exc}. Nothing was imported.") from None
+    except (DamagedExport, OSError) as exc:
+        why = str(exc) if isinstance(exc, DamagedExport) else f"{name or path}: {exc.strerror or exc}."
+        # Only a file that changed or failed on disk while it was stored breaks after the check.
+        done = writer.result.added
+        outcome = (
+            f" {done:,} memories were stored before it; importing again adds the rest." if done else " Nothing was imported."
+        )
+        raise HistoryImportError(why + outcome) from None
 
 
 def _import_file(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress) -> HistoryImportResult:
