@@ -349,8 +349,12 @@ def test_a_question_about_an_imported_conversation_recalls_it(user, tmp_path):
     imported_and_extracted(user, tmp_path)
     found = recall(owner=user, question="When is my knee surgery?")
     assert found.memories[0].memory.metadata["message_id"] == "u3"
-    hotel = recall(owner=user, question="Which hotel did we book?")
+    hotel = recall(owner=user, question="Which hotel did we book in Lisbon?")
     assert hotel.memories[0].memory.raw_text.startswith("We booked the Casa do Rio hotel")
+    # The turns are a source with positions: the ones around the hit come with it.
+    hit = hotel.memories[0].memory.pk
+    after = next(r for r in hotel.memories if r.memory.metadata["message_id"] == "u3")
+    assert f"same conversation as #{hit}" in after.reasons
 
 
 def test_an_assistant_reply_is_not_quoted_as_the_persons_fact(user, tmp_path):
