@@ -4,7 +4,7 @@ call a service, render."""
 from .system import healthz, readyz, not_found
 from .welcome import welcome_link, set_password
 from .ingest import ingest, ingest_text, ingest_files
-from .history import ingest_history
+from .history_import import ingest_history
 from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted
 from .review import review, memory_approve, memory_reject
 from .ask import query

@@ -37,5 +37,5 @@ def ingest_history(request):
     except HistoryImportError as exc:
         return _error(request, str(exc))
     if request.htmx:
-        return trigger_client_event(render(request, "memories/history.html#result", {"result": result}), CHANGED)
-    return render(request, "memories/history.html", {"result": result})
+        return trigger_client_event(render(request, "memories/history_import.html#result", {"result": result}), CHANGED)
+    return render(request, "memories/history_import.html", {"result": result})
