@@ -11,6 +11,7 @@ urlpatterns = [
     path("ingest/text/", views.ingest_text, name="ingest_text"),
     path("ingest/files/", views.ingest_files, name="ingest_files"),
     path("ingest/history/", views.ingest_history, name="ingest_history"),
+    path("ingest/history/<str:job_id>/", views.ingest_history_status, name="ingest_history_status"),
     path("query/", views.query, name="query"),
     path("memories/", views.memory_list, name="list"),
     path("memories/deleted/", views.deleted, name="deleted"),

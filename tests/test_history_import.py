@@ -404,7 +404,7 @@ def upload(path):
 
 
 def test_ingest_page_imports_an_export_and_shows_what_came_in(
-    signed_in, user, tmp_path, sync_tasks, django_capture_on_commit_callbacks
+    signed_in, user, tmp_path, sync_tasks, django_capture_on_commit_callbacks, settings
 ):
     from tests.htmx import hx
 
@@ -412,41 +412,66 @@ def test_ingest_page_imports_an_export_and_shows_what_came_in(
     assert b'id="history-form"' in page.content
     export = chatgpt_zip(tmp_path, [lisbon_conversation(), empty_conversation()])
 
+    # A worker imports it (inline here) and queues the extraction of each memory.
     with django_capture_on_commit_callbacks(execute=True):
         response = hx(signed_in, "post", "/ingest/history/", {"export": upload(export)})
     assert response.status_code == 200
     card = response.content.decode()
-    assert 'id="history-card"' in card and "4 messages from 1 conversation came in" in card
+    assert 'id="history-card" data-state="done"' in card and "hx-trigger" not in card
+    assert "4 messages from 1 conversation came in" in card
     assert "1 call to a tool" in card and "1 image, file or other non-text part" in card
-    # Queued extraction ran inline (sync tasks), as a worker would.
     assert set(Memory.objects.filter(owner=user).values_list("status", flat=True)) == {"ready"}
+    assert not list((settings.MEMORY_DATA_DIR / "imports").rglob("*.zip"))  # the upload is not kept
 
     again = signed_in.post("/ingest/history/", {"export": upload(export)})
-    assert again.status_code == 200 and "4 already here from an earlier import" in again.content.decode()
+    assert again.status_code == 302
+    status = signed_in.get(again["Location"])
+    assert "4 already here from an earlier import" in status.content.decode()
 
     damaged = tmp_path / "conversations.json"
     damaged.write_text('[{"id": "c", "mapping": {}, "title": "x"}, {"id": ', encoding="utf-8")
-    refused = hx(signed_in, "post", "/ingest/history/", {"export": upload(damaged)})
-    assert refused.status_code == 400 and "Nothing was imported" in refused.content.decode()
+    failed = hx(signed_in, "post", "/ingest/history/", {"export": upload(damaged)}).content.decode()
+    assert 'data-state="failed"' in failed and "damaged near byte" in failed and "Nothing was imported" in failed
 
 
-def test_api_imports_an_export(user, tmp_path, client):
+def test_ingest_page_follows_an_import_a_worker_has_not_run_yet(signed_in, user, tmp_path, bob_client):
+    from tests.htmx import hx
+
+    card = hx(signed_in, "post", "/ingest/history/", {"export": upload(write_json(tmp_path, claude_export()))})
+    job_id = card.content.decode().split("/ingest/history/")[1].split("/")[0]
+    assert 'data-state="queued"' in card.content.decode() and 'hx-trigger="every 2s"' in card.content.decode()
+    # Another person cannot read it.
+    assert bob_client.get(f"/ingest/history/{job_id}/").status_code == 404
+
+    from memories.services.history_import import run_import
+
+    run_import(job_id)
+    done = hx(signed_in, "get", f"/ingest/history/{job_id}/").content.decode()
+    assert 'data-state="done"' in done and "2 messages from 1 conversation came in" in done
+
+
+def test_api_imports_an_export(user, tmp_path, client, sync_tasks):
     from memories.services.tokens import create_token
 
     token = create_token(owner=user, name="test")[1]
     headers = {"Authorization": f"Bearer {token}"}
     path = write_json(tmp_path, claude_export())
     first = client.post("/api/ingest/history", {"file": upload(path)}, headers=headers)
-    assert first.status_code == 201, first.content
-    body = first.json()
+    assert first.status_code == 202, first.content
+    job = first.json()
+    assert job["state"] == "done"
+    body = job["result"]
     assert (body["kind"], body["messages"], body["conversations"]) == ("claude", 2, 1)
     assert body["skipped"]["attachment"] == 1
-    again = client.post("/api/ingest/history", {"file": upload(path), "kind": "claude"}, headers=headers)
-    assert again.status_code == 200 and again.json()["already"] == 2
+    status = client.get(f"/api/ingest/history/{job['id']}", headers=headers)
+    assert status.status_code == 200 and status.json()["result"] == body
+    again = client.post("/api/ingest/history", {"file": upload(path), "kind": "claude"}, headers=headers).json()
+    assert again["result"]["already"] == 2 and again["result"]["messages"] == 0
 
-    wrong = client.post("/api/ingest/history", {"file": upload(path), "kind": "chatgpt"}, headers=headers)
-    assert wrong.status_code == 400 and "is this a ChatGPT export?" in wrong.json()["detail"]
+    wrong = client.post("/api/ingest/history", {"file": upload(path), "kind": "chatgpt"}, headers=headers).json()
+    assert wrong["state"] == "failed" and "is this a ChatGPT export?" in wrong["error"]
     assert client.post("/api/ingest/history", {}, headers=headers).status_code == 422
+    assert client.get("/api/ingest/history/nope", headers=headers).status_code == 404
 
 
 def test_a_zipped_vault_damaged_in_its_last_note_imports_nothing(user, tmp_path):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http.multipartparser import MultiPartParserError
+from ninja import Path as PathParam
 from ninja import Router, Schema, Status
+from pydantic import Field
 from ninja.errors import HttpError
 
-from ..services.history_import import KINDS, HistoryImportResult, import_history
+from ..services.history_import import KINDS, import_status, start_import
 from . import schemas as s
 from .common import actor, enforce_rate
 
@@ -51,33 +53,29 @@ class HistoryImportOut(Schema):
     skipped: dict[str, int]
 
 
-def result_body(result: HistoryImportResult) -> dict:
-    return {
-        "kind": result.kind,
-        "summary": result.summary,
-        "conversations": result.conversations,
-        "conversations_new": result.conversations_new,
-        "messages": result.messages,
-        "notes": result.notes,
-        "note_parts": result.note_parts,
-        "already": result.already,
-        "links": result.links,
-        "replaced": result.replaced,
-        "skipped": dict(result.skipped.most_common()),
-    }
+class HistoryJobOut(Schema):
+    id: str
+    name: str
+    kind: str
+    state: str = Field(description="queued, importing, done or failed")
+    done: int = Field(description="Conversations (or notes) stored so far.")
+    total: int | None = Field(None, description="Conversations in the export, once it has been checked.")
+    result: HistoryImportOut | None = None
+    error: str = ""
 
 
 @router.post(
     "/ingest/history",
     url_name="ingest_history",
-    response={201: HistoryImportOut, 200: HistoryImportOut, 400: s.Message, 413: s.Message, 422: s.Message},
+    response={202: HistoryJobOut, 400: s.Message, 413: s.Message, 422: s.Message},
     openapi_extra=HISTORY_BODY,
-    summary="Import a ChatGPT or Claude export or a zipped vault: one memory a message or note; extraction runs in the background",
+    summary="Import a ChatGPT or Claude export or a zipped vault in the background: one memory a message or note",
 )
 def ingest_history(request):
-    """Each message or note becomes a memory with its own date and source; importing the
-    same export again adds nothing (200), a newer one only what is new (201). A damaged
-    export imports nothing: the 400 says where it broke."""
+    """A worker imports it; GET the job for its progress and result. Each message or note
+    becomes a memory with its own date and source; importing the same export again adds
+    nothing, a newer one only what is new. A damaged export imports nothing: the failed
+    job's error says where it broke."""
     enforce_rate(request, "ingest")
     try:
         upload = request.FILES.get("file")
@@ -93,7 +91,18 @@ def ingest_history(request):
         raise HttpError(
             413, f"The file is larger than the {settings.MEMORY_MAX_UPLOAD_MB} MB limit; use manage.py ingest --from."
         )
-    result = import_history(
-        owner=request.auth, kind=kind, fileobj=upload, name=upload.name or "export", actor=actor(request), queue=True
-    )
-    return Status(201 if result.added else 200, result_body(result))
+    job = start_import(owner=request.auth, fileobj=upload, name=upload.name or "export", kind=kind, actor=actor(request))
+    return Status(202, job)
+
+
+@router.get(
+    "/ingest/history/{job_id}",
+    url_name="ingest_history_status",
+    response={200: HistoryJobOut, 404: s.Message},
+    summary="A history import's progress, then what came in and what was skipped and why",
+)
+def ingest_history_status(request, job_id: str = PathParam(..., max_length=64)):
+    job = import_status(owner=request.auth, job_id=job_id)
+    if job is None:
+        raise HttpError(404, f"No import {job_id}.")
+    return job

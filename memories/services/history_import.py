@@ -21,13 +21,17 @@ new; a changed note's new version supersedes the old one.
 from __future__ import annotations
 
 import logging
+import shutil
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -80,6 +84,23 @@ class HistoryImportResult:
         """What was left out and why, most first."""
         return [f"{n:,} {reason}" for reason, n in self.skipped.most_common()]
 
+    def as_dict(self) -> dict:
+        """What the API answers and a background import keeps for its card."""
+        return {
+            "kind": self.kind,
+            "summary": self.summary,
+            "conversations": self.conversations,
+            "conversations_new": self.conversations_new,
+            "messages": self.messages,
+            "notes": self.notes,
+            "note_parts": self.note_parts,
+            "already": self.already,
+            "links": self.links,
+            "replaced": self.replaced,
+            "skipped": dict(self.skipped.most_common()),
+            "skipped_lines": self.skipped_lines,
+        }
+
     @property
     def summary(self) -> str:
         if self.kind == "markdown":
@@ -112,7 +133,9 @@ def _count(n: int, one: str, many: str = "") -> str:
     return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
-Progress = Callable[[str], None]
+# Called as each conversation or note is stored: (how many so far, how many in all when
+# the check has counted them, its name).
+Progress = Callable[[int, int | None, str], None]
 
 
 def import_history(
@@ -131,7 +154,7 @@ def import_history(
     a vault folder) or an open, seekable `fileobj` named `name` (an upload). `kind`:
     chatgpt, claude or markdown; empty reads it from the contents. `queue`: extract in the
     workers (the page, the API); the command extracts the memories itself (`new_ids`).
-    `progress` is called with each conversation's or note's name as it is stored.
+    `progress` is called as each conversation or note is stored (see Progress).
     HistoryImportError when the export cannot be read; nothing is stored then."""
     if kind and kind not in KINDS:
         raise HistoryImportError(f"Unknown history kind {kind!r}; use one of {', '.join(KINDS)}.")
@@ -147,7 +170,7 @@ def import_history(
             return _import_vault(writer, formats.vault_files(folder, writer.vault), progress)
         if path is not None:
             with Path(path).open("rb") as fh:
-                return _import_file(writer, kind, fh, Path(path).name, progress)
+                return _import_file(writer, kind, fh, name or Path(path).name, progress)
         if fileobj is None:
             raise HistoryImportError("Give an export file or folder to import.")
         return _import_file(writer, kind, fileobj, name or "export", progress)
@@ -181,14 +204,17 @@ def _import_chats(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress)
     writer.result.kind = kind
     with formats.conversation_files(fh, name) as files:
         # First the whole export is read and checked, storing nothing: a damaged one stops here.
+        total = 0
         for label, opener in files:
             for _ in formats.conversations(kind, opener(), label):
-                pass
+                total += 1
+        done = 0
         for label, opener in files:
             for conversation in formats.conversations(kind, opener(), label):
                 writer.add_conversation(conversation)
+                done += 1
                 if progress:
-                    progress(conversation.title or conversation.id)
+                    progress(done, total, conversation.title or conversation.id)
     writer.flush()
     return writer.result
 
@@ -202,12 +228,12 @@ def _assistant_text(kind: str, text: str) -> str:
 
 def _import_vault(writer: _Writer, files: Iterable, progress) -> HistoryImportResult:
     writer.result.kind = "markdown"
-    for path, read, modified in files:
+    for done, (path, read, modified) in enumerate(files, 1):
         parts = formats.read_note(path, read(), modified, writer.vault)
         if parts:
             writer.add_note(parts)
         if progress:
-            progress(path)
+            progress(done, None, path)
     writer.flush()
     writer.link_notes()
     writer.result.skipped.update(writer.vault.skipped)
@@ -466,3 +492,99 @@ class _Writer:
                     for link in new
                 )
             self.result.links += len(new)
+
+
+# --- in the background: the page and the API ---------------------------------------------
+
+# How long a background import's progress and result stay to be read.
+JOB_SECONDS = 7 * 24 * 3600
+# Progress is written every this many conversations or notes: a cache write each, not a row.
+PROGRESS_EVERY = 25
+
+
+def _job_key(job_id: str) -> str:
+    return f"history-import:{job_id}"
+
+
+def start_import(*, owner, fileobj: BinaryIO, name: str, kind: str = "", actor: Actor = SYSTEM) -> dict:
+    """Keep an uploaded export in the data folder and import it in a worker: an export of
+    thousands of conversations takes longer than a request may (gunicorn's 120 s). Returns
+    the job as import_status gives it; with inline tasks (MEMORY_TASKS_SYNC, tests) it has
+    run already. The file is removed once the import is over, whatever its outcome."""
+    from django_q.tasks import async_task
+
+    if kind and kind not in KINDS:
+        raise HistoryImportError(f"Unknown history kind {kind!r}; use one of {', '.join(KINDS)}.")
+    job_id = uuid.uuid4().hex
+    folder = Path(settings.MEMORY_DATA_DIR) / "imports" / str(owner.pk)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # The person's file name is shown, never used as a path.
+    path = folder / f"{job_id}{''.join(PurePosixPath(name).suffixes[-1:])[:10]}"
+    fileobj.seek(0)
+    with path.open("wb") as out:
+        shutil.copyfileobj(fileobj, out, 1024 * 1024)
+    job = {
+        "id": job_id,
+        "owner": owner.pk,
+        "name": PurePosixPath(name.replace("\\", "/")).name[:200] or "export",
+        "kind": kind,
+        "path": str(path),
+        "actor": actor.label,
+        "actor_user": getattr(actor.user, "pk", None),
+        "state": "queued",
+        "done": 0,
+        "total": None,
+        "result": None,
+        "error": "",
+    }
+    cache.set(_job_key(job_id), job, JOB_SECONDS)
+    async_task("memories.tasks.import_history", job_id, task_name=f"import-{job_id}")
+    return import_status(owner=owner, job_id=job_id) or job
+
+
+def run_import(job_id: str) -> str:
+    """The worker's part of start_import: import the kept file, writing progress and then
+    the result (or why it failed) where import_status reads them."""
+    job = cache.get(_job_key(job_id))
+    if job is None or job["state"] not in ("queued", "importing"):
+        return "gone or already done"
+    User = get_user_model()
+    owner = User.objects.filter(pk=job["owner"]).first()
+    path = Path(job["path"])
+    if owner is None or not path.is_file():
+        job.update(state="failed", error="The uploaded export is no longer there; upload it again.")
+        cache.set(_job_key(job_id), job, JOB_SECONDS)
+        return job["error"]
+    actor = Actor(job["actor"], User.objects.filter(pk=job["actor_user"]).first() if job["actor_user"] else None)
+    job.update(state="importing")
+    cache.set(_job_key(job_id), job, JOB_SECONDS)
+
+    def progress(done: int, total: int | None, _name: str) -> None:
+        if done % PROGRESS_EVERY == 0 or done == total:
+            job.update(done=done, total=total)
+            cache.set(_job_key(job_id), job, JOB_SECONDS)
+
+    try:
+        result = import_history(
+            owner=owner, kind=job["kind"], path=path, name=job["name"], actor=actor, queue=True, progress=progress
+        )
+        job.update(state="done", result=result.as_dict())
+    except HistoryImportError as exc:
+        job.update(state="failed", error=str(exc))
+    except Exception as exc:  # a bug must not leave the card saying "importing" forever
+        log.exception("history import %s crashed", job_id)
+        job.update(state="failed", error=f"The import stopped on an error ({type(exc).__name__}); importing again resumes it.")
+    finally:
+        path.unlink(missing_ok=True)
+    cache.set(_job_key(job_id), job, JOB_SECONDS)
+    return f"{job['state']}: {job['result']['summary'] if job['result'] else job['error']}"
+
+
+def import_status(*, owner, job_id: str) -> dict | None:
+    """A background import of the owner's: state (queued, importing, done, failed), progress
+    (done of total conversations, or notes so far), and the result or the error. None for
+    an unknown id or another owner's."""
+    job = cache.get(_job_key(str(job_id)[:64]))
+    if not job or job.get("owner") != owner.pk:
+        return None
+    return {k: v for k, v in job.items() if k not in ("path", "actor", "actor_user", "owner")}

@@ -112,10 +112,14 @@ class Command(MemoryCommand):
             raise CommandError(f"{path}: no such file or folder")
         unit = "note" if options["history"] == "markdown" else "conversation"
         with progress_bar(total=None, desc="importing", unit=unit) as bar:
+
+            def step(done: int, total: int | None, _name: str) -> None:
+                if total and bar.total != total:
+                    bar.total = total  # known once the whole export has been checked
+                bar.update(1)
+
             try:
-                result = import_history(
-                    owner=owner, kind=options["history"], path=path, actor=INGEST, progress=lambda _name: bar.update(1)
-                )
+                result = import_history(owner=owner, kind=options["history"], path=path, actor=INGEST, progress=step)
             except HistoryImportError as exc:
                 raise CommandError(str(exc)) from None
         self.stdout.write(result.summary)
