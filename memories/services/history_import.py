@@ -21,6 +21,7 @@ new; a changed note's new version supersedes the old one.
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import uuid
 from collections import Counter
@@ -584,7 +585,9 @@ def import_status(*, owner, job_id: str) -> dict | None:
     """A background import of the owner's: state (queued, importing, done, failed), progress
     (done of total conversations, or notes so far), and the result or the error. None for
     an unknown id or another owner's."""
-    job = cache.get(_job_key(str(job_id)[:64]))
+    if not re.fullmatch(r"[0-9a-f]{32}", str(job_id)):
+        return None
+    job = cache.get(_job_key(job_id))
     if not job or job.get("owner") != owner.pk:
         return None
     return {k: v for k, v in job.items() if k not in ("path", "actor", "actor_user", "owner")}
