@@ -539,7 +539,11 @@ def start_import(*, owner, fileobj: BinaryIO, name: str, kind: str = "", actor: 
         "error": "",
     }
     cache.set(_job_key(job_id), job, JOB_SECONDS)
-    async_task("memories.tasks.import_history", job_id, task_name=f"import-{job_id}")
+    # As long as a task may run before the broker hands it out again (Q_CLUSTER "retry"):
+    # a large export takes minutes. One that takes longer still is stopped and run again,
+    # and the second run skips what the first stored.
+    timeout = max(int(settings.Q_CLUSTER.get("timeout", 600)), int(settings.Q_CLUSTER.get("retry", 900)) - 60)
+    async_task("memories.tasks.import_history", job_id, task_name=f"import-{job_id}", timeout=timeout)
     return import_status(owner=owner, job_id=job_id) or job
 
 
