@@ -41,7 +41,8 @@ HISTORY_BODY = {
 
 class HistoryImportOut(Schema):
     kind: str
-    summary: str
+    summary: str = Field(description="What came in and what was skipped, in a sentence or two.")
+    headline: str = Field(description="What came in.")
     conversations: int
     conversations_new: int
     messages: int

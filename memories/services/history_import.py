@@ -90,6 +90,7 @@ class HistoryImportResult:
         return {
             "kind": self.kind,
             "summary": self.summary,
+            "headline": self.headline,
             "conversations": self.conversations,
             "conversations_new": self.conversations_new,
             "messages": self.messages,
@@ -103,7 +104,8 @@ class HistoryImportResult:
         }
 
     @property
-    def summary(self) -> str:
+    def headline(self) -> str:
+        """What came in, without what was skipped (the card lists that apart)."""
         if self.kind == "markdown":
             came = f"{_count(self.notes, 'note')} came in as {_count(self.note_parts, 'memory', 'memories')}"
             if self.links:
@@ -118,7 +120,11 @@ class HistoryImportResult:
             parts.append(f"{self.already:,} already here from an earlier import")
         if self.replaced:
             parts.append(f"{_count(self.replaced, 'older version')} of changed notes superseded")
-        text = "; ".join(parts) + "."
+        return "; ".join(parts) + "."
+
+    @property
+    def summary(self) -> str:
+        text = self.headline
         if self.skipped:
             text += " Skipped: " + ", ".join(self.skipped_lines) + "."
         return text
