@@ -488,3 +488,54 @@ def test_a_zipped_vault_damaged_in_its_last_note_imports_nothing(user, tmp_path)
 
     with pytest.raises(HistoryImportError, match="not a zip file"):
         import_history(owner=user, fileobj=io.BytesIO(b"# just a note"), name="note.md", kind="markdown")
+
+
+# --- odd shapes ------------------------------------------------------------------------------
+
+ODD = [None, 0, -1, 1e308, True, "", "x", [], [1], {}, {"a": 1}, [{"content_type": "text"}]]
+
+
+def mutations(value, rng, count):
+    """`count` copies of `value`, each with one of its values (anywhere inside) replaced by an
+    odd one: a field of the wrong type, missing or empty, as a damaged or future export has."""
+
+    def paths(v, at=()):
+        yield at
+        if isinstance(v, dict):
+            for k, child in v.items():
+                yield from paths(child, (*at, k))
+        elif isinstance(v, list):
+            for i, child in enumerate(v):
+                yield from paths(child, (*at, i))
+
+    every = list(paths(value))[1:]
+    for _ in range(count):
+        copy = json.loads(json.dumps(value))
+        *parent, last = rng.choice(every)
+        target = copy
+        for step in parent:
+            target = target[step]
+        target[last] = rng.choice(ODD)
+        yield copy
+
+
+@pytest.mark.parametrize("kind", ["chatgpt", "claude"])
+def test_odd_shapes_are_read_or_refused_as_damaged_never_a_crash(user, kind):
+    import random
+
+    from memories.extract.history import DamagedExport, conversations
+
+    rng = random.Random(30)
+    base = [lisbon_conversation()] if kind == "chatgpt" else claude_export()
+    read = 0
+    for variant in mutations(base, rng, 400):
+        try:
+            read += len(list(conversations(kind, io.BytesIO(json.dumps(variant).encode()), "conversations.json")))
+        except DamagedExport:
+            pass
+    assert read > 100  # most odd values are in fields that can be done without
+    for variant in list(mutations(base, rng, 20)):
+        try:
+            import_history(owner=user, kind=kind, fileobj=io.BytesIO(json.dumps(variant).encode()), name="c.json")
+        except HistoryImportError:
+            pass

@@ -242,17 +242,27 @@ def _iso(value) -> datetime | None:
         return None
 
 
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _key(value) -> str | None:
+    """A node or message id, as exports write them; anything else is no id."""
+    return value if isinstance(value, str) and value else None
+
+
 def _kept_branch(mapping: dict, current: str | None, where: str) -> list[str]:
     """The node ids from the root to the node the person last had open: ChatGPT keeps every
     edit and regenerated reply as a branch; the one on screen is the one kept."""
     if current not in mapping:
         # No current node: follow the newest child down from the root.
-        roots = [key for key, node in mapping.items() if not (node or {}).get("parent")]
+        roots = [key for key, node in mapping.items() if not _key(_dict(node).get("parent"))]
         current = roots[0] if roots else None
         seen: set[str] = set()
         while current is not None and current not in seen:
             seen.add(current)
-            children = [c for c in ((mapping.get(current) or {}).get("children") or []) if c in mapping]
+            children = _dict(mapping.get(current)).get("children")
+            children = [c for c in children if _key(c) in mapping] if isinstance(children, list) else []
             if not children:
                 break
             current = children[-1]
@@ -266,7 +276,7 @@ def _kept_branch(mapping: dict, current: str | None, where: str) -> list[str]:
         if not isinstance(node, dict):
             raise DamagedExport(f"{where}: node {current!r} is missing or not an object.")
         path.append(current)
-        current = node.get("parent")
+        current = _key(node.get("parent"))
     return path[::-1]
 
 
@@ -280,7 +290,7 @@ def _chatgpt(raw, where: str) -> Conversation:
     title = " ".join(str(raw.get("title") or "").split())[:300]
     conversation = Conversation("chatgpt", conv_id, title, _epoch(raw.get("create_time")))
     where = f"{where} ({title!r})" if title else where
-    kept = _kept_branch(mapping, raw.get("current_node"), where)
+    kept = _kept_branch(mapping, _key(raw.get("current_node")), where)
     on_branch = set(kept)
     for key, node in mapping.items():
         message = (node or {}).get("message") if isinstance(node, dict) else None
@@ -320,18 +330,19 @@ def _chatgpt_text(message: dict, skipped: Counter) -> tuple[str, str]:
         return "", "tool output"
     if role not in ("user", "assistant"):
         return "", "message of another author"
-    if (message.get("metadata") or {}).get("is_visually_hidden_from_conversation"):
+    if _dict(message.get("metadata")).get("is_visually_hidden_from_conversation"):
         return "", "hidden context"
     if role == "assistant" and message.get("recipient") not in (None, "all"):
         return "", "call to a tool"
     content = message.get("content")
     if not isinstance(content, dict):
         return "", "empty message"
-    kind = content.get("content_type") or "text"
+    kind = str(content.get("content_type") or "text")
     if kind not in _CHATGPT_TEXT_TYPES:
         return "", f"{kind.replace('_', ' ')} (not text)"
     texts = []
-    for part in content.get("parts") or []:
+    parts = content.get("parts")
+    for part in [parts] if isinstance(parts, str) else parts if isinstance(parts, list) else []:
         if isinstance(part, str):
             texts.append(part)
         elif isinstance(part, dict) and part.get("content_type") == "audio_transcription" and isinstance(part.get("text"), str):
@@ -393,14 +404,14 @@ def _claude(raw, where: str) -> Conversation:
 def _claude_kept(messages: list[dict], skipped: Counter) -> list[dict]:
     """Messages in order. Exports that name each message's parent can hold the branches of
     an edited or retried message: the kept one is the chain that ends at the last message."""
-    by_id = {m.get("uuid"): m for m in messages if m.get("uuid")}
-    if not messages or not all(m.get("parent_message_uuid") for m in messages):
+    by_id = {_key(m.get("uuid")): m for m in messages if _key(m.get("uuid"))}
+    if not messages or not all(_key(m.get("parent_message_uuid")) for m in messages):
         return messages
     chain, current, seen = [], messages[-1], set()
-    while current is not None and current.get("uuid") not in seen:
-        seen.add(current.get("uuid"))
+    while current is not None and _key(current.get("uuid")) not in seen:
+        seen.add(_key(current.get("uuid")))
         chain.append(current)
-        parent = current.get("parent_message_uuid")
+        parent = _key(current.get("parent_message_uuid"))
         current = by_id.get(parent) if parent != _CLAUDE_ROOT else None
     if len(chain) < len(messages):
         skipped["on a branch that was not kept"] += len(messages) - len(chain)
@@ -419,8 +430,9 @@ def _claude_text(message: dict, skipped: Counter) -> str:
         text = "\n\n".join(t for t in texts if t.strip())
     else:
         text = message.get("text") if isinstance(message.get("text"), str) else ""
-    for _ in (message.get("attachments") or []) + (message.get("files") or []):
-        skipped["attachment"] += 1
+    for name in ("attachments", "files"):
+        if isinstance(message.get(name), list):
+            skipped["attachment"] += len(message[name])
     return _clean(text)
 
 
@@ -509,7 +521,8 @@ def read_note(path: str, data: bytes, modified: datetime | None, skips: VaultSki
     """One note as its parts: the whole note, or its sections when it is long."""
     text = decode_text(data)
     meta, body = _front_matter(text, skips)
-    title = str(meta.get("title") or PurePosixPath(path).stem).strip()[:300]
+    given = meta.get("title")
+    title = (given if isinstance(given, str) and given.strip() else PurePosixPath(path).stem).strip()[:300]
     when = _iso(meta.get("date") or meta.get("created")) or modified
     tags = _names(meta.get("tags") or meta.get("tag"))
     aliases = _names(meta.get("aliases") or meta.get("alias"))
@@ -575,7 +588,7 @@ def _front_matter(text: str, skips: VaultSkips) -> tuple[dict, str]:
     raw, body = text[first + 1 : end.start()], text[end.end() :]
     try:
         meta = yaml.safe_load(raw)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):  # a date like 2024-13-45 is a ValueError
         skips.skipped["front matter that could not be read (the note was kept)"] += 1
         return {}, body
     return (meta if isinstance(meta, dict) else {}), body

@@ -43,7 +43,7 @@ from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import history
 from .errors import IngestError
 from .history import SYSTEM, Actor
-from .ingest import queue_extraction
+from .ingest import parse_occurred_at, queue_extraction
 from .lifecycle import supersede_memory
 
 log = logging.getLogger(__name__)
@@ -275,8 +275,10 @@ class _Writer:
         self.earlier_notes: dict[str, list[tuple[int, int]]] | None = None  # path -> (memory id, part)
 
     def _memory(self, *, identity: str, text: str, source: str, when, metadata: dict, importance: float = 0.5) -> Memory:
-        if when is not None and timezone.is_naive(when):
-            when = timezone.make_aware(when)
+        try:
+            when = parse_occurred_at(when)  # made aware; a year out of what can be stored is no date
+        except IngestError:
+            when = None
         memory = Memory(
             owner=self.owner,
             source=source[:500],
