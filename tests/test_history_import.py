@@ -306,7 +306,9 @@ def test_markdown_vault(user, tmp_path):
     assert parts[0].metadata["note_tags"] == ["travel", "lisbon"]
 
     # [[Ana]], [[sis]] (an alias) and [[Ana#Porto]] all name Ana's note: one link.
-    assert list(MemoryLink.objects.values_list("from_memory_id", "to_memory_id")) == [(parts[0].pk, ana.pk)]
+    assert list(MemoryLink.objects.values_list("from_memory_id", "to_memory_id", "relationship")) == [
+        (parts[0].pk, ana.pk, "links to [[Ana]]")
+    ]
     assert result.links == 1
     assert result.skipped == {"not a Markdown note": 1, "empty note": 1, "link to a note that is not in the vault": 1}
 

@@ -79,7 +79,7 @@ class NotePart:
     occurred_at: datetime | None
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
-    links: tuple[tuple[str, str], ...] = ()  # (target note, heading or "") of its [[wikilinks]]
+    links: tuple[tuple[str, str], ...] = ()  # (note named, heading or "") of its [[wikilinks]], as written
 
 
 @dataclass
@@ -533,9 +533,7 @@ def read_note(path: str, data: bytes, modified: datetime | None, skips: VaultSki
     parts = []
     for number, (section, chunk) in enumerate(sections, 1):
         links = tuple(
-            dict.fromkeys(
-                (note_key(m.group(2)), (m.group(3) or "").strip()) for m in _WIKILINK.finditer(chunk) if _is_note_link(m)
-            )
+            dict.fromkeys((m.group(2).strip(), (m.group(3) or "").strip()) for m in _WIKILINK.finditer(chunk) if _is_note_link(m))
         )
         plain = _WIKILINK.sub(_link_text, chunk).strip()
         if not plain:

@@ -466,7 +466,8 @@ class _Writer:
         rows: list[tuple[int, int, str]] = []
         for path, from_pk, targets in self.wanted_links:
             for target, heading in targets:
-                to_path = self.note_names.get(target) or self.note_names.get(formats.note_key(target.rsplit("/", 1)[-1]))
+                key = formats.note_key(target)
+                to_path = self.note_names.get(key) or self.note_names.get(key.rsplit("/", 1)[-1])
                 if to_path is None or to_path not in self.note_parts:
                     self.result.skipped["link to a note that is not in the vault"] += 1
                     continue
@@ -476,7 +477,10 @@ class _Writer:
                     to_pk = next((pk for _, section, pk in parts if section.lower() == heading.lower()), to_pk)
                 if to_pk != from_pk:
                     rows.append((from_pk, to_pk, f"links to [[{target}{'#' + heading if heading else ''}]]"[:500]))
-        rows = list({(a, b): (a, b, r) for a, b, r in rows}.values())
+        first: dict[tuple[int, int], tuple[int, int, str]] = {}
+        for a, b, r in rows:
+            first.setdefault((a, b), (a, b, r))  # the first wikilink between two names them
+        rows = list(first.values())
         for start in range(0, len(rows), self.batch_size):
             chunk = rows[start : start + self.batch_size]
             with transaction.atomic():
