@@ -279,7 +279,7 @@ class _Writer:
             when = parse_occurred_at(when)  # made aware; a year out of what can be stored is no date
         except IngestError:
             when = None
-        memory = Memory(
+        return Memory(
             owner=self.owner,
             source=source[:500],
             raw_text=text,
@@ -288,7 +288,6 @@ class _Writer:
             importance=importance,
             **({"occurred_at": when} if when else {}),
         )
-        return memory
 
     def add_conversation(self, conversation: formats.Conversation) -> None:
         self.result.conversations += 1
