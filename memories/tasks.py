@@ -48,3 +48,9 @@ def embed_sweep() -> str:
 
     outcome = sweep()
     return f"embedded {outcome.embedded} memories ({outcome.backend})" + (f"; {outcome.error}" if outcome.error else "")
+
+
+def import_history(job_id: str) -> str:
+    from .services.history_import import run_import
+
+    return run_import(job_id)

@@ -504,3 +504,16 @@ def test_a_superseded_fact_shows_its_successor_and_can_be_undone(page, user):
     page.wait_for_selector("text=is current again")
     assert page.locator("#fact-state").count() == 0
     assert Memory.objects.get(pk=paris.pk).outdated_by_id is None
+
+
+def test_bring_your_history_upload_shows_what_came_in(page, user, tmp_path, sync_tasks):
+    from tests.test_history_import import chatgpt_zip, empty_conversation, lisbon_conversation
+
+    export = chatgpt_zip(tmp_path, [lisbon_conversation(), empty_conversation()])
+    page.set_input_files("#history-file", str(export))
+    page.click("#history-form button[type=submit]")
+    card = page.locator("#history-card[data-state=done]")
+    expect(card).to_contain_text("4 messages from 1 conversation came in")
+    expect(card.locator(".history-skipped")).to_contain_text("call to a tool")
+    assert Memory.objects.filter(owner=user, source__startswith="chatgpt:conv-lisbon:").count() == 4
+    shot(page, "history-import")

@@ -31,6 +31,7 @@ from ..services import RefusedError, RejectedContentError, busy
 from .auth import session_auth, token_auth
 from .common import RateLimited
 from .consolidations import router as consolidations_router
+from .history import router as history_router
 from .memories import router as memories_router
 from .original import router as original_router
 from .recall import router as recall_router
@@ -85,6 +86,7 @@ api = NinjaAPI(
 # One router per resource; the original design's endpoints are thin aliases into them.
 api.add_router("", original_router)
 api.add_router("", memories_router)
+api.add_router("", history_router)
 api.add_router("", consolidations_router)
 api.add_router("", recall_router)
 api.add_router("", space_router)

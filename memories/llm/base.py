@@ -65,6 +65,9 @@ class MemoryNote:
     #: Set when a newer memory changed this fact: true until then, no longer current.
     valid_until: datetime | None = None
     outdated_by: int | None = None
+    #: Who said it when it is not the person: an assistant's reply in an imported
+    #: conversation ("ChatGPT"). Context for the person's words, never their own fact.
+    said_by: str = ""
 
     @property
     def past_marker(self) -> str:
@@ -119,8 +122,9 @@ class AnswerContext:
             when = note.occurred_at.strftime("%Y-%m-%d %H:%M") if note.occurred_at else "unknown"
             # A superseded fact says so before its summary: the model gives the current value.
             past = f"; SUPERSEDED by Memory {note.outdated_by}: no longer current" if note.valid_until else ""
+            said = f"; said by {note.said_by}, an assistant: not the person's own words" if note.said_by else ""
             lines.append(
-                f"[Memory {note.id}] (source: {note.source or 'unknown'}; when: {when}; importance: {note.importance:.2f}{past})\n"
+                f"[Memory {note.id}] (source: {note.source or 'unknown'}; when: {when}; importance: {note.importance:.2f}{past}{said})\n"
                 f"Summary: {note.past_marker + ': ' if note.valid_until else ''}{note.summary}\n"
                 + (f"Text: {note.text}\n" if note.text and note.text != note.summary else "")
                 + (f"Entities: {', '.join(note.entities)}\n" if note.entities else "")

@@ -95,6 +95,7 @@ def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -
         occurred_at=memory.occurred_at,
         valid_until=memory.valid_until if memory.outdated_by_id else None,
         outdated_by=memory.outdated_by_id,
+        said_by=str((memory.metadata or {}).get("said_by") or "")[:100],
     )
 
 

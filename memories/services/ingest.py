@@ -45,6 +45,9 @@ MAX_ATTEMPTS = 5
 OCCURRED_MIN_YEAR, OCCURRED_MAX_YEAR = 1000, 9000
 # Metadata flag of a stored file not parsed yet: the extraction task reads it first.
 UNREAD = "unread"
+# An assistant's reply in an imported conversation (metadata "said_by"): context for the
+# person's own words, worth at most this much whatever the extraction makes of it.
+ASSISTANT_MAX_IMPORTANCE = 0.3
 
 
 class RejectedContentError(IngestError):
@@ -372,7 +375,8 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True)
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     if embed:
         embed_after_extraction(memory)
-    if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY:
+    # What an assistant said never outdates a fact of the person's ("since you live in Paris").
+    if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY and not memory.metadata.get("said_by"):
         from .updates import detect_updates
 
         detect_updates(memory, actor=actor)
@@ -382,8 +386,11 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True)
 def _apply_extraction(memory: Memory, result, label: str, *, update_fields: list[str]) -> None:
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
     memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities))
-    memory.topics = _clean_list(result.topics)
+    # Tags the person gave (a note's front matter) stay ahead of the extracted topics.
+    memory.topics = _clean_list([*(memory.metadata.get("note_tags") or []), *_clean_list(result.topics)])
     memory.importance = min(1.0, max(0.0, float(result.importance)))
+    if memory.metadata.get("said_by"):
+        memory.importance = min(memory.importance, ASSISTANT_MAX_IMPORTANCE)
     if result.occurred_at and not memory.metadata.get("occurred_at_given"):
         memory.occurred_at = result.occurred_at
     memory.error = ""

@@ -4,6 +4,7 @@ call a service, render."""
 from .system import healthz, readyz, not_found
 from .welcome import welcome_link, set_password
 from .ingest import ingest, ingest_text, ingest_files
+from .history_import import ingest_history, ingest_history_status
 from .cards import memory_card, memory_retry, memory_delete, memory_restore, memory_purge, deleted, restore_all
 from .review import review, memory_approve, memory_reject
 from .ask import query
@@ -23,6 +24,8 @@ __all__ = [
     "ingest",
     "ingest_text",
     "ingest_files",
+    "ingest_history",
+    "ingest_history_status",
     "memory_card",
     "memory_retry",
     "memory_delete",

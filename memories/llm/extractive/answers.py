@@ -206,8 +206,9 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
             successor = current_of(note)
             if successor is not None and successor.id not in brought and successor.id not in quoted:
                 brought.add(successor.id)
-                current.append(f"- {quote_text(best_sentence(successor))} [Memory {successor.id}]")
-            past.append(f"- Past ({note.past_marker}): {quote_text(s.text)} [Memory {note.id}]")
+                sentence = best_sentence(successor)
+                current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
+            past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
             current.append(_quote(s, when=when))
     return current + past
@@ -218,7 +219,7 @@ def overview(context: AnswerContext) -> str:
     that matter most."""
     insights = [f"- Insight: {quote_text(c.insight)}" for c in context.consolidations[:2]]
     top = sorted(context.memories, key=lambda m: -m.importance)[: 5 - len(insights)]
-    lines = [f"- {quote_text(m.summary)} [Memory {m.id}]" for m in top]
+    lines = [f"- {said_by(m, m.summary)}{quote_text(m.summary)} [Memory {m.id}]" for m in top]
     return "Here is what stands out in your memories:\n\n" + "\n".join(insights + lines)
 
 
@@ -295,7 +296,17 @@ def _quote(s: _Sentence, *, when: bool) -> str:
     if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
         # "That race sounds great, Mel!" says little; what follows it says what it was about.
         text = f"{text} {s.following}"
-    return f"- {prefix}{quote_text(text)} [Memory {s.memory.id}]"
+    return f"- {prefix}{said_by(s.memory, text)}{quote_text(text)} [Memory {s.memory.id}]"
+
+
+def said_by(note: MemoryNote, text: str) -> str:
+    """ "ChatGPT said: " before a quote of an assistant's reply, so it never reads as the
+    person's own fact (its text opens with the name, which then is not said twice)."""
+    if not note.said_by:
+        return ""
+    if text.startswith(f"{note.said_by}:"):
+        return ""
+    return f"{note.said_by} said: "
 
 
 def _day(d: date) -> str:

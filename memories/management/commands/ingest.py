@@ -5,6 +5,7 @@ from django.core.management.base import CommandError
 
 from ...services import Actor, IngestError, extract_memory, ingest_file, ingest_text
 from ...services.embed import embed_missing
+from ...services.history_import import KINDS, HistoryImportError, import_history
 from ._base import MemoryCommand, line_writer, progress_bar
 
 INGEST = Actor.for_command("ingest")
@@ -24,6 +25,12 @@ class Command(MemoryCommand):
         parser.add_argument(
             "--jsonl", help='A file with one {"text","source","occurred_at","metadata","expires_at"} object a line.'
         )
+        parser.add_argument(
+            "--from",
+            dest="history",
+            choices=KINDS,
+            help="Import history: a ChatGPT or Claude export (.zip or conversations.json) or a Markdown/Obsidian folder.",
+        )
         parser.add_argument("--no-extract", action="store_true", help="Only save the inputs; extract later.")
         self.add_user_argument(parser)
 
@@ -32,6 +39,8 @@ class Command(MemoryCommand):
             raise CommandError("Give file paths, --text or --jsonl.")
         owner = self.owner(options)
         self.say_provider()
+        if options["history"]:
+            return self._history(owner, options)
         results, failures = [], 0
         if options["text"]:
             results.append(
@@ -94,6 +103,39 @@ class Command(MemoryCommand):
                 self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
         if failures:
             raise CommandError(f"{failures} input(s) failed; see above.")
+
+    def _history(self, owner, options):
+        if len(options["paths"]) != 1 or options["text"] or options["jsonl"]:
+            raise CommandError("--from takes one path: the export file or the notes folder.")
+        path = Path(options["paths"][0])
+        if not path.exists():
+            raise CommandError(f"{path}: no such file or folder")
+        unit = "note" if options["history"] == "markdown" else "conversation"
+        with progress_bar(total=None, desc="importing", unit=unit) as bar:
+
+            def step(done: int, total: int | None, _name: str) -> None:
+                if total and bar.total != total:
+                    bar.total = total  # known once the whole export has been checked
+                bar.update(1)
+
+            try:
+                result = import_history(owner=owner, kind=options["history"], path=path, actor=INGEST, progress=step)
+            except HistoryImportError as exc:
+                raise CommandError(str(exc)) from None
+        self.stdout.write(result.summary)
+        if options["no_extract"] or not result.new_ids:
+            return
+        failures = 0
+        with progress_bar(total=len(result.new_ids), desc="extracting", unit="memory") as bar:
+            for pk in result.new_ids:
+                memory = extract_memory(pk, actor=INGEST, embed=False)
+                failures += memory is not None and memory.status == "failed"
+                bar.update(1)
+        outcome = embed_missing(owner=owner)
+        if outcome.error and outcome.backend != "off":
+            self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
+        if failures:
+            self.stderr.write(f"{failures} memories failed to extract (kept; `manage.py retry_failed` tries them again).")
 
     def _try(self, make, label):
         try:
