@@ -670,3 +670,148 @@ def test_api_refuses_oversized_multipart_bodies_in_json(user):
     assert "files" in reply.json()["detail"]
     reply = api.post("/api/ingest", {f"field{i}": "x" for i in range(1200)})
     assert reply.status_code == 413 and reply.json()["detail"]
+
+
+# --- issue 27: an import never trusts the file ---------------------------------------------------
+
+
+def _export_lines(owner) -> list[bytes]:
+    from memories.services.portability import export_space
+
+    return b"".join(export_space(owner=owner)).splitlines(keepends=True)
+
+
+def _resealed(lines: list[bytes]) -> io.BytesIO:
+    """The end line recomputed for the edited lines, as the attacker did."""
+    import hashlib
+
+    body = lines[:-1]
+    counts: dict[str, int] = {}
+    for line in body:
+        kind = json.loads(line)["type"]
+        counts[kind] = counts.get(kind, 0) + 1
+    end = {"type": "end", "counts": counts, "sha256": hashlib.sha256(b"".join(body)).hexdigest()}
+    return io.BytesIO(b"".join(body) + json.dumps(end).encode() + b"\n")
+
+
+def _edited(lines: list[bytes], kind: str, change) -> io.BytesIO:
+    out, done = [], False
+    for line in lines:
+        record = json.loads(line)
+        if record["type"] == kind and not done:
+            change(record)
+            done = True
+            line = json.dumps(record, allow_nan=True).encode() + b"\n"
+        out.append(line)
+    return _resealed(out)
+
+
+def test_an_edited_text_with_a_recomputed_checksum_does_not_keep_the_old_hash(user, other_user, memory_factory):
+    from memories.services.portability import import_space
+
+    original = "The vault code is 4711 and only Alice knows it."
+    memory_factory(original)
+    edited = _edited(_export_lines(user), "memory", lambda r: r.update(raw_text="Bob wrote this text instead."))
+    import_space(owner=other_user, lines=edited)
+    imported = Memory.objects.get(owner=other_user)
+    assert imported.raw_text == "Bob wrote this text instead."
+    # The original text is new to bob's space: stored, not "already stored as" the edited memory.
+    result = ingest_text(owner=other_user, text=original)
+    assert result.created and result.memory.pk != imported.pk
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"entities": [None, 5]},
+        {"topics": [{"x": 1}, 7]},
+        {"importance": float("inf")},
+        {"importance": float("nan")},
+        {"importance": "1e309"},
+        {"metadata": ["not", "an", "object"]},
+        {"occurred_at": "9999-12-31T23:59:59+00:00"},
+        {"status": "owned"},
+        {"raw_text": "lone \ud800 surrogate"},
+    ],
+    ids=lambda c: next(iter(c)),
+)
+def test_field_types_the_app_never_writes_are_refused_and_nothing_is_imported(user, other_user, memory_factory, change):
+    from memories.services.portability import ImportRefused, import_space
+
+    memory_factory("An ordinary note about the garden.")
+    with pytest.raises(ImportRefused) as refused:
+        import_space(owner=other_user, lines=_edited(_export_lines(user), "memory", lambda r: r.update(change)))
+    assert "Nothing was imported" in str(refused.value)
+    assert not Memory.all_objects.filter(owner=other_user).exists() and not Event.objects.filter(owner=other_user).exists()
+    # bob's pages and the scheduled consolidation still work.
+    bob = api_client(other_user)
+    assert bob.get("/api/memories").status_code == 200 and bob.get("/api/graph").status_code == 200
+    consolidate_owner(owner=other_user)
+
+
+def test_imported_history_is_marked_imported_and_never_credited_to_the_importer(user, other_user):
+    from memories.services.portability import import_space
+
+    token = api_client(user)
+    assert token.post("/api/ingest", {"text": "Alice's note via her token."}, content_type="application/json").status_code == 201
+    import_space(owner=other_user, lines=io.BytesIO(b"".join(_export_lines(user))))
+    events = Event.objects.filter(owner=other_user)
+    assert events.exists()
+    assert all(e.actor.startswith("imported: ") and e.actor_user_id is None for e in events)
+
+
+def test_a_file_name_with_windows_parent_folders_is_imported_as_a_plain_name(user, other_user, settings):
+    from memories.services.portability import import_space
+
+    ingest_file(owner=user, fileobj=io.BytesIO(b"plain notes " * 10), name="notes.txt")
+
+    def rename(record):
+        record["original"]["name"] = "x\\..\\..\\win.txt"
+
+    result = import_space(owner=other_user, lines=_edited(_export_lines(user), "memory", rename))
+    memory = Memory.objects.get(owner=other_user)
+    assert result.files == 1 and memory.file_name == "win.txt"
+    assert Path(memory.original.path).resolve().is_relative_to(Path(settings.MEDIA_ROOT).resolve())
+
+
+def test_vectors_are_made_after_an_import(user, other_user, memory_factory, settings, fake_openai, sync_tasks):
+    from memories.models import MemoryVector
+    from memories.services.portability import import_space
+
+    settings.MEMORY_LLM_PROVIDER, settings.OPENAI_MODEL = "offline", ""
+    for text in ("The boat is moored at pier 4.", "The sails were repaired in May.", "Winter storage is in Hamble."):
+        memory_factory(text)  # made with embeddings off: the export carries no vectors anyway
+    data = io.BytesIO(b"".join(_export_lines(user)))
+    settings.MEMORY_EMBEDDINGS, settings.OPENAI_EMBEDDING_MODEL = "openai_compat", "embed-a"
+    import_space(owner=other_user, lines=data)
+    assert MemoryVector.objects.filter(owner=other_user).count() == 3
+
+
+def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was_stored(
+    user, other_user, memory_factory, monkeypatch
+):
+    from memories.services import portability
+
+    monkeypatch.setattr(portability, "MEMORY_BATCH", 2)
+    for i in range(5):
+        memory_factory(f"Note number {i} about the allotment.")
+    data = b"".join(_export_lines(user))
+    opened = []
+    real_atomic = portability.transaction.atomic
+
+    @contextmanager
+    def counted(*args, **kwargs):
+        with real_atomic(*args, **kwargs):
+            opened.append(1)
+            yield
+
+    def disk_full(self, records):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(portability.transaction, "atomic", counted)
+    monkeypatch.setattr(portability._Writer, "_events", disk_full)
+    with pytest.raises(portability.ImportStopped) as stopped:
+        portability.import_space(owner=other_user, lines=io.BytesIO(data))
+    assert "Stored before it: 5 memories" in str(stopped.value) and "disk full" in str(stopped.value)
+    assert Memory.objects.filter(owner=other_user).count() == 5
+    assert len(opened) >= 3  # five memories in batches of two: three transactions at least

@@ -248,8 +248,10 @@ def _file_chunks(memory: Memory) -> Iterator:
 # -- import ----------------------------------------------------------------------------------
 
 # Records one write transaction holds. On SQLite every write transaction locks out every
-# other writer; a batch of this size takes a few tens of milliseconds (scripts/bench_import.py).
+# other writer: a batch of 200 links or events takes tens of milliseconds, a memory row
+# (a dozen indexes) about a millisecond, so memories go 100 at a time (scripts/bench_import.py).
 BATCH = 200
+MEMORY_BATCH = 100
 
 
 class ImportRefused(ValueError):
@@ -688,7 +690,7 @@ class _Writer:
         batch: list[tuple[int, dict]] = []
         kind = ""
         for line_no, record_kind, record in self.checked.records():
-            if batch and (record_kind != kind or len(batch) >= BATCH):
+            if batch and (record_kind != kind or len(batch) >= (MEMORY_BATCH if kind == "memory" else BATCH)):
                 self._write(kind, batch)
                 batch = []
             kind = record_kind
@@ -734,6 +736,7 @@ class _Writer:
             if r["values"]["content_hash"] in known:
                 continue
             memory = Memory(owner=self.owner, **r["values"])
+            _fingerprint(memory)  # MinHash of the text: computed here, not while holding the lock
             if r["has_file"]:
                 self._store_file(memory, self.checked.files.pop(r["id"]))
             made.append((r, memory))
@@ -786,7 +789,8 @@ class _Writer:
         return False
 
     def _save_memory(self, r: dict, memory: Memory) -> None:
-        _fingerprint(memory)
+        if memory.sim_band0 is None:
+            _fingerprint(memory)
         # raw: as loaddata saves, with the exported created_at/updated_at instead of the clock's.
         memory.save_base(raw=True)
         self.memories[r["id"]] = memory.pk
@@ -858,26 +862,34 @@ class _Writer:
         self.result.consolidations += 1
 
     def _links(self, records: list[dict]) -> None:
+        wanted = []
+        for r in records:
+            source, target = self.memories.get(r["from"]), self.memories.get(r["to"])
+            made_in = r["consolidation"]
+            consolidation = self.consolidations.get(made_in) if made_in is not None else None
+            if source is None or target is None or source == target or (made_in is not None and consolidation is None):
+                continue
+            wanted.append(((source, target, consolidation), r))
         with transaction.atomic():
-            for r in records:
-                self._link(r)
-
-    def _link(self, r: dict) -> None:
-        source, target = self.memories.get(r["from"]), self.memories.get(r["to"])
-        made_in = r["consolidation"]
-        consolidation = self.consolidations.get(made_in) if made_in is not None else None
-        if source is None or target is None or source == target or (made_in is not None and consolidation is None):
-            return
-        if MemoryLink.objects.filter(from_memory_id=source, to_memory_id=target, consolidation_id=consolidation).exists():
-            return
-        MemoryLink(
-            from_memory_id=source,
-            to_memory_id=target,
-            relationship=r["relationship"],
-            consolidation_id=consolidation,
-            created_at=r["created_at"],
-        ).save_base(raw=True)
-        self.result.links += 1
+            there = set()
+            if not self.empty:
+                there = set(
+                    MemoryLink.objects.filter(from_memory_id__in={key[0] for key, _ in wanted}).values_list(
+                        "from_memory_id", "to_memory_id", "consolidation_id"
+                    )
+                )
+            for key, r in wanted:
+                if key in there:
+                    continue
+                there.add(key)
+                MemoryLink(
+                    from_memory_id=key[0],
+                    to_memory_id=key[1],
+                    relationship=r["relationship"],
+                    consolidation_id=key[2],
+                    created_at=r["created_at"],
+                ).save_base(raw=True)
+                self.result.links += 1
 
     def _tombstones(self, records: list[dict]) -> None:
         with transaction.atomic():
