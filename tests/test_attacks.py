@@ -815,3 +815,25 @@ def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was
     assert "Stored before it: 5 memories" in str(stopped.value) and "disk full" in str(stopped.value)
     assert Memory.objects.filter(owner=other_user).count() == 5
     assert len(opened) >= 3  # five memories in batches of two: three transactions at least
+
+
+# --- issue 27: a far date is never a 500 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dates", [{"date_to": "9999-12-31"}, {"date_from": "0001-01-01"}, {"date_from": "9999-12-31"}])
+def test_a_date_at_the_end_of_the_calendar_is_no_500(user, memory_factory, dates):
+    memory_factory("A note about the harbour, written today.")
+    api = api_client(user)
+    web = Client(raise_request_exception=False)
+    web.force_login(user)
+    for reply in (
+        api.get("/api/timeline", dates),
+        api.get("/api/timeline", {**dates, "zoom": "day"}),
+        api.get("/api/graph", dates),
+        web.get("/timeline/", dates),
+        web.get("/memories/", dates),
+        web.get("/graph/", dates),
+    ):
+        assert reply.status_code == 200, (reply.request["PATH_INFO"], reply.content[:300])
+    found = api.get("/api/graph", dates).json()
+    assert len(found["nodes"]) == (0 if dates.get("date_from") == "9999-12-31" else 1)
