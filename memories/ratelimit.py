@@ -77,3 +77,53 @@ def exhausted(scope: str, ident: str, *, rate: str | None = None, now: float | N
     if count >= limit:
         return Verdict(allowed=False, limit=limit, remaining=0, retry_after=max(1, math.ceil((window + 1) * period - now)))
     return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
+
+
+# -- growing delays ----------------------------------------------------------------------------
+#
+# For guesses (sign-in): a fixed window that refuses everything once full lets anyone who can
+# make the failures lock the rightful user out for the rest of the window. A delay instead:
+# the first N failures (the scope's rate, "10/h") are free; each one after that makes the next
+# attempt wait twice as long as the last (FIRST_DELAY, 2x, 4x, ... up to a cap). The count
+# is forgotten one period after the last failure. A guesser is slowed to one try per cap;
+# whoever else shares the scope waits at most the cap, never the whole period.
+
+FIRST_DELAY = 15
+
+
+def _clock() -> float:
+    return time.time()
+
+
+def backoff_wait(scope: str, ident: str, *, rate: str | None = None) -> int:
+    """Seconds until `ident` may try again in the scope; 0 when it may now."""
+    if parse_rate(rate if rate is not None else rate_for(scope)) is None:
+        return 0
+    until = cache.get(f"backoff:{scope}:{ident}:until", 0)
+    return max(0, math.ceil(until - _clock()))
+
+
+def backoff_failure(scope: str, ident: str, *, cap: int, rate: str | None = None) -> int:
+    """Count one failure; the seconds the next attempt must wait (0 while failures are free)."""
+    parsed = parse_rate(rate if rate is not None else rate_for(scope))
+    if parsed is None:
+        return 0
+    free, period = parsed
+    key = f"backoff:{scope}:{ident}"
+    # add() then incr(): atomic in Redis; the file cache may lose one count of two at once.
+    cache.add(f"{key}:n", 0, timeout=period)
+    try:
+        failures = cache.incr(f"{key}:n")
+    except ValueError:
+        cache.set(f"{key}:n", 1, timeout=period)
+        failures = 1
+    cache.touch(f"{key}:n", timeout=period)
+    if failures < free:
+        return 0
+    wait = min(cap, FIRST_DELAY * 2 ** min(failures - free, 20))
+    cache.set(f"{key}:until", _clock() + wait, timeout=wait + 1)
+    return wait
+
+
+def backoff_reset(scope: str, ident: str) -> None:
+    cache.delete_many([f"backoff:{scope}:{ident}:n", f"backoff:{scope}:{ident}:until"])

@@ -271,7 +271,10 @@ MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
 MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")
 MEMORY_RATE_LIMIT_RECALL = os.getenv("MEMORY_RATE_LIMIT_RECALL", "60/m")
 MEMORY_RATE_LIMIT_CONSOLIDATE = os.getenv("MEMORY_RATE_LIMIT_CONSOLIDATE", "10/h")
-# Failed sign-ins (sign-in page, admin, welcome links) per account and per client address.
+# Failed sign-ins (sign-in page, admin, welcome links) allowed before each further one makes
+# the next attempt wait (15 s, doubling): per account and address together, per account from
+# anywhere, per client address. The count is forgotten one period after the last failure.
+MEMORY_RATE_LIMIT_LOGIN_PAIR = os.getenv("MEMORY_RATE_LIMIT_LOGIN_PAIR", "5/h")
 MEMORY_RATE_LIMIT_LOGIN_ACCOUNT = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ACCOUNT", "10/h")
 MEMORY_RATE_LIMIT_LOGIN_ADDRESS = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ADDRESS", "30/h")
 # Longest one file may take to be read (PDF pages are read until it runs out).

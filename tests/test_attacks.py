@@ -363,20 +363,64 @@ def test_uploaded_originals_are_owner_only(user):
 # --- 8. sign-in is throttled ---------------------------------------------------------------------
 
 
-def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user):
+@pytest.fixture
+def clock(monkeypatch):
+    """The sign-in delays' clock, moved by hand: a wait passes without the test sleeping."""
+    from memories import ratelimit
+
+    now = [1_900_000_000.0]
+    monkeypatch.setattr(ratelimit, "_clock", lambda: now[0])
+    return now
+
+
+def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user, clock):
     attacker = Client()
-    for i in range(10):
+    for i in range(5):
         reply = attacker.post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
         assert reply.status_code == 200
+    # Now each try waits, and one during the wait is refused unchecked, the right password too.
     reply = attacker.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"})
     assert reply.status_code == 429 and b"Too many failed sign-ins" in reply.content
     assert attacker.get(reverse("memories:ingest")).status_code == 302
-    # The account is throttled from another address too (per account), and the admin's sign-in alike.
-    elsewhere = Client(REMOTE_ADDR="203.0.113.9")
-    assert elsewhere.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"}).status_code == 429
-    admin = Client(REMOTE_ADDR="203.0.113.10")
-    page = admin.post("/admin/login/", {"username": "alice", "password": "correct horse battery staple"})
-    assert b"Too many failed sign-ins" in page.content
+    waits = []
+    for i in range(8):
+        clock[0] += int(reply["Retry-After"])
+        assert attacker.post(reverse("login"), {"username": "alice", "password": f"again {i}"}).status_code == 200
+        reply = attacker.post(reverse("login"), {"username": "alice", "password": f"again {i}"})
+        assert reply.status_code == 429
+        waits.append(int(reply["Retry-After"]))
+    # The waits grow (15 s, 30 s, ...) up to five minutes: a guesser gets a dozen tries an hour.
+    assert waits == sorted(waits) and waits[0] < waits[-1] == 300
+    admin = Client()
+    assert b"Too many failed sign-ins" in admin.post("/admin/login/", {"username": "alice", "password": "x"}).content
+
+
+def test_wrong_passwords_from_anywhere_do_not_lock_the_owner_out(user, clock):
+    """Issue 27: ten wrong passwords for an account, from anywhere, refused its owner's right
+    one for the rest of the hour; on a loopback install everyone shares one address."""
+    right = "correct horse battery staple"
+    for i in range(10):
+        Client(REMOTE_ADDR=f"203.0.113.{i + 1}").post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
+    # From her own address the owner waits at most a minute (the account's count), not an hour.
+    owner = Client(REMOTE_ADDR="198.51.100.77")
+    reply = owner.post(reverse("login"), {"username": "alice", "password": right})
+    assert reply.status_code == 429 and int(reply["Retry-After"]) <= 60
+    clock[0] += int(reply["Retry-After"])
+    assert owner.post(reverse("login"), {"username": "alice", "password": right}).status_code == 302
+
+    # Everyone behind one address: the guesser's own delays are what the owner meets, at most five minutes.
+    cache.clear()
+    shared = "127.0.0.1"
+    for i in range(40):
+        Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
+        clock[0] += 20
+    reply = Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": right})
+    assert reply.status_code == 429 and int(reply["Retry-After"]) <= 300
+    clock[0] += int(reply["Retry-After"])
+    assert Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": right}).status_code == 302
+    clock[0] += 300
+    admin = Client(REMOTE_ADDR=shared).post("/admin/login/", {"username": "alice", "password": right})
+    assert b"Too many failed sign-ins" not in admin.content
 
 
 def test_a_borrowed_session_cannot_guess_the_old_password_to_change_it(user, user_factory):
