@@ -266,6 +266,8 @@ MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "hybrid")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
 MEMORY_RECALL_MAX_TOKENS = int(os.getenv("MEMORY_RECALL_MAX_TOKENS", "16000"))
 MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
+# The original files one user may keep in all (uploads, inbox, imports); 0 turns it off.
+MEMORY_MAX_STORAGE_MB = int(os.getenv("MEMORY_MAX_STORAGE_MB", "10240"))
 # API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
 MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
 MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")

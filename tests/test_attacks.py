@@ -881,3 +881,151 @@ def test_a_date_at_the_end_of_the_calendar_is_no_500(user, memory_factory, dates
         assert reply.status_code == 200, (reply.request["PATH_INFO"], reply.content[:300])
     found = api.get("/api/graph", dates).json()
     assert len(found["nodes"]) == (0 if dates.get("date_from") == "9999-12-31" else 1)
+
+
+# --- issue 27: strict agent tools ----------------------------------------------------------------
+
+
+def _mcp(client: Client, method: str, params: dict | None = None, **headers):
+    body = {"jsonrpc": "2.0", "id": 7, "method": method, **({"params": params} if params is not None else {})}
+    reply = client.post(
+        "/mcp", json.dumps(body), content_type="application/json", HTTP_ACCEPT="application/json, text/event-stream", **headers
+    )
+    return reply, json.loads(reply.content)
+
+
+def _mcp_client(user, **token) -> Client:
+    return Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='agent', **token)[1]}"
+    )
+
+
+def test_a_misspelled_tool_argument_is_refused_not_ignored(user):
+    agent = _mcp_client(user)
+    _, listed = _mcp(agent, "tools/list")
+    assert all(tool["inputSchema"]["additionalProperties"] is False for tool in listed["result"]["tools"])
+    _, called = _mcp(
+        agent, "tools/call", {"name": "add_memory", "arguments": {"text": "Dentist on Friday.", "occured_at": "2020-01-01"}}
+    )
+    assert called["result"]["isError"] and "occured_at" in called["result"]["content"][0]["text"]
+    assert not Memory.objects.filter(owner=user).exists()
+
+
+def test_a_bad_token_is_a_401_mcp_clients_can_read(db):
+    reply, body = _mcp(Client(raise_request_exception=False, HTTP_AUTHORIZATION="Bearer mem_made-up"), "tools/list")
+    assert reply.status_code == 401 and body["id"] == 7 and "revoked API token" in body["error"]["message"]
+    challenge = reply["WWW-Authenticate"]
+    assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge and "error_description=" in challenge
+
+
+def test_the_server_says_its_version(user):
+    from memories import __version__
+
+    _, body = _mcp(
+        _mcp_client(user),
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+    )
+    assert body["result"]["serverInfo"]["version"] == __version__ != ""
+
+
+def test_a_web_page_from_another_site_cannot_drive_the_tools(user, settings):
+    agent = _mcp_client(user)
+    reply, body = _mcp(
+        agent, "tools/call", {"name": "add_memory", "arguments": {"text": "x"}}, HTTP_ORIGIN="https://evil.example"
+    )
+    assert reply.status_code == 403 and "evil.example" in body["error"]["message"]
+    assert not Memory.objects.exists()
+    assert _mcp(agent, "tools/list", HTTP_ORIGIN="http://testserver")[0].status_code == 200  # its own pages
+    assert _mcp(agent, "tools/list")[0].status_code == 200  # agents send no Origin
+
+
+# --- issue 27: token scopes, expiry and a storage quota -----------------------------------------
+
+
+def test_a_read_token_reads_and_changes_nothing(user, memory_factory):
+    memory = memory_factory("The spare key is under the blue pot.")
+    reader = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='r', scope='read')[1]}"
+    )
+    assert reader.get("/api/memories").status_code == 200 and reader.get("/api/export").status_code == 200
+    for reply in (
+        reader.post("/api/ingest", {"text": "A new note."}, content_type="application/json"),
+        reader.patch(f"/api/memories/{memory.pk}", {"importance": 1}, content_type="application/json"),
+        reader.post("/api/clear"),
+    ):
+        assert reply.status_code == 403 and "read scope" in reply.json()["detail"]
+    agent = _mcp_client(user, scope="read")
+    _, found = _mcp(agent, "tools/call", {"name": "search_memories", "arguments": {"query": "spare key"}})
+    assert not found["result"]["isError"]
+    _, added = _mcp(agent, "tools/call", {"name": "add_memory", "arguments": {"text": "Sneaked in."}})
+    assert added["result"]["isError"] and "needs write" in added["result"]["content"][0]["text"]
+    assert list(Memory.objects.filter(owner=user)) == [memory]
+
+
+def test_only_an_admin_token_clears_or_deletes(user, memory_factory):
+    memory = memory_factory("The boiler was serviced in March.")
+    writer = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='w', scope='write')[1]}"
+    )
+    assert writer.post("/api/ingest", {"text": "A note the agent may add."}, content_type="application/json").status_code == 201
+    assert writer.post("/api/clear").status_code == 403
+    assert writer.delete(f"/api/memories/{memory.pk}").status_code == 403
+    assert writer.post("/api/delete", {"memory_id": memory.pk}, content_type="application/json").status_code == 403
+    _, deleted = _mcp(
+        _mcp_client(user, scope="write"), "tools/call", {"name": "delete_memory", "arguments": {"memory_id": memory.pk}}
+    )
+    assert deleted["result"]["isError"] and "needs admin" in deleted["result"]["content"][0]["text"]
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    admin = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='a', scope='admin')[1]}"
+    )
+    assert admin.post("/api/clear").status_code == 200 and not Memory.objects.filter(owner=user).exists()
+
+
+def test_an_expired_token_is_refused(user):
+    from datetime import timedelta
+
+    from memories.models import ApiToken
+
+    token, plaintext = create_token(owner=user, name="short", expires_in=timedelta(days=30))
+    api = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    assert api.get("/api/memories").status_code == 200
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=token.created_at)  # the thirty days have passed
+    assert api.get("/api/memories").status_code == 401
+    assert _mcp(api, "tools/list")[0].status_code == 401
+
+
+def test_create_token_command_takes_a_scope_and_an_expiry(user):
+    from django.core.management import call_command
+
+    from memories.models import ApiToken
+
+    out, said = io.StringIO(), io.StringIO()
+    call_command("create_token", "alice", "--name", "reader", "--scope", "read", "--expires", "30d", stdout=out, stderr=said)
+    token = ApiToken.objects.get(name="reader")
+    assert token.scope == "read" and 29 <= (token.expires_at - token.created_at).days <= 30
+    assert "read" in said.getvalue() and out.getvalue().strip().startswith("mem_")
+
+
+def test_the_tokens_page_makes_scoped_tokens(signed_in, user):
+    from memories.models import ApiToken
+
+    reply = signed_in.post("/settings/tokens/", {"name": "phone agent", "scope": "write", "expires": "7d"})
+    assert reply.status_code in (200, 302)
+    token = ApiToken.objects.get(owner=user, name="phone agent")
+    assert token.scope == "write" and token.expires_at is not None
+    page = signed_in.get("/settings/tokens/").content.decode()
+    assert "phone agent" in page and "write" in page
+
+
+def test_a_storage_quota_stops_uploads_that_would_fill_the_disk(user, settings):
+    from memories.services import IngestError
+
+    settings.MEMORY_MAX_STORAGE_MB = 1
+    ingest_file(owner=user, fileobj=io.BytesIO(b"a" * 700_000), name="first.txt")
+    with pytest.raises(IngestError, match="storage"):
+        ingest_file(owner=user, fileobj=io.BytesIO(b"b" * 700_000), name="second.txt")
+    reply = api_client(user).post("/api/ingest", {"file": SimpleUploadedFile("third.txt", b"c" * 700_000)})
+    assert reply.status_code == 400 and "storage" in reply.json()["detail"]
+    assert Memory.objects.filter(owner=user).count() == 1

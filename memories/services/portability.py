@@ -53,7 +53,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, RejectedContent, content_hash
-from . import fields
+from . import fields, quota
 from .history import SYSTEM, Actor
 from .ingest import MAX_TEXT_CHARS, _fingerprint, _link_near_duplicate, queue_extraction
 
@@ -312,6 +312,8 @@ def import_space(
     while a big import runs. Should a write fail part-way, ImportStopped says what was stored."""
     with _CheckedExport(progress) as checked:
         checked.read(lines)
+        if (left := quota.room(owner)) is not None and checked.file_bytes > left:
+            raise ImportRefused(f"{quota.refusal(what='The files in this export')} Nothing was imported.")
         result = _Writer(owner, actor, checked).run()
     # Extraction still owed: the first few are queued now; the sweeper (resume_stuck) picks up
     # the rest, which keeps a big import from spending minutes filling the queue.
@@ -381,6 +383,7 @@ class _CheckedExport:
         self.memory_ids: set[int] = set()
         self.consolidation_ids: set[int] = set()
         self.source_user = ""
+        self.file_bytes = 0
 
     def __enter__(self) -> _CheckedExport:
         return self
@@ -546,6 +549,7 @@ class _CheckedExport:
                 # A file's identity is its bytes: checked against this hash as the pieces arrive.
                 values["content_hash"] = sha
                 original = {"name": name, "size": size, "chunks": chunks, "sha256": sha}
+                self.file_bytes += size
                 self.file = _IncomingFile(old, original)
         return {"id": old, "values": values, "refs": refs, "has_file": original is not None}
 
