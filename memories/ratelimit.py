@@ -1,5 +1,5 @@
-"""Fixed-window rate limits kept in Django's cache, which every web worker shares: Redis
-when REDIS_URL is set, files in the data dir otherwise.
+"""Fixed-window rate limits, and the growing delays of sign-in, kept in Django's cache,
+which every web worker shares: Redis when REDIS_URL is set, files in the data dir otherwise.
 
 A rate is "N/unit" with unit s, m, h or d ("60/m"); an empty rate or "0" turns the limit off.
 """
@@ -64,27 +64,12 @@ def hit(scope: str, ident: str, *, rate: str | None = None, now: float | None = 
     return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
 
 
-def exhausted(scope: str, ident: str, *, rate: str | None = None, now: float | None = None) -> Verdict:
-    """Whether `ident` has used up the scope's limit in this window, without counting a
-    request (sign-in counts failures with hit() and asks this before checking a password)."""
-    parsed = parse_rate(rate if rate is not None else rate_for(scope))
-    if parsed is None:
-        return Verdict(allowed=True, limit=0, remaining=0, retry_after=0)
-    limit, period = parsed
-    now = time.time() if now is None else now
-    window = int(now // period)
-    count = cache.get(f"ratelimit:{scope}:{ident}:{period}:{window}", 0)
-    if count >= limit:
-        return Verdict(allowed=False, limit=limit, remaining=0, retry_after=max(1, math.ceil((window + 1) * period - now)))
-    return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
-
-
 # -- growing delays ----------------------------------------------------------------------------
 #
 # For guesses (sign-in): a fixed window that refuses everything once full lets anyone who can
 # make the failures lock the rightful user out for the rest of the window. A delay instead:
-# the first N failures (the scope's rate, "10/h") are free; each one after that makes the next
-# attempt wait twice as long as the last (FIRST_DELAY, 2x, 4x, ... up to a cap). The count
+# N failures (the scope's rate, "10/h") cost nothing; from the Nth on, each makes the next
+# attempt wait twice as long as the one before (FIRST_DELAY, 2x, 4x, ... up to a cap). The count
 # is forgotten one period after the last failure. A guesser is slowed to one try per cap;
 # whoever else shares the scope waits at most the cap, never the whole period.
 
