@@ -853,7 +853,7 @@ def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was
         raise OSError("disk full")
 
     monkeypatch.setattr(portability.transaction, "atomic", counted)
-    monkeypatch.setattr(portability._Writer, "_events", disk_full)
+    monkeypatch.setattr(portability._Writer, "_event_batch", disk_full)
     with pytest.raises(portability.ImportStopped) as stopped:
         portability.import_space(owner=other_user, lines=io.BytesIO(data))
     assert "Stored before it: 5 memories" in str(stopped.value) and "disk full" in str(stopped.value)
@@ -1029,3 +1029,15 @@ def test_a_storage_quota_stops_uploads_that_would_fill_the_disk(user, settings):
     reply = api_client(user).post("/api/ingest", {"file": SimpleUploadedFile("third.txt", b"c" * 700_000)})
     assert reply.status_code == 400 and "storage" in reply.json()["detail"]
     assert Memory.objects.filter(owner=user).count() == 1
+
+
+def test_records_out_of_the_exports_order_are_refused(user, other_user, memory_factory):
+    from memories.services.portability import ImportRefused, import_space
+
+    memory_factory("A note that will come last.")
+    lines = _export_lines(user)
+    memory_line = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "memory")
+    shuffled = lines[:memory_line] + lines[memory_line + 1 : -1] + [lines[memory_line], lines[-1]]
+    with pytest.raises(ImportRefused, match="out of order"):
+        import_space(owner=other_user, lines=_resealed(shuffled))
+    assert not Memory.all_objects.filter(owner=other_user).exists()

@@ -62,6 +62,8 @@ VERSION = 1
 FILE_CHUNK = 512 * 1024
 QUEUE_AT_ONCE = 100
 TYPES = ("header", "memory", "file_chunk", "consolidation", "link", "tombstone", "event", "end")
+# The order records come in (a memory's file pieces follow it, so the two share a place).
+STAGES = {"header": 0, "memory": 1, "file_chunk": 1, "consolidation": 2, "link": 3, "tombstone": 4, "event": 5}
 # How the history of an imported space names who acted: what the file says, marked as such.
 IMPORTED = "imported: "
 # Keys of an event's before/after that hold memory ids.
@@ -384,6 +386,7 @@ class _CheckedExport:
         self.consolidation_ids: set[int] = set()
         self.source_user = ""
         self.file_bytes = 0
+        self.stage = 0
 
     def __enter__(self) -> _CheckedExport:
         return self
@@ -412,6 +415,14 @@ class _CheckedExport:
                 continue
             self.digest.update(raw + b"\n")
             self.counts[kind] += 1
+            # In the export's order: what a record refers to was written before it.
+            stage = STAGES[kind]
+            if stage < self.stage:
+                raise ImportRefused(
+                    f"Line {self.line_no}: a {kind} record out of order (an export holds memories, then insights, "
+                    "links, tombstones and history); the export is corrupt."
+                )
+            self.stage = stage
             if kind != "file_chunk":
                 self._close_file()
             try:
@@ -709,7 +720,7 @@ class _Writer:
         if kind != "memory" and not self.memories_done:
             self._step("memory references", self._resolve_references)
         self.line_no = batch[0][0]
-        self._step(f"{kind} records", lambda: getattr(self, f"_{kind}s")([record for _, record in batch]))
+        self._step(f"{kind} records", lambda: getattr(self, f"_{kind}_batch")([record for _, record in batch]))
 
     def _step(self, what: str, write: Callable[[], None]) -> None:
         """One step of the import; a failure stops the import and says what is stored."""
@@ -722,7 +733,8 @@ class _Writer:
             stored = before.summary("Stored before it:")
             raise ImportStopped(
                 f"The import stopped writing {what} at line {self.line_no}: {type(exc).__name__}: {exc}. {stored} "
-                "The rest of the file was not imported; importing it again adds what is missing.",
+                "The rest of the file was not imported; importing it again adds what is missing "
+                "(the memories already stored keep only the history stored with them).",
                 before,
             ) from exc
         finally:
@@ -730,7 +742,7 @@ class _Writer:
 
     # -- memories
 
-    def _memorys(self, records: list[dict]) -> None:
+    def _memory_batch(self, records: list[dict]) -> None:
         hashes = {r["values"]["content_hash"] for r in records}
         known = self._known(hashes)
         # Files are copied into the store before the transaction (copying one can take
@@ -840,7 +852,7 @@ class _Writer:
 
     # -- the rest
 
-    def _consolidations(self, records: list[dict]) -> None:
+    def _consolidation_batch(self, records: list[dict]) -> None:
         with transaction.atomic():
             for r in records:
                 self._consolidation(r)
@@ -865,7 +877,7 @@ class _Writer:
         self.made_consolidations.add(r["id"])
         self.result.consolidations += 1
 
-    def _links(self, records: list[dict]) -> None:
+    def _link_batch(self, records: list[dict]) -> None:
         wanted = []
         for r in records:
             source, target = self.memories.get(r["from"]), self.memories.get(r["to"])
@@ -895,7 +907,7 @@ class _Writer:
                 ).save_base(raw=True)
                 self.result.links += 1
 
-    def _tombstones(self, records: list[dict]) -> None:
+    def _tombstone_batch(self, records: list[dict]) -> None:
         with transaction.atomic():
             for r in records:
                 self._tombstone(r)
@@ -915,7 +927,7 @@ class _Writer:
         )
         self.result.tombstones += created
 
-    def _events(self, records: list[dict]) -> None:
+    def _event_batch(self, records: list[dict]) -> None:
         with transaction.atomic():
             rows = [row for r in records if (row := self._event(r)) is not None]
             Event.objects.bulk_create(rows)
