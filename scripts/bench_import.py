@@ -6,8 +6,10 @@ Runs against a throwaway SQLite database in a temporary data dir (the real data 
 touched). Seeds a space (memories with their history, links, insights), exports it, and
 imports it into an empty space and then again into the same space (the deduplicating path).
 Prints the number of write transactions each import opened, the longest and the median
-time spent inside one, and the import's total time. On SQLite every other writer (an
-upload, the extraction worker, the watcher) waits while one is open. With --old the same
+time spent inside one, the import's total time, and the longest a concurrent writer (a
+thread writing a memory every 50 ms meanwhile) waited for its own small transaction. On
+SQLite every other writer (an upload, the extraction worker, the watcher) waits while one
+of the import's is open. With --old the same
 export is also imported by the previous importer (one transaction for the whole file),
 read from git, for comparison.
 """
@@ -19,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from contextlib import contextmanager
@@ -59,6 +62,8 @@ def main():
     parser.add_argument("--memories", type=int, default=5000)
     parser.add_argument("--old", action="store_true", help="also time the previous importer (git HEAD~ of portability.py)")
     parser.add_argument("--old-rev", default="", help="the commit whose portability.py is the old importer")
+    parser.add_argument("--pause", type=float, nargs="*", default=None, help="SQLITE_PAUSE values to compare (seconds)")
+    parser.add_argument("--memory-batch", type=int, default=0, help="MEMORY_BATCH to use instead of the importer's")
     args = parser.parse_args()
 
     data_dir = tempfile.mkdtemp(prefix="bench-import-")
@@ -117,25 +122,54 @@ def main():
         f"({len(data) / 1e6:.1f} MB) in {time.perf_counter() - started:.1f}s ({data_dir})"
     )
 
+    writer = users.create_user("writer", password="bench-password-123")
+
+    def keep_writing(stop: threading.Event, waits: list[float]) -> None:
+        """Another writer meanwhile (an upload, a worker): one small write transaction every
+        50 ms, timed from asking for the lock to its commit."""
+        from django.db import connection
+
+        n = 0
+        try:
+            while not stop.is_set():
+                n += 1
+                began = time.perf_counter()
+                with transaction.atomic():
+                    Memory.objects.create(owner=writer, raw_text=f"w{n}", content_hash=content_hash(f"w{n} {time.time()}"))
+                waits.append((time.perf_counter() - began) * 1000)
+                stop.wait(0.05)
+        finally:
+            connection.close()
+
     def timed(module, owner, label):
         timer = TimedTransactions(transaction)
         module.transaction = timer
+        stop, waits = threading.Event(), []
+        other = threading.Thread(target=keep_writing, args=(stop, waits))
+        other.start()
         try:
             began = time.perf_counter()
             result = module.import_space(owner=owner, lines=io.BytesIO(data))
             total = time.perf_counter() - began
         finally:
             module.transaction = transaction
+            stop.set()
+            other.join()
         times = timer.times
         print(
-            f"{label:<34} {len(times):>6} {max(times):>10.1f} {statistics.median(times):>10.1f} {total:>8.1f}   "
-            f"{result.memories:,} stored, {result.duplicates:,} already there"
+            f"{label:<34} {len(times):>6} {max(times):>10.1f} {statistics.median(times):>10.1f} {total:>8.1f} "
+            f"{max(waits, default=0):>11.1f}   {result.memories:,} stored, {result.duplicates:,} already there"
         )
 
-    print(f"\n{'import':<34} {'txns':>6} {'longest ms':>10} {'median ms':>10} {'total s':>8}")
-    bob = users.create_user("bob", password="bench-password-123")
-    timed(portability, bob, "into an empty space")
-    timed(portability, bob, "again into the same space")
+    print(f"\n{'import':<34} {'txns':>6} {'longest ms':>10} {'median ms':>10} {'total s':>8} {'writer ms':>11}")
+    if args.memory_batch:
+        portability.MEMORY_BATCH = args.memory_batch
+    print(f"memories {portability.MEMORY_BATCH} a transaction, other records {portability.BATCH}")
+    for i, pause in enumerate(args.pause or [portability.SQLITE_PAUSE]):
+        portability.SQLITE_PAUSE = pause
+        bob = users.create_user(f"bob-{i}", password="bench-password-123")
+        timed(portability, bob, f"into an empty space, pause {pause * 1000:.0f} ms")
+        timed(portability, bob, f"again into the same space, pause {pause * 1000:.0f} ms")
     if args.old:
         rev = args.old_rev or "HEAD~"
         source = subprocess.run(

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -40,6 +41,7 @@ import math
 import os
 import pickle
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -675,6 +677,22 @@ class _IncomingFile:
 # -- writing: short transactions -----------------------------------------------------------------
 
 
+# SQLite keeps no queue for its write lock: a writer that finds it taken polls, its busy
+# handler sleeping up to 100 ms between tries, so transactions run back to back can keep it
+# out far longer than any one of them. A pause after each lets a waiting writer in: with
+# it, a writer meanwhile waited about as long as the longest batch (340-450 ms on a loaded
+# 2-core machine), without it up to 1.3 s (scripts/bench_import.py --pause 0 0.05).
+SQLITE_PAUSE = 0.05
+
+
+@contextlib.contextmanager
+def _write_batch() -> Iterator[None]:
+    with transaction.atomic():
+        yield
+    if connection.vendor == "sqlite":
+        time.sleep(SQLITE_PAUSE)
+
+
 class _Writer:
     """Writes a checked export, BATCH records a transaction, mapping every exported id to
     the one it gets here. Into an empty space it recreates it; into one that holds memories
@@ -757,7 +775,7 @@ class _Writer:
                 self._store_file(memory, self.checked.files.pop(r["id"]))
             made.append((r, memory))
         made_for = {r["id"]: memory for r, memory in made}
-        with transaction.atomic():
+        with _write_batch():
             # Asked again inside the transaction: the space may have taken the same content since.
             known = self._known(hashes)
             for r in records:
@@ -833,7 +851,7 @@ class _Writer:
         pending = [(pk, name, self.memories.get(old)) for pk, name, old in self.deferred]
         pending = [item for item in pending if item[2] is not None]
         for start in range(0, len(pending), BATCH):
-            with transaction.atomic():
+            with _write_batch():
                 for pk, name, target in pending[start : start + BATCH]:
                     Memory.all_objects.filter(pk=pk).update(**{f"{name}_id": target})
         self.deferred = []
@@ -845,7 +863,7 @@ class _Writer:
         )
         ids = list(fresh.order_by("pk").values_list("pk", flat=True))
         for start in range(0, len(ids), BATCH // 4):  # each compares with up to 50 candidates
-            with transaction.atomic():
+            with _write_batch():
                 for memory in Memory.objects.filter(pk__in=ids[start : start + BATCH // 4]).order_by("pk"):
                     _link_near_duplicate(memory, self.actor)
                     self.result.near_duplicates += memory.duplicate_of_id is not None
@@ -853,7 +871,7 @@ class _Writer:
     # -- the rest
 
     def _consolidation_batch(self, records: list[dict]) -> None:
-        with transaction.atomic():
+        with _write_batch():
             for r in records:
                 self._consolidation(r)
 
@@ -886,7 +904,7 @@ class _Writer:
             if source is None or target is None or source == target or (made_in is not None and consolidation is None):
                 continue
             wanted.append(((source, target, consolidation), r))
-        with transaction.atomic():
+        with _write_batch():
             there = set()
             if not self.empty:
                 there = set(
@@ -908,7 +926,7 @@ class _Writer:
                 self.result.links += 1
 
     def _tombstone_batch(self, records: list[dict]) -> None:
-        with transaction.atomic():
+        with _write_batch():
             for r in records:
                 self._tombstone(r)
 
@@ -928,7 +946,7 @@ class _Writer:
         self.result.tombstones += created
 
     def _event_batch(self, records: list[dict]) -> None:
-        with transaction.atomic():
+        with _write_batch():
             rows = [row for r in records if (row := self._event(r)) is not None]
             Event.objects.bulk_create(rows)
         self.result.events += len(rows)
