@@ -810,11 +810,11 @@ def test_a_file_name_with_windows_parent_folders_is_imported_as_a_plain_name(use
     ingest_file(owner=user, fileobj=io.BytesIO(b"plain notes " * 10), name="notes.txt")
 
     def rename(record):
-        record["original"]["name"] = "x\\..\\..\\win.txt"
+        record["original"]["name"] = record["metadata"]["file_name"] = "x\\..\\..\\win.txt"
 
     result = import_space(owner=other_user, lines=_edited(_export_lines(user), "memory", rename))
     memory = Memory.objects.get(owner=other_user)
-    assert result.files == 1 and memory.file_name == "win.txt"
+    assert result.files == 1 and memory.file_name == memory.metadata["file_name"] == "win.txt"
     assert Path(memory.original.path).resolve().is_relative_to(Path(settings.MEDIA_ROOT).resolve())
 
 

@@ -537,6 +537,8 @@ class _CheckedExport:
             "created_at": fields.when(r.get("created_at"), field="created_at", required=True),
         }
         values["updated_at"] = fields.when(r.get("updated_at"), field="updated_at") or values["created_at"]
+        if "file_name" in values["metadata"]:  # shown and read as the upload's name: plain, as an upload's
+            values["metadata"] = {**values["metadata"], "file_name": _file_name(values["metadata"]["file_name"])}
         for name in ("consolidated_at", "deleted_at", "valid_until", "expires_at", "last_recalled_at"):
             values[name] = fields.when(r.get(name), field=name)
         refs = {name: _optional_id(r, name) for name in ("duplicate_of", "superseded_by", "outdated_by")}
