@@ -1,0 +1,2 @@
+# What /api/openapi.json and the MCP server's serverInfo say this is.
+__version__ = "1.0"

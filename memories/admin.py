@@ -550,8 +550,8 @@ class ProcessedFileAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "prefix", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["owner"]
+    list_display = ["name", "owner", "prefix", "scope", "created_at", "last_used_at", "expires_at", "revoked_at"]
+    list_filter = ["scope", "owner"]
     search_fields = ["name", "prefix", "owner__username"]
     readonly_fields = ["owner", "prefix", "token_hash", "created_at", "last_used_at"]
 

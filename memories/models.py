@@ -374,6 +374,12 @@ class SpaceSettings(models.Model):
 class ApiToken(models.Model):
     """A bearer token for scripts and agents. Only a hash is stored; the token is shown once."""
 
+    class Scope(models.TextChoices):
+        # Each includes the ones before it.
+        READ = "read", "Read: search, ask, list, export"
+        WRITE = "write", "Write: also remember, correct, consolidate"
+        ADMIN = "admin", "Admin: also delete and clear"
+
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=12, help_text="First characters, to tell tokens apart.")
@@ -381,6 +387,17 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Tokens made before scopes could do everything: they stay admin.
+    scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.ADMIN)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Refused after this; empty: never expires.")
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    def allows(self, needed: str) -> bool:
+        order = list(self.Scope.values)
+        return order.index(self.scope) >= order.index(needed)
 
     class Meta:
         verbose_name = "API token"

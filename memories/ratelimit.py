@@ -1,5 +1,5 @@
-"""Fixed-window rate limits kept in Django's cache, which every web worker shares: Redis
-when REDIS_URL is set, files in the data dir otherwise.
+"""Fixed-window rate limits, and the growing delays of sign-in, kept in Django's cache,
+which every web worker shares: Redis when REDIS_URL is set, files in the data dir otherwise.
 
 A rate is "N/unit" with unit s, m, h or d ("60/m"); an empty rate or "0" turns the limit off.
 """
@@ -64,16 +64,51 @@ def hit(scope: str, ident: str, *, rate: str | None = None, now: float | None = 
     return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
 
 
-def exhausted(scope: str, ident: str, *, rate: str | None = None, now: float | None = None) -> Verdict:
-    """Whether `ident` has used up the scope's limit in this window, without counting a
-    request (sign-in counts failures with hit() and asks this before checking a password)."""
+# -- growing delays ----------------------------------------------------------------------------
+#
+# For guesses (sign-in): a fixed window that refuses everything once full lets anyone who can
+# make the failures lock the rightful user out for the rest of the window. A delay instead:
+# N failures (the scope's rate, "10/h") cost nothing; from the Nth on, each makes the next
+# attempt wait twice as long as the one before (FIRST_DELAY, 2x, 4x, ... up to a cap). The count
+# is forgotten one period after the last failure. A guesser is slowed to one try per cap;
+# whoever else shares the scope waits at most the cap, never the whole period.
+
+FIRST_DELAY = 15
+
+
+def _clock() -> float:
+    return time.time()
+
+
+def backoff_wait(scope: str, ident: str, *, rate: str | None = None) -> int:
+    """Seconds until `ident` may try again in the scope; 0 when it may now."""
+    if parse_rate(rate if rate is not None else rate_for(scope)) is None:
+        return 0
+    until = cache.get(f"backoff:{scope}:{ident}:until", 0)
+    return max(0, math.ceil(until - _clock()))
+
+
+def backoff_failure(scope: str, ident: str, *, cap: int, rate: str | None = None) -> int:
+    """Count one failure; the seconds the next attempt must wait (0 while failures are free)."""
     parsed = parse_rate(rate if rate is not None else rate_for(scope))
     if parsed is None:
-        return Verdict(allowed=True, limit=0, remaining=0, retry_after=0)
-    limit, period = parsed
-    now = time.time() if now is None else now
-    window = int(now // period)
-    count = cache.get(f"ratelimit:{scope}:{ident}:{period}:{window}", 0)
-    if count >= limit:
-        return Verdict(allowed=False, limit=limit, remaining=0, retry_after=max(1, math.ceil((window + 1) * period - now)))
-    return Verdict(allowed=True, limit=limit, remaining=limit - count, retry_after=0)
+        return 0
+    free, period = parsed
+    key = f"backoff:{scope}:{ident}"
+    # add() then incr(): atomic in Redis; the file cache may lose one count of two at once.
+    cache.add(f"{key}:n", 0, timeout=period)
+    try:
+        failures = cache.incr(f"{key}:n")
+    except ValueError:
+        cache.set(f"{key}:n", 1, timeout=period)
+        failures = 1
+    cache.touch(f"{key}:n", timeout=period)
+    if failures < free:
+        return 0
+    wait = min(cap, FIRST_DELAY * 2 ** min(failures - free, 20))
+    cache.set(f"{key}:until", _clock() + wait, timeout=wait + 1)
+    return wait
+
+
+def backoff_reset(scope: str, ident: str) -> None:
+    cache.delete_many([f"backoff:{scope}:{ident}:n", f"backoff:{scope}:{ident}:until"])

@@ -1,8 +1,12 @@
-"""Sign-in throttling: failed passwords are counted per account and per client address
-(the same fixed-window counters as the API's rate limits, in the shared cache). Once
-either count reaches its limit, sign-in for that account or from that address is refused
-with a clear message until the window ends, before any password is checked, so guessing
-stops even when the right password comes next.
+"""Sign-in throttling: failed passwords slow the next attempt down, with delays that grow
+(ratelimit.backoff_*), counted three ways: per account and client address together (the
+guesser at one address), per account from anywhere (guessing from many addresses) and per
+address for any account (spraying many accounts). While a delay runs, sign-in for that
+account or from that address is refused before any password is checked, so guessing stops
+even when the right password comes next. A delay never refuses the owner for long: from
+another address they wait at most ACCOUNT_CAP, and where everyone shares one address (a
+loopback or single-proxy install) at most PAIR_CAP; a fixed window would have locked them
+out for the rest of the hour. A successful sign-in clears its own account-and-address count.
 
 It sits in the authentication backend, so the sign-in page and the admin's are both
 covered; one-time welcome links count their failures per address in the views, and the
@@ -23,7 +27,12 @@ from .middleware import client_address
 from .services.setup import needs_first_user
 
 BACKEND = "memories.signin.ThrottledModelBackend"
-ACCOUNT, ADDRESS = "login_account", "login_address"
+PAIR, ACCOUNT, ADDRESS = "login_pair", "login_account", "login_address"
+# The longest wait each count can impose. The pair's is the guesser's pace (one try per
+# five minutes once its free failures are used); the others are shared with people who did
+# nothing wrong, so they stay short.
+PAIR_CAP, ACCOUNT_CAP, ADDRESS_CAP = 300, 60, 60
+CAPS = {PAIR: PAIR_CAP, ACCOUNT: ACCOUNT_CAP, ADDRESS: ADDRESS_CAP}
 
 
 def _account_key(username: str) -> str:
@@ -31,28 +40,44 @@ def _account_key(username: str) -> str:
     return hashlib.sha256(" ".join(str(username or "").split()).lower().encode()).hexdigest()[:32]
 
 
+def _counts(request, username: str | None) -> list[tuple[str, str]]:
+    address = client_address(request) if request is not None else None
+    account = _account_key(username) if username else None
+    counts = []
+    if address:
+        counts.append((ADDRESS, address))
+    if account:
+        counts.append((ACCOUNT, account))
+    if address and account:
+        counts.append((PAIR, f"{account}:{hashlib.sha256(address.encode()).hexdigest()[:16]}"))
+    return counts
+
+
 def refused_for(request, username: str | None = None) -> int:
     """Seconds until sign-in is allowed again for this account or address; 0 when allowed."""
-    waits = []
-    if request is not None:
-        waits.append(ratelimit.exhausted(ADDRESS, client_address(request)).retry_after)
-    if username:
-        waits.append(ratelimit.exhausted(ACCOUNT, _account_key(username)).retry_after)
-    return max(waits, default=0)
+    return max((ratelimit.backoff_wait(scope, ident) for scope, ident in _counts(request, username)), default=0)
 
 
 def record_failure(request, username: str | None = None) -> None:
-    if request is not None:
-        ratelimit.hit(ADDRESS, client_address(request))
-    if username:
-        ratelimit.hit(ACCOUNT, _account_key(username))
+    for scope, ident in _counts(request, username):
+        ratelimit.backoff_failure(scope, ident, cap=CAPS[scope])
+
+
+def record_success(request, username: str) -> None:
+    for scope, ident in _counts(request, username):
+        if scope == PAIR:
+            ratelimit.backoff_reset(scope, ident)
 
 
 def wait_message(seconds: int) -> str:
-    minutes = max(1, round(seconds / 60))
+    if seconds < 90:
+        when = f"{seconds} second{'s' if seconds != 1 else ''}"
+    else:
+        minutes = round(seconds / 60)
+        when = f"about {minutes} minutes"
     return (
-        f"Too many failed sign-ins for this account or from this address. Try again in about {minutes} "
-        f"minute{'s' if minutes != 1 else ''}; a forgotten password is reset with `manage.py changepassword`."
+        f"Too many failed sign-ins for this account or from this address. Try again in {when}; "
+        "a forgotten password is reset with `manage.py changepassword`."
     )
 
 
@@ -67,6 +92,8 @@ class ThrottledModelBackend(ModelBackend):
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is None:
             record_failure(request, username)
+        else:
+            record_success(request, username)
         return user
 
     @staticmethod

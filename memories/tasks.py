@@ -54,3 +54,16 @@ def import_history(job_id: str) -> str:
     from .services.history_import import run_import
 
     return run_import(job_id)
+
+
+def embed_owner(owner_id: int) -> str:
+    # Queued after an import: that owner's memories without a vector, not everyone's.
+    from .services.embed import embed_missing
+
+    owner = get_user_model().objects.filter(pk=owner_id).first()
+    if owner is None:
+        return f"owner {owner_id} is gone"
+    outcome = embed_missing(owner=owner)
+    return f"embedded {outcome.embedded} memories of {owner.get_username()} ({outcome.backend})" + (
+        f"; {outcome.error}" if outcome.error else ""
+    )

@@ -289,12 +289,17 @@ MEMORY_RECALL_STRATEGY = os.getenv("MEMORY_RECALL_STRATEGY", "hybrid")
 MEMORY_RECALL_K = int(os.getenv("MEMORY_RECALL_K", "50"))
 MEMORY_RECALL_MAX_TOKENS = int(os.getenv("MEMORY_RECALL_MAX_TOKENS", "16000"))
 MEMORY_MAX_UPLOAD_MB = int(os.getenv("MEMORY_MAX_UPLOAD_MB", "200"))
+# The original files one user may keep in all (uploads, inbox, imports); 0 turns it off.
+MEMORY_MAX_STORAGE_MB = int(os.getenv("MEMORY_MAX_STORAGE_MB", "10240"))
 # API rate limits per user ("N/s|m|h|d"; empty or 0 turns a limit off).
 MEMORY_RATE_LIMIT_INGEST = os.getenv("MEMORY_RATE_LIMIT_INGEST", "60/m")
 MEMORY_RATE_LIMIT_QUERY = os.getenv("MEMORY_RATE_LIMIT_QUERY", "30/m")
 MEMORY_RATE_LIMIT_RECALL = os.getenv("MEMORY_RATE_LIMIT_RECALL", "60/m")
 MEMORY_RATE_LIMIT_CONSOLIDATE = os.getenv("MEMORY_RATE_LIMIT_CONSOLIDATE", "10/h")
-# Failed sign-ins (sign-in page, admin, welcome links) per account and per client address.
+# Failed sign-ins (sign-in page, admin, welcome links) allowed before each further one makes
+# the next attempt wait (15 s, doubling): per account and address together, per account from
+# anywhere, per client address. The count is forgotten one period after the last failure.
+MEMORY_RATE_LIMIT_LOGIN_PAIR = os.getenv("MEMORY_RATE_LIMIT_LOGIN_PAIR", "5/h")
 MEMORY_RATE_LIMIT_LOGIN_ACCOUNT = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ACCOUNT", "10/h")
 MEMORY_RATE_LIMIT_LOGIN_ADDRESS = os.getenv("MEMORY_RATE_LIMIT_LOGIN_ADDRESS", "30/h")
 # Longest one file may take to be read (PDF pages are read until it runs out).

@@ -119,7 +119,7 @@ def test_revoked_token_gets_401(user, token, api):
     revoke_token(owner=user, token_id=ApiToken.objects.get(owner=user).pk)
     response = api.get("/api/status")
     assert response.status_code == 401
-    assert response.json()["detail"] == "Unknown or revoked API token."
+    assert response.json()["detail"] == "Unknown, expired or revoked API token."
 
 
 def test_token_writes_need_no_csrf(api):

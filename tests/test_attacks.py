@@ -363,20 +363,64 @@ def test_uploaded_originals_are_owner_only(user):
 # --- 8. sign-in is throttled ---------------------------------------------------------------------
 
 
-def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user):
+@pytest.fixture
+def clock(monkeypatch):
+    """The sign-in delays' clock, moved by hand: a wait passes without the test sleeping."""
+    from memories import ratelimit
+
+    now = [1_900_000_000.0]
+    monkeypatch.setattr(ratelimit, "_clock", lambda: now[0])
+    return now
+
+
+def test_guessing_a_password_is_stopped_even_when_the_right_one_comes_next(user, clock):
     attacker = Client()
-    for i in range(10):
+    for i in range(5):
         reply = attacker.post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
         assert reply.status_code == 200
+    # Now each try waits, and one during the wait is refused unchecked, the right password too.
     reply = attacker.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"})
     assert reply.status_code == 429 and b"Too many failed sign-ins" in reply.content
     assert attacker.get(reverse("memories:ingest")).status_code == 302
-    # The account is throttled from another address too (per account), and the admin's sign-in alike.
-    elsewhere = Client(REMOTE_ADDR="203.0.113.9")
-    assert elsewhere.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"}).status_code == 429
-    admin = Client(REMOTE_ADDR="203.0.113.10")
-    page = admin.post("/admin/login/", {"username": "alice", "password": "correct horse battery staple"})
-    assert b"Too many failed sign-ins" in page.content
+    waits = []
+    for i in range(8):
+        clock[0] += int(reply["Retry-After"])
+        assert attacker.post(reverse("login"), {"username": "alice", "password": f"again {i}"}).status_code == 200
+        reply = attacker.post(reverse("login"), {"username": "alice", "password": f"again {i}"})
+        assert reply.status_code == 429
+        waits.append(int(reply["Retry-After"]))
+    # The waits grow (15 s, 30 s, ...) up to five minutes: a guesser gets a dozen tries an hour.
+    assert waits == sorted(waits) and waits[0] < waits[-1] == 300
+    admin = Client()
+    assert b"Too many failed sign-ins" in admin.post("/admin/login/", {"username": "alice", "password": "x"}).content
+
+
+def test_wrong_passwords_from_anywhere_do_not_lock_the_owner_out(user, clock):
+    """Issue 27: ten wrong passwords for an account, from anywhere, refused its owner's right
+    one for the rest of the hour; on a loopback install everyone shares one address."""
+    right = "correct horse battery staple"
+    for i in range(10):
+        Client(REMOTE_ADDR=f"203.0.113.{i + 1}").post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
+    # From her own address the owner waits at most a minute (the account's count), not an hour.
+    owner = Client(REMOTE_ADDR="198.51.100.77")
+    reply = owner.post(reverse("login"), {"username": "alice", "password": right})
+    assert reply.status_code == 429 and int(reply["Retry-After"]) <= 60
+    clock[0] += int(reply["Retry-After"])
+    assert owner.post(reverse("login"), {"username": "alice", "password": right}).status_code == 302
+
+    # Everyone behind one address: the guesser's own delays are what the owner meets, at most five minutes.
+    cache.clear()
+    shared = "127.0.0.1"
+    for i in range(40):
+        Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": f"guess {i}"})
+        clock[0] += 20
+    reply = Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": right})
+    assert reply.status_code == 429 and int(reply["Retry-After"]) <= 300
+    clock[0] += int(reply["Retry-After"])
+    assert Client(REMOTE_ADDR=shared).post(reverse("login"), {"username": "alice", "password": right}).status_code == 302
+    clock[0] += 300
+    admin = Client(REMOTE_ADDR=shared).post("/admin/login/", {"username": "alice", "password": right})
+    assert b"Too many failed sign-ins" not in admin.content
 
 
 def test_a_borrowed_session_cannot_guess_the_old_password_to_change_it(user, user_factory):
@@ -670,3 +714,330 @@ def test_api_refuses_oversized_multipart_bodies_in_json(user):
     assert "files" in reply.json()["detail"]
     reply = api.post("/api/ingest", {f"field{i}": "x" for i in range(1200)})
     assert reply.status_code == 413 and reply.json()["detail"]
+
+
+# --- issue 27: an import never trusts the file ---------------------------------------------------
+
+
+def _export_lines(owner) -> list[bytes]:
+    from memories.services.portability import export_space
+
+    return b"".join(export_space(owner=owner)).splitlines(keepends=True)
+
+
+def _resealed(lines: list[bytes]) -> io.BytesIO:
+    """The end line recomputed for the edited lines, as the attacker did."""
+    import hashlib
+
+    body = lines[:-1]
+    counts: dict[str, int] = {}
+    for line in body:
+        kind = json.loads(line)["type"]
+        counts[kind] = counts.get(kind, 0) + 1
+    end = {"type": "end", "counts": counts, "sha256": hashlib.sha256(b"".join(body)).hexdigest()}
+    return io.BytesIO(b"".join(body) + json.dumps(end).encode() + b"\n")
+
+
+def _edited(lines: list[bytes], kind: str, change) -> io.BytesIO:
+    out, done = [], False
+    for line in lines:
+        record = json.loads(line)
+        if record["type"] == kind and not done:
+            change(record)
+            done = True
+            line = json.dumps(record, allow_nan=True).encode() + b"\n"
+        out.append(line)
+    return _resealed(out)
+
+
+def test_an_edited_text_with_a_recomputed_checksum_does_not_keep_the_old_hash(user, other_user, memory_factory):
+    from memories.services.portability import import_space
+
+    original = "The vault code is 4711 and only Alice knows it."
+    memory_factory(original)
+    edited = _edited(_export_lines(user), "memory", lambda r: r.update(raw_text="Bob wrote this text instead."))
+    import_space(owner=other_user, lines=edited)
+    imported = Memory.objects.get(owner=other_user)
+    assert imported.raw_text == "Bob wrote this text instead."
+    # The original text is new to bob's space: stored, not "already stored as" the edited memory.
+    result = ingest_text(owner=other_user, text=original)
+    assert result.created and result.memory.pk != imported.pk
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"entities": [None, 5]},
+        {"topics": [{"x": 1}, 7]},
+        {"importance": float("inf")},
+        {"importance": float("nan")},
+        {"importance": "1e309"},
+        {"metadata": ["not", "an", "object"]},
+        {"occurred_at": "9999-12-31T23:59:59+00:00"},
+        {"status": "owned"},
+        {"raw_text": "lone \ud800 surrogate"},
+    ],
+    ids=lambda c: next(iter(c)),
+)
+def test_field_types_the_app_never_writes_are_refused_and_nothing_is_imported(user, other_user, memory_factory, change):
+    from memories.services.portability import ImportRefused, import_space
+
+    memory_factory("An ordinary note about the garden.")
+    with pytest.raises(ImportRefused) as refused:
+        import_space(owner=other_user, lines=_edited(_export_lines(user), "memory", lambda r: r.update(change)))
+    assert "Nothing was imported" in str(refused.value)
+    assert not Memory.all_objects.filter(owner=other_user).exists() and not Event.objects.filter(owner=other_user).exists()
+    # bob's pages and the scheduled consolidation still work.
+    bob = api_client(other_user)
+    assert bob.get("/api/memories").status_code == 200 and bob.get("/api/graph").status_code == 200
+    consolidate_owner(owner=other_user)
+
+
+def test_imported_history_is_marked_imported_and_never_credited_to_the_importer(user, other_user):
+    from memories.services.portability import import_space
+
+    token = api_client(user)
+    assert token.post("/api/ingest", {"text": "Alice's note via her token."}, content_type="application/json").status_code == 201
+    import_space(owner=other_user, lines=io.BytesIO(b"".join(_export_lines(user))))
+    events = Event.objects.filter(owner=other_user)
+    assert events.exists()
+    assert all(e.actor.startswith("imported: ") and e.actor_user_id is None for e in events)
+
+
+def test_a_file_name_with_windows_parent_folders_is_imported_as_a_plain_name(user, other_user, settings):
+    from memories.services.portability import import_space
+
+    ingest_file(owner=user, fileobj=io.BytesIO(b"plain notes " * 10), name="notes.txt")
+
+    def rename(record):
+        record["original"]["name"] = record["metadata"]["file_name"] = "x\\..\\..\\win.txt"
+
+    result = import_space(owner=other_user, lines=_edited(_export_lines(user), "memory", rename))
+    memory = Memory.objects.get(owner=other_user)
+    assert result.files == 1 and memory.file_name == memory.metadata["file_name"] == "win.txt"
+    assert Path(memory.original.path).resolve().is_relative_to(Path(settings.MEDIA_ROOT).resolve())
+
+
+def test_vectors_are_made_after_an_import(user, other_user, memory_factory, settings, fake_openai, sync_tasks):
+    from memories.models import MemoryVector
+    from memories.services.portability import import_space
+
+    settings.MEMORY_LLM_PROVIDER, settings.OPENAI_MODEL = "offline", ""
+    for text in ("The boat is moored at pier 4.", "The sails were repaired in May.", "Winter storage is in Hamble."):
+        memory_factory(text)  # made with embeddings off: the export carries no vectors anyway
+    data = io.BytesIO(b"".join(_export_lines(user)))
+    settings.MEMORY_EMBEDDINGS, settings.OPENAI_EMBEDDING_MODEL = "openai_compat", "embed-a"
+    import_space(owner=other_user, lines=data)
+    assert MemoryVector.objects.filter(owner=other_user).count() == 3
+
+
+def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was_stored(
+    user, other_user, memory_factory, monkeypatch
+):
+    from memories.services import portability
+
+    monkeypatch.setattr(portability, "MEMORY_BATCH", 2)
+    for i in range(5):
+        memory_factory(f"Note number {i} about the allotment.")
+    data = b"".join(_export_lines(user))
+    opened = []
+    real_atomic = portability.transaction.atomic
+
+    @contextmanager
+    def counted(*args, **kwargs):
+        with real_atomic(*args, **kwargs):
+            opened.append(1)
+            yield
+
+    def disk_full(self, records):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(portability.transaction, "atomic", counted)
+    monkeypatch.setattr(portability._Writer, "_event_batch", disk_full)
+    with pytest.raises(portability.ImportStopped) as stopped:
+        portability.import_space(owner=other_user, lines=io.BytesIO(data))
+    assert "Stored before it: 5 memories" in str(stopped.value) and "disk full" in str(stopped.value)
+    assert Memory.objects.filter(owner=other_user).count() == 5
+    assert len(opened) >= 3  # five memories in batches of two: three transactions at least
+
+
+# --- issue 27: a far date is never a 500 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dates", [{"date_to": "9999-12-31"}, {"date_from": "0001-01-01"}, {"date_from": "9999-12-31"}])
+def test_a_date_at_the_end_of_the_calendar_is_no_500(user, memory_factory, dates):
+    memory_factory("A note about the harbour, written today.")
+    api = api_client(user)
+    web = Client(raise_request_exception=False)
+    web.force_login(user)
+    for reply in (
+        api.get("/api/timeline", dates),
+        api.get("/api/timeline", {**dates, "zoom": "day"}),
+        api.get("/api/graph", dates),
+        web.get("/timeline/", dates),
+        web.get("/memories/", dates),
+        web.get("/graph/", dates),
+    ):
+        assert reply.status_code == 200, (reply.request["PATH_INFO"], reply.content[:300])
+    found = api.get("/api/graph", dates).json()
+    assert len(found["nodes"]) == (0 if dates.get("date_from") == "9999-12-31" else 1)
+
+
+# --- issue 27: strict agent tools ----------------------------------------------------------------
+
+
+def _mcp(client: Client, method: str, params: dict | None = None, **headers):
+    body = {"jsonrpc": "2.0", "id": 7, "method": method, **({"params": params} if params is not None else {})}
+    reply = client.post(
+        "/mcp", json.dumps(body), content_type="application/json", HTTP_ACCEPT="application/json, text/event-stream", **headers
+    )
+    return reply, json.loads(reply.content)
+
+
+def _mcp_client(user, **token) -> Client:
+    return Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='agent', **token)[1]}"
+    )
+
+
+def test_a_misspelled_tool_argument_is_refused_not_ignored(user):
+    agent = _mcp_client(user)
+    _, listed = _mcp(agent, "tools/list")
+    assert all(tool["inputSchema"]["additionalProperties"] is False for tool in listed["result"]["tools"])
+    _, called = _mcp(
+        agent, "tools/call", {"name": "add_memory", "arguments": {"text": "Dentist on Friday.", "occured_at": "2020-01-01"}}
+    )
+    assert called["result"]["isError"] and "occured_at" in called["result"]["content"][0]["text"]
+    assert not Memory.objects.filter(owner=user).exists()
+
+
+def test_a_bad_token_is_a_401_mcp_clients_can_read(db):
+    reply, body = _mcp(Client(raise_request_exception=False, HTTP_AUTHORIZATION="Bearer mem_made-up"), "tools/list")
+    assert reply.status_code == 401 and body["id"] == 7 and "revoked API token" in body["error"]["message"]
+    challenge = reply["WWW-Authenticate"]
+    assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge and "error_description=" in challenge
+
+
+def test_the_server_says_its_version(user):
+    from memories import __version__
+
+    _, body = _mcp(
+        _mcp_client(user),
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+    )
+    assert body["result"]["serverInfo"]["version"] == __version__ != ""
+
+
+def test_a_web_page_from_another_site_cannot_drive_the_tools(user, settings):
+    agent = _mcp_client(user)
+    reply, body = _mcp(
+        agent, "tools/call", {"name": "add_memory", "arguments": {"text": "x"}}, HTTP_ORIGIN="https://evil.example"
+    )
+    assert reply.status_code == 403 and "evil.example" in body["error"]["message"]
+    assert not Memory.objects.exists()
+    assert _mcp(agent, "tools/list", HTTP_ORIGIN="http://testserver")[0].status_code == 200  # its own pages
+    assert _mcp(agent, "tools/list")[0].status_code == 200  # agents send no Origin
+
+
+# --- issue 27: token scopes, expiry and a storage quota -----------------------------------------
+
+
+def test_a_read_token_reads_and_changes_nothing(user, memory_factory):
+    memory = memory_factory("The spare key is under the blue pot.")
+    reader = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='r', scope='read')[1]}"
+    )
+    assert reader.get("/api/memories").status_code == 200 and reader.get("/api/export").status_code == 200
+    for reply in (
+        reader.post("/api/ingest", {"text": "A new note."}, content_type="application/json"),
+        reader.patch(f"/api/memories/{memory.pk}", {"importance": 1}, content_type="application/json"),
+        reader.post("/api/clear"),
+    ):
+        assert reply.status_code == 403 and "read scope" in reply.json()["detail"]
+    agent = _mcp_client(user, scope="read")
+    _, found = _mcp(agent, "tools/call", {"name": "search_memories", "arguments": {"query": "spare key"}})
+    assert not found["result"]["isError"]
+    _, added = _mcp(agent, "tools/call", {"name": "add_memory", "arguments": {"text": "Sneaked in."}})
+    assert added["result"]["isError"] and "needs write" in added["result"]["content"][0]["text"]
+    assert list(Memory.objects.filter(owner=user)) == [memory]
+
+
+def test_only_an_admin_token_clears_or_deletes(user, memory_factory):
+    memory = memory_factory("The boiler was serviced in March.")
+    writer = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='w', scope='write')[1]}"
+    )
+    assert writer.post("/api/ingest", {"text": "A note the agent may add."}, content_type="application/json").status_code == 201
+    assert writer.post("/api/clear").status_code == 403
+    assert writer.delete(f"/api/memories/{memory.pk}").status_code == 403
+    assert writer.post("/api/delete", {"memory_id": memory.pk}, content_type="application/json").status_code == 403
+    _, deleted = _mcp(
+        _mcp_client(user, scope="write"), "tools/call", {"name": "delete_memory", "arguments": {"memory_id": memory.pk}}
+    )
+    assert deleted["result"]["isError"] and "needs admin" in deleted["result"]["content"][0]["text"]
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    admin = Client(
+        raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {create_token(owner=user, name='a', scope='admin')[1]}"
+    )
+    assert admin.post("/api/clear").status_code == 200 and not Memory.objects.filter(owner=user).exists()
+
+
+def test_an_expired_token_is_refused(user):
+    from datetime import timedelta
+
+    from memories.models import ApiToken
+
+    token, plaintext = create_token(owner=user, name="short", expires_in=timedelta(days=30))
+    api = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {plaintext}")
+    assert api.get("/api/memories").status_code == 200
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=token.created_at)  # the thirty days have passed
+    assert api.get("/api/memories").status_code == 401
+    assert _mcp(api, "tools/list")[0].status_code == 401
+
+
+def test_create_token_command_takes_a_scope_and_an_expiry(user):
+    from django.core.management import call_command
+
+    from memories.models import ApiToken
+
+    out, said = io.StringIO(), io.StringIO()
+    call_command("create_token", "alice", "--name", "reader", "--scope", "read", "--expires", "30d", stdout=out, stderr=said)
+    token = ApiToken.objects.get(name="reader")
+    assert token.scope == "read" and 29 <= (token.expires_at - token.created_at).days <= 30
+    assert "read" in said.getvalue() and out.getvalue().strip().startswith("mem_")
+
+
+def test_the_tokens_page_makes_scoped_tokens(signed_in, user):
+    from memories.models import ApiToken
+
+    reply = signed_in.post("/settings/tokens/", {"name": "phone agent", "scope": "write", "expires": "7d"})
+    assert reply.status_code in (200, 302)
+    token = ApiToken.objects.get(owner=user, name="phone agent")
+    assert token.scope == "write" and token.expires_at is not None
+    page = signed_in.get("/settings/tokens/").content.decode()
+    assert "phone agent" in page and "write" in page
+
+
+def test_a_storage_quota_stops_uploads_that_would_fill_the_disk(user, settings):
+    from memories.services import IngestError
+
+    settings.MEMORY_MAX_STORAGE_MB = 1
+    ingest_file(owner=user, fileobj=io.BytesIO(b"a" * 700_000), name="first.txt")
+    with pytest.raises(IngestError, match="storage"):
+        ingest_file(owner=user, fileobj=io.BytesIO(b"b" * 700_000), name="second.txt")
+    reply = api_client(user).post("/api/ingest", {"file": SimpleUploadedFile("third.txt", b"c" * 700_000)})
+    assert reply.status_code == 400 and "storage" in reply.json()["detail"]
+    assert Memory.objects.filter(owner=user).count() == 1
+
+
+def test_records_out_of_the_exports_order_are_refused(user, other_user, memory_factory):
+    from memories.services.portability import ImportRefused, import_space
+
+    memory_factory("A note that will come last.")
+    lines = _export_lines(user)
+    memory_line = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "memory")
+    shuffled = lines[:memory_line] + lines[memory_line + 1 : -1] + [lines[memory_line], lines[-1]]
+    with pytest.raises(ImportRefused, match="out of order"):
+        import_space(owner=other_user, lines=_resealed(shuffled))
+    assert not Memory.all_objects.filter(owner=other_user).exists()

@@ -213,8 +213,10 @@ def test_round_trip_into_a_fresh_space_recreates_everything(user, user_factory, 
     assert result.events == len(before["events"]) and result.duplicates == result.refused == 0
 
     after = canonical(carol)
-    for part in ("memories", "consolidations", "links", "tombstones", "events"):
+    for part in ("memories", "consolidations", "links", "tombstones"):
         assert after[part] == before[part], part
+    # The history is all there, each event marked as imported and credited to no user here.
+    assert after["events"] == [(*e[:3], f"imported: {e[3]}", False, *e[5:]) for e in before["events"]]
     # The copy works like the original: recall finds, tombstones refuse, the purged stays purged.
     assert recall(owner=carol, question="Who drafted the Falcon launch checklist?").memories[0].memory.raw_text == FALCON[2]
     for text in (GONE, FALCON[1], PURGED):
@@ -381,7 +383,10 @@ def test_a_space_moves_between_two_installations(tmp_path):
             "events": service.sql("select subject_type, action, actor, created_at from memories_event order by id"),
         }
 
-    assert holdings(second) == holdings(first)
+    moved_in, original = holdings(second), holdings(first)
+    # The history arrives marked as imported.
+    original["events"] = [(kind, action, f"imported: {actor}", at) for kind, action, actor, at in original["events"]]
+    assert moved_in == original
     stored = second.sql("select original from memories_memory where original != ''")[0][0]
     assert (second.data_dir / "files" / stored).read_bytes() == PDF_TEXT
     answer = second.manage("query", "Who drafted the Falcon launch checklist?", "--json", "--user", "alice").stdout

@@ -49,6 +49,11 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
+def errors_in(error: BaseException) -> list[str]:
+    """The messages of an error and, for the client's task groups, of every error inside."""
+    return [str(error)] + [m for inner in getattr(error, "exceptions", ()) for m in errors_in(inner)]
+
+
 def text_of(result) -> str:
     return " ".join(getattr(part, "text", "") for part in result.content)
 
@@ -174,8 +179,12 @@ def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
 
     for headers in ({}, {"Authorization": "Bearer mem_not-a-real-token"}, {"Authorization": f"Basic {alice_token}"}):
         status, body, response_headers = post(headers)
-        assert status == 401 and "token" in json.loads(body)["detail"].lower()
-        assert response_headers["WWW-Authenticate"].startswith("Bearer")
+        # A JSON-RPC error (what MCP clients show) and the reason in WWW-Authenticate (RFC 6750).
+        assert status == 401 and "token" in json.loads(body)["error"]["message"].lower()
+        assert (
+            response_headers["WWW-Authenticate"].startswith("Bearer")
+            and "error_description=" in response_headers["WWW-Authenticate"]
+        )
     # A revoked token is refused as well.
     from memories.services.tokens import revoke_token, tokens_of
 
@@ -186,8 +195,10 @@ def test_bad_or_missing_tokens_are_refused(live_server, user, alice_token):
         async with http_client(live_server.url, "mem_not-a-real-token") as client:
             await client.list_tools()
 
-    with pytest.raises(Exception):
+    # The pinned client shows the reason to the person, not "Server returned an error response".
+    with pytest.raises(Exception) as refused:
         run(scenario())
+    assert "Unknown, expired or revoked API token" in " ".join(errors_in(refused.value))
     # GET (an event stream) is not offered: stateless.
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(live_server.url + "/mcp", timeout=30)

@@ -26,6 +26,7 @@ from django.template import engines
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
+from .. import __version__
 from ..llm import ProviderError
 from ..services import RefusedError, RejectedContentError, busy
 from .auth import session_auth, token_auth
@@ -73,7 +74,7 @@ class LocalSwagger(Swagger):
 
 api = NinjaAPI(
     title="Always-On Memory",
-    version="1.0",
+    version=__version__,
     description=(
         "Ingest notes and files, consolidate them, and ask questions answered from your own memories only. "
         "Send `Authorization: Bearer <token>` (make one on /settings/tokens/ or with `manage.py create_token USERNAME`); "

@@ -8,7 +8,9 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.utils import check_csrf
 
-from ..services.tokens import find_token
+from ..services.tokens import find_token, scope_refusal
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class TokenAuth(HttpBearer):
@@ -29,8 +31,12 @@ class TokenAuth(HttpBearer):
         if found is None:
             # Failing here instead of falling back to the session: a client that sent a bad
             # token should learn that, not act as whoever is signed in in the same browser.
-            raise AuthenticationError(401, "Unknown or revoked API token.")
+            raise AuthenticationError(401, "Unknown, expired or revoked API token.")
         request.api_token = found  # the history names the token that made a change
+        # A read token reads; anything that changes the space needs write (and deleting or
+        # clearing needs admin: the routes that do ask for it, common.needs_scope).
+        if request.method not in SAFE_METHODS and (refusal := scope_refusal(found, "write")):
+            raise HttpError(403, refusal)
         return found.owner
 
 

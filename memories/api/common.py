@@ -10,6 +10,7 @@ from pydantic import Field
 from .. import ratelimit
 from ..models import Consolidation
 from ..services import Actor
+from ..services.tokens import scope_refusal
 
 
 class RateLimited(HttpError):
@@ -22,6 +23,12 @@ def enforce_rate(request, scope: str) -> None:
     verdict = ratelimit.hit(scope, str(request.auth.pk))
     if not verdict.allowed:
         raise RateLimited(scope, verdict.retry_after)
+
+
+def needs_scope(request, scope: str) -> None:
+    """403 unless the caller's token has the scope (a signed-in session may do everything)."""
+    if refusal := scope_refusal(getattr(request, "api_token", None), scope):
+        raise HttpError(403, refusal)
 
 
 def actor(request) -> Actor:

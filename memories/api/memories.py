@@ -33,7 +33,7 @@ from ..services import (
     update_memory,
 )
 from . import schemas as s
-from .common import actor, enforce_rate, page
+from .common import actor, enforce_rate, needs_scope, page
 
 router = Router(tags=["memories"])
 
@@ -251,6 +251,7 @@ def memory_update(request, payload: s.MemoryPatch, memory_id: int = MemoryId):
 
 def delete(request, memory_id: int) -> None:
     """The API's one delete: DELETE /memories/{id} and the original's POST /delete both call it."""
+    needs_scope(request, "admin")
     if delete_memory(owner=request.auth, memory_id=memory_id, actor=actor(request)) is None:
         raise HttpError(404, f"No memory {memory_id}.")
 

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 from ..models import Memory
 from ..recall import STRATEGIES
 from ..services.browse import SORTS
+from ..services import fields
 from ..services.ingest import parse_occurred_at
 
 # SQLite and PostgreSQL integers are 64-bit: a bigger id from a client is a 422, not an OverflowError.
@@ -172,14 +173,9 @@ class MemoryPatch(Schema):
 
     @field_validator("entities", "topics")
     @classmethod
-    def _dedupe(cls, values):
-        if values is None:
-            return None
-        seen: dict[str, None] = {}
-        for value in values:
-            if text := " ".join(value.split()):
-                seen.setdefault(text, None)
-        return list(seen)
+    def _dedupe(cls, values, info):
+        # The rules a correction and an import share (services/fields.py): folded, each once.
+        return None if values is None else fields.labels(values, field=info.field_name)
 
 
 class LinkOut(Schema):

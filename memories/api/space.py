@@ -13,7 +13,7 @@ from ..embeddings import status as embeddings_status
 from ..services import clear_owner
 from ..services.portability import export_space
 from ..services.status import engine_status, space_counts
-from .common import actor
+from .common import actor, needs_scope
 
 router = Router(tags=["space"])
 
@@ -34,6 +34,7 @@ def status(request) -> dict:
 
 
 def clear(request, *, inbox_files: bool) -> dict:
+    needs_scope(request, "admin")
     counts = clear_owner(owner=request.auth, inbox_files=inbox_files, actor=actor(request))
     return {
         "status": "cleared",

@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -36,24 +38,70 @@ _DROPPED_HEADERS = {b"content-length"}  # Django computes it from the body
 _manager_lock = threading.Lock()
 
 
-def _error(status: int, detail: str) -> HttpResponse:
-    response = HttpResponse(json.dumps({"detail": detail}), status=status, content_type="application/json")
-    if status == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="mcp"'
+def _error(status: int, detail: str, *, request_id=None) -> HttpResponse:
+    """A refusal before the SDK saw the request, as a JSON-RPC error: MCP clients show the
+    message of an error body at any status, and only "Server returned an error response"
+    for anything else."""
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32001 if status in (401, 403) else -32600, "message": detail}}
+    return HttpResponse(json.dumps(body), status=status, content_type="application/json")
+
+
+def _unauthorized(detail: str, error: str, request_id) -> HttpResponse:
+    # As RFC 6750 and the MCP authorization spec have it: the error code and its description
+    # in WWW-Authenticate, where a client that reads headers finds them (no code when no
+    # credentials were sent at all).
+    response = _error(401, detail, request_id=request_id)
+    quoted = detail.replace("\\", "").replace('"', "'")
+    response["WWW-Authenticate"] = (
+        f'Bearer realm="mcp", error="{error}", error_description="{quoted}"'
+        if error
+        else f'Bearer realm="mcp", error_description="{quoted}"'
+    )
     return response
+
+
+def _request_id(request: HttpRequest):
+    """The JSON-RPC id of the request, so its refusal answers it; None when unreadable."""
+    try:
+        message = json.loads(request.body)
+    except (RequestDataTooBig, ValueError, RecursionError):
+        return None
+    value = message.get("id") if isinstance(message, dict) else None
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
 def _authenticate(request: HttpRequest) -> Caller | HttpResponse:
     header = request.headers.get("Authorization", "")
     if not header:
-        return _error(401, "Authentication required: send 'Authorization: Bearer <token>' (make one on /settings/tokens/).")
+        return _unauthorized(
+            "Authentication required: send 'Authorization: Bearer <token>' (make one on /settings/tokens/).",
+            "",
+            _request_id(request),
+        )
     scheme, _, plaintext = header.partition(" ")
     if scheme.lower() != "bearer" or not plaintext.strip():
-        return _error(401, "The Authorization header must be 'Bearer <token>'.")
+        return _unauthorized("The Authorization header must be 'Bearer <token>'.", "invalid_request", _request_id(request))
     token = find_token(plaintext.strip())
     if token is None:
-        return _error(401, "Unknown or revoked API token.")
-    return Caller(owner=token.owner, actor=Actor.for_token(token))
+        return _unauthorized(
+            "Unknown, expired or revoked API token: make a new one on /settings/tokens/.", "invalid_token", _request_id(request)
+        )
+    return Caller(owner=token.owner, actor=Actor.for_token(token), scope=token.scope)
+
+
+def _origin_refused(request: HttpRequest) -> HttpResponse | None:
+    """A browser sends Origin; a page from another site must not drive the tools (the MCP
+    transport spec's guard against DNS rebinding). The server's own origin and
+    CSRF_TRUSTED_ORIGINS are let through; clients that are not browsers send none."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return None
+    parsed = urlsplit(origin)
+    if parsed.scheme in ("http", "https") and parsed.netloc == request.get_host():
+        return None
+    if origin in settings.CSRF_TRUSTED_ORIGINS:
+        return None
+    return _error(403, f"Requests from the web page at {origin[:100]} are not allowed here.", request_id=_request_id(request))
 
 
 def _new_manager():
@@ -115,6 +163,8 @@ async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         response = _error(405, "POST JSON-RPC messages here; this server keeps no sessions or event streams.")
         response["Allow"] = "POST"
         return response
+    if refused := _origin_refused(request):
+        return refused
     caller = await sync_to_async(_authenticate, thread_sensitive=True)(request)
     if isinstance(caller, HttpResponse):
         return caller

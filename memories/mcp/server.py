@@ -25,11 +25,11 @@ from django.db import OperationalError, close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from .. import ratelimit
+from .. import __version__, ratelimit
 from ..llm import ProviderError
-from ..models import Consolidation, Memory
+from ..models import ApiToken, Consolidation, Memory
 from ..recall import RecallResult
 from ..services import (
     Actor,
@@ -61,6 +61,8 @@ class Caller:
     actor: Actor
     # stdio keeps one thread for hours: reconnect when the database dropped the connection.
     long_lived: bool = False
+    # The token's scope (read, write, admin); `manage.py mcp` runs as its user: admin.
+    scope: str = ApiToken.Scope.ADMIN
 
 
 _caller: contextvars.ContextVar[Caller] = contextvars.ContextVar("memory_mcp_caller")
@@ -82,8 +84,12 @@ def _current() -> Caller:
         raise ToolError("Authentication required.") from None
 
 
-async def _run(fn: Callable[..., Any], /, *args, **kwargs):
+async def _run(fn: Callable[..., Any], /, *args, needs: str = ApiToken.Scope.READ, **kwargs):
     caller = _current()
+    if not ApiToken(scope=caller.scope).allows(needs):
+        raise ToolError(
+            f"This API token has the {caller.scope} scope; this tool needs {needs}. Make a token with that scope on /settings/tokens/."
+        )
 
     def call():
         if caller.long_lived:
@@ -302,7 +308,7 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 
 
 def build_server() -> MCPServer:
-    server = MCPServer(name="always-on-memory", title="Always-On Memory", instructions=INSTRUCTIONS)
+    server = MCPServer(name="always-on-memory", title="Always-On Memory", version=__version__, instructions=INSTRUCTIONS)
 
     @server.tool(
         title="Remember",
@@ -335,7 +341,7 @@ def build_server() -> MCPServer:
                 message=result.message,
             )
 
-        return await _run(do)
+        return await _run(do, needs=ApiToken.Scope.WRITE)
 
     @server.tool(
         title="Search memories",
@@ -473,7 +479,7 @@ def build_server() -> MCPServer:
                 raise ToolError(f"No memory {memory_id}.") from None
             return _memory_out(_own_memory(caller, memory_id), full=True)
 
-        return await _run(do)
+        return await _run(do, needs=ApiToken.Scope.WRITE)
 
     @server.tool(
         title="Delete a memory",
@@ -489,7 +495,7 @@ def build_server() -> MCPServer:
                 raise ToolError(f"No memory {memory_id}.")
             return DeleteOut(status="deleted", memory_id=memory_id, message=f"Deleted memory {memory_id}.")
 
-        return await _run(do)
+        return await _run(do, needs=ApiToken.Scope.ADMIN)
 
     @server.tool(
         title="Consolidate",
@@ -518,7 +524,7 @@ def build_server() -> MCPServer:
                 message=message,
             )
 
-        return await _run(do)
+        return await _run(do, needs=ApiToken.Scope.WRITE)
 
     @server.tool(title="Status", description="Counts of the user's memory space and which engine is working.", annotations=READ)
     async def status() -> StatusOut:
@@ -579,7 +585,21 @@ def build_server() -> MCPServer:
 
         return await _run(do)
 
+    _refuse_unknown_arguments(server)
     return server
+
+
+def _refuse_unknown_arguments(server: MCPServer) -> None:
+    """Every tool's arguments are exactly its schema's: a misspelled `occured_at` is an error
+    the agent reads and corrects, not a value quietly dropped (the memory dated "now"). The
+    SDK builds each tool's argument model with pydantic's default, which ignores extra keys;
+    here each gets extra="forbid", which also puts additionalProperties: false in its schema.
+    (The tool list is the SDK's private _tool_manager: mcp is pinned, and test_mcp.py checks it.)"""
+    for tool in server._tool_manager.list_tools():
+        loose = tool.fn_metadata.arg_model
+        strict = type(loose.__name__, (loose,), {"model_config": ConfigDict(**loose.model_config, extra="forbid")})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
 
 
 def _resource_id(value: str) -> int:

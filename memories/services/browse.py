@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
 from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
+from . import fields
 from .entities import spellings
 from .history import memory_history
 from .inbox import refused_files
@@ -149,6 +150,16 @@ def day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
+# Every date the app stores lies within these (services/fields.py). A filter's day outside
+# them (date_to=9999-12-31) matches the same memories at the edge, where adding a day or
+# a time zone's offset cannot overflow Python's datetime.
+FIRST_DAY, LAST_DAY = date(fields.MIN_YEAR, 1, 1), date(fields.MAX_YEAR, 12, 31)
+
+
+def clamp_day(day: date | None) -> date | None:
+    return None if day is None else min(max(day, FIRST_DAY), LAST_DAY)
+
+
 # Whether a memory's fact still holds: current, superseded by a newer fact, or expired.
 FACT_STATES = {
     "current": Q(outdated_by__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=Now())),
@@ -178,6 +189,7 @@ def filter_memories(
     memories = Memory.objects.filter(owner=owner)
     within = None
     field = DATE_FIELDS.get(date_by, "occurred_at")
+    date_from, date_to = clamp_day(date_from), clamp_day(date_to)
     if date_from:
         memories = memories.filter(**{f"{field}__gte": day_start(date_from)})
     if date_to:

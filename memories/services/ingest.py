@@ -23,7 +23,7 @@ from ..extract.media import NEEDS_MODEL_AUDIO, NEEDS_MODEL_VIDEO
 from ..llm import ProviderError, circuit, get_provider, provider_name, transcribe
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
-from . import entities
+from . import entities, quota
 from . import usage
 from .embed import embed_after_extraction
 from .errors import IngestError, RetryError
@@ -238,6 +238,8 @@ def ingest_file(
         _refuse_rejected(owner, sha)
         if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
             return IngestResult(existing, created=False)
+        if (left := quota.room(owner)) is not None and size > left:
+            raise quota.refusal(what=repr(name))
         # Only the cheap checks here (type, emptiness, first bytes): parsing a file can take
         # long on a small hostile one (a PDF of many pages, a CSV the sniffer chokes on), so
         # it runs in the extraction task, never in the request or the watcher's pass.

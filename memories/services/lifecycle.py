@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
-from . import inboxfs
+from . import fields, inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
 from .errors import EditError, IngestError, RestoreError
 from .ingest import parse_expires_at, parse_occurred_at
@@ -69,23 +69,14 @@ def _validated(changes: dict) -> dict:
     clean = {}
     for name, value in changes.items():
         if name == "summary":
-            if not isinstance(value, str) or not value.strip():
+            summary = fields.text(value, field=name).strip()
+            if not summary:
                 raise EditError("The summary cannot be empty.", field=name)
-            clean[name] = value.strip()[:5000]
+            clean[name] = summary[: fields.MAX_SUMMARY_CHARS]
         elif name in ("entities", "topics"):
-            if isinstance(value, str):
-                value = [part.strip() for part in value.split(",")]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise EditError(f"{name} must be a list of strings.", field=name)
-            clean[name] = list(dict.fromkeys(v.strip()[:200] for v in value if v.strip()))[:50]
+            clean[name] = fields.labels(value, field=name)
         elif name == "importance":
-            try:
-                importance = float(value)
-            except (TypeError, ValueError):
-                raise EditError("importance must be a number between 0 and 1.", field=name) from None
-            if not 0 <= importance <= 1:
-                raise EditError("importance must be between 0 and 1.", field=name)
-            clean[name] = importance
+            clean[name] = fields.importance(value, field=name)
         elif name == "occurred_at":
             when = _parsed(parse_occurred_at, value, name)
             if when is None:

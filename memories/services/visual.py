@@ -17,7 +17,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from ..models import Consolidation, ConsolidationRun, Memory, MemoryLink, ProviderUsage
-from .browse import day_start, filter_memories
+from .browse import clamp_day, day_start, filter_memories
 
 # --- graph -----------------------------------------------------------------------------------
 
@@ -298,6 +298,7 @@ def timeline_data(*, owner, zoom: str = "month", date_from: date | None = None, 
     """Memories counted per day, week, month or year by when they happened and when they
     were stored, with the consolidation runs in the range. At most MAX_BUCKETS buckets: the
     newest ones, unless a range is given."""
+    date_from, date_to = clamp_day(date_from), clamp_day(date_to)
     if zoom not in ZOOMS:
         raise ValueError(f"zoom must be one of {', '.join(ZOOMS)}")
     memories = Memory.objects.filter(owner=owner)

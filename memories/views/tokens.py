@@ -9,8 +9,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ..models import ApiToken
 from ..services.connect import agent_config
-from ..services.tokens import TokenError, create_token, revoke_token, tokens_of
+from ..services.tokens import TokenError, create_token, parse_expiry, revoke_token, tokens_of
+
+EXPIRIES = [("", "never"), ("7d", "in 7 days"), ("30d", "in 30 days"), ("90d", "in 90 days"), ("1y", "in a year")]
 
 
 def _mcp_url(request) -> str:
@@ -29,12 +32,17 @@ def settings_page(request):
 @require_http_methods(["GET", "POST"])
 def tokens(request):
     """Make a token (shown once), see and revoke your tokens."""
-    context = {"new_token": None, "error": "", "name": ""}
+    context = {"new_token": None, "error": "", "name": "", "scopes": ApiToken.Scope.choices, "expiries": EXPIRIES}
+    context.update(scope=ApiToken.Scope.ADMIN, expires="")
     status = 200
     if request.method == "POST":
         context["name"] = request.POST.get("name", "")
+        context["scope"] = request.POST.get("scope") or ApiToken.Scope.ADMIN
+        context["expires"] = request.POST.get("expires", "")
         try:
-            token, plaintext = create_token(owner=request.user, name=context["name"])
+            token, plaintext = create_token(
+                owner=request.user, name=context["name"], scope=context["scope"], expires_in=parse_expiry(context["expires"])
+            )
         except TokenError as exc:
             context["error"], status = str(exc), 400
         else:
