@@ -124,6 +124,9 @@ class Memory(models.Model):
                 name="memory_unconsolidated",
             ),
             *(models.Index(fields=["owner", f"sim_band{i}"], name=f"memory_sim_band{i}") for i in range(4)),
+            # "Is this content already stored here?" on every ingest: with only the
+            # one-column indexes SQLite's planner walked the owner's rows by a sim band.
+            models.Index(fields=["owner", "content_hash"], name="memory_owner_content"),
         ]
 
     def __str__(self):
