@@ -1110,6 +1110,9 @@ def test_the_admin_refuses_an_insight_over_another_owners_memory(user, other_use
     form = staff.get(url).content.decode()
     # The sources' lookup lists only Alice's memories.
     assert f"owner__id__exact={user.pk}" in form
+    lookup = staff.get(reverse("admin:memories_memory_changelist"), {"owner__id__exact": user.pk, "_popup": 1, "_to_field": "id"})
+    assert lookup.status_code == 200 and "Quokka project budget" in lookup.content.decode()
+    assert SECRET not in lookup.content.decode()
     fields = {"owner": user.pk, "summary": "Quokka planning.", "insight": "The Quokka team meets in May.", "_save": "Save"}
     sources = ",".join(str(m.pk) for m in [*mine, theirs])
     reply = staff.post(url, {**fields, "sources": sources})
