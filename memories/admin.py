@@ -3,6 +3,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
+from django.contrib.admin.widgets import ManyToManyRawIdWidget
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
@@ -459,8 +460,54 @@ class MemoryAdmin(admin.ModelAdmin):
         )
 
 
+class OwnersMemoriesWidget(ManyToManyRawIdWidget):
+    """The raw-id box for an insight's sources whose lookup lists only one owner's memories."""
+
+    owner_id: int | None = None
+
+    def url_parameters(self):
+        params = super().url_parameters()
+        if self.owner_id is not None:
+            params["owner__id__exact"] = str(self.owner_id)  # the memory list's owner filter
+        return params
+
+
+class ConsolidationAdminForm(forms.ModelForm):
+    """An insight is written over memories of one space, its owner's. Model.clean runs before
+    the sources (a many-to-many) are set, so the check is here, as MemoryLink.clean is for links:
+    one staff edit would otherwise show another owner's text in this owner's chips, API and
+    re-derived insight."""
+
+    class Meta:
+        model = Consolidation
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        sources = self.fields.get("sources")
+        if sources is not None and self.instance.owner_id is not None:
+            # Deleted ones too: a stale insight keeps the source that left, and saving must not drop it.
+            sources.queryset = Memory.all_objects.filter(owner_id=self.instance.owner_id)
+            if isinstance(sources.widget, OwnersMemoriesWidget):
+                sources.widget.owner_id = self.instance.owner_id
+
+    def clean(self):
+        cleaned = super().clean()
+        owner, sources = cleaned.get("owner"), cleaned.get("sources")
+        if owner is not None and sources is not None:
+            others = sorted(m.pk for m in sources if m.owner_id != owner.pk)
+            if others:
+                raise forms.ValidationError(
+                    "An insight's sources are memories of its owner; these belong to a different owner: "
+                    + ", ".join(f"memory {pk}" for pk in others)
+                    + "."
+                )
+        return cleaned
+
+
 @admin.register(Consolidation)
 class ConsolidationAdmin(admin.ModelAdmin):
+    form = ConsolidationAdminForm
     list_display = ["id", "insight_short", "owner", "source_count", "state", "provider", "created_at"]
     list_filter = [InsightStateFilter, "provider", "owner"]
     search_fields = ["insight", "summary", "owner__username"]
@@ -468,6 +515,11 @@ class ConsolidationAdmin(admin.ModelAdmin):
     raw_id_fields = ["owner", "sources"]
     readonly_fields = ["created_at", "provider", "source_links"]
     show_full_result_count = False
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "sources":
+            kwargs["widget"] = OwnersMemoriesWidget(db_field.remote_field, self.admin_site, using=kwargs.get("using"))
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def get_queryset(self, request):
         # Retired insights too: they are kept for history, and staff may need to see why.

@@ -1041,3 +1041,154 @@ def test_records_out_of_the_exports_order_are_refused(user, other_user, memory_f
     with pytest.raises(ImportRefused, match="out of order"):
         import_space(owner=other_user, lines=_resealed(shuffled))
     assert not Memory.all_objects.filter(owner=other_user).exists()
+
+
+# --- issue 27: an insight's sources and a memory's links stay in one space -----------------------
+
+
+def _quokka_space(user, other_user, memory_factory):
+    """Alice's insight over two of her memories, and Bob's memory that shares its words."""
+    mine = [
+        memory_factory("Quokka project launch planning with the Quokka team in May."),
+        memory_factory("Quokka project budget review with the Quokka team in May."),
+    ]
+    outcome = consolidate_owner(owner=user)
+    assert len(outcome.consolidations) == 1
+    theirs = memory_factory(f"Quokka project launch planning with the Quokka team in May: vault code {SECRET}.", owner=other_user)
+    return outcome.consolidations[0], mine, theirs
+
+
+def _everything_alice_reads(user, memory_ids: list[int], consolidation_id: int) -> str:
+    """What Alice's API, pages and agent tools show about her memories and her insight."""
+    api = api_client(user)
+    web = Client()
+    web.force_login(user)
+    agent = _mcp_client(user)
+    shown = [api.get("/api/consolidations").content.decode(), api.get("/api/memories").content.decode()]
+    for pk in memory_ids:
+        shown += [
+            api.get(f"/api/memories/{pk}").content.decode(),
+            api.get(f"/api/memories/{pk}/consolidations").content.decode(),
+            api.get(f"/api/memories/{pk}/links").content.decode(),
+            web.get(reverse("memories:detail", args=[pk])).content.decode(),
+            json.dumps(_mcp(agent, "tools/call", {"name": "get_memory", "arguments": {"memory_id": pk}})[1]),
+            json.dumps(_mcp(agent, "resources/read", {"uri": f"memory://memories/{pk}"})[1]),
+        ]
+    shown += [
+        web.get(reverse("memories:consolidations")).content.decode(),
+        web.get(reverse("memories:list")).content.decode(),
+        json.dumps(_mcp(agent, "tools/call", {"name": "list_memories", "arguments": {}})[1]),
+        json.dumps(_mcp(agent, "resources/read", {"uri": f"memory://insights/{consolidation_id}"})[1]),
+        b"".join(api.get("/api/export").streaming_content).decode(),
+    ]
+    return "\n".join(shown)
+
+
+def _shown_ids(user, memory_ids: list[int], consolidation_id: int) -> set[int]:
+    """Every memory id Alice's API and agent tools name as a source or a connection."""
+    api = api_client(user)
+    agent = _mcp_client(user)
+    ids = {i for c in api.get("/api/consolidations").json()["consolidations"] for i in c["source_ids"]}
+    ids |= {c["linked_to"] for m in api.get("/api/memories").json()["memories"] for c in m["connections"]}
+    for pk in memory_ids:
+        ids |= {c["linked_to"] for c in api.get(f"/api/memories/{pk}").json()["connections"]}
+        ids |= {i for c in api.get(f"/api/memories/{pk}/consolidations").json() for i in c["source_ids"]}
+        got = _mcp(agent, "tools/call", {"name": "get_memory", "arguments": {"memory_id": pk}})[1]["result"]
+        ids |= {c["linked_to"] for c in got["structuredContent"]["connections"]}
+    listed = _mcp(agent, "tools/call", {"name": "list_memories", "arguments": {}})[1]["result"]["structuredContent"]
+    ids |= {c["linked_to"] for m in listed["memories"] for c in m["connections"]}
+    insight = _mcp(agent, "resources/read", {"uri": f"memory://insights/{consolidation_id}"})[1]["result"]
+    ids |= set(json.loads(insight["contents"][0]["text"])["source_ids"])
+    return ids
+
+
+def test_the_admin_refuses_an_insight_over_another_owners_memory(user, other_user, user_factory, memory_factory):
+    consolidation, mine, theirs = _quokka_space(user, other_user, memory_factory)
+    staff = Client()
+    staff.force_login(user_factory("root", is_staff=True, is_superuser=True))
+    url = reverse("admin:memories_consolidation_change", args=[consolidation.pk])
+    form = staff.get(url).content.decode()
+    # The sources' lookup lists only Alice's memories.
+    assert f"owner__id__exact={user.pk}" in form
+    lookup = staff.get(reverse("admin:memories_memory_changelist"), {"owner__id__exact": user.pk, "_popup": 1, "_to_field": "id"})
+    assert lookup.status_code == 200 and "Quokka project budget" in lookup.content.decode()
+    assert SECRET not in lookup.content.decode()
+    fields = {"owner": user.pk, "summary": "Quokka planning.", "insight": "The Quokka team meets in May.", "_save": "Save"}
+    sources = ",".join(str(m.pk) for m in [*mine, theirs])
+    reply = staff.post(url, {**fields, "sources": sources})
+    assert reply.status_code == 200 and "errornote" in reply.content.decode()
+    assert set(consolidation.sources.values_list("pk", flat=True)) == {m.pk for m in mine}
+    # A new insight too, where the form cannot know the owner until it is posted.
+    add = staff.post(reverse("admin:memories_consolidation_add"), {**fields, "sources": sources})
+    assert add.status_code == 200 and "belong to a different owner" in add.content.decode()
+    assert Consolidation.all_objects.count() == 1
+    # The form itself is sound: the same insight over Alice's memories alone is saved.
+    ok = staff.post(reverse("admin:memories_consolidation_add"), {**fields, "sources": ",".join(str(m.pk) for m in mine)})
+    assert ok.status_code == 302 and Consolidation.all_objects.count() == 2
+    assert SECRET not in _everything_alice_reads(user, [m.pk for m in mine], consolidation.pk)
+    assert Memory.objects.get(pk=theirs.pk).summary == theirs.summary and theirs.pk not in _shown_ids(
+        user, [m.pk for m in mine], consolidation.pk
+    )
+
+
+def test_a_cross_owner_source_or_link_written_by_hand_never_shows(user, other_user, memory_factory):
+    """Rows the admin now refuses, as an old database or hand-written SQL could hold them."""
+    from memories.models import MemoryLink
+
+    consolidation, mine, theirs = _quokka_space(user, other_user, memory_factory)
+    consolidation.sources.add(theirs)
+    MemoryLink.objects.create(from_memory=mine[0], to_memory=theirs, relationship=f"same vault as {SECRET}")
+    MemoryLink.objects.create(from_memory=theirs, to_memory=mine[1], relationship=f"vault {SECRET} again")
+    ids = [m.pk for m in mine]
+    assert SECRET not in _everything_alice_reads(user, ids, consolidation.pk)
+    assert theirs.pk not in _shown_ids(user, ids, consolidation.pk)
+    # Bob's memory and its rows are left as they were: nothing is "fixed" by reading.
+    assert consolidation.sources.filter(pk=theirs.pk).exists() and MemoryLink.objects.filter(to_memory=theirs).exists()
+
+
+def test_re_deriving_an_insight_never_reads_another_owners_source(user, other_user, memory_factory):
+    from django.utils import timezone
+
+    from memories.models import MemoryLink
+
+    consolidation, mine, theirs = _quokka_space(user, other_user, memory_factory)
+    consolidation.sources.add(theirs)
+    Consolidation.objects.filter(pk=consolidation.pk).update(stale_at=timezone.now())
+    consolidate_owner(owner=user)
+    consolidation.refresh_from_db()
+    assert consolidation.stale_at is None  # re-derived, from Alice's memories alone
+    assert SECRET not in consolidation.summary + consolidation.insight
+    through = Consolidation.sources.through.objects.filter(consolidation=consolidation)
+    assert set(through.values_list("memory_id", flat=True)) == {m.pk for m in mine}
+    # _store and _rederive write links with bulk_create, which runs no clean(): none joins Bob's memory.
+    assert not MemoryLink.objects.filter(from_memory=theirs).exists()
+    assert not MemoryLink.objects.filter(to_memory=theirs).exists()
+    assert SECRET not in json.dumps(list(Event.objects.filter(owner=user).values("before", "after", "note")), default=str)
+    untouched = Memory.objects.get(pk=theirs.pk)
+    assert untouched.summary == theirs.summary and untouched.consolidated_at is None
+
+
+def test_purging_a_memory_reaches_another_owners_insight_that_cites_it(user, other_user, memory_factory):
+    from memories.services import purge_memory
+    from memories.services.history import Actor, record
+
+    consolidation, mine, theirs = _quokka_space(user, other_user, memory_factory)
+    # What the old code left behind: Bob's memory among Alice's sources, its text re-derived
+    # into her insight and into the insight's history.
+    consolidation.sources.add(theirs)
+    copied = {"summary": "Quokka vault.", "insight": f"The Quokka vault code is {SECRET}."}
+    Consolidation.objects.filter(pk=consolidation.pk).update(**copied)
+    record(
+        consolidation,
+        Event.Action.REDERIVED,
+        Actor.for_user(user),
+        after={**copied, "sources": sorted([*(m.pk for m in mine), theirs.pk])},
+    )
+    delete_memory(owner=other_user, memory_id=theirs.pk)
+    assert purge_memory(owner=other_user, memory_id=theirs.pk)
+    consolidation.refresh_from_db()
+    assert consolidation.is_stale and SECRET not in consolidation.summary + consolidation.insight
+    assert not consolidation.sources.filter(pk=theirs.pk).exists()
+    assert SECRET not in json.dumps(list(Event.objects.values("before", "after", "note")), default=str)
+    # Alice's own memories stay as they were.
+    assert [Memory.objects.get(pk=m.pk).summary for m in mine] == [m.summary for m in mine]

@@ -10,6 +10,7 @@ from pydantic import Field
 from .. import ratelimit
 from ..models import Consolidation
 from ..services import Actor
+from ..services.browse import source_prefetch
 from ..services.tokens import scope_refusal
 
 
@@ -38,7 +39,8 @@ def actor(request) -> Actor:
 
 
 def own_consolidations(request) -> QuerySet[Consolidation]:
-    return Consolidation.objects.filter(owner=request.auth).prefetch_related("sources")
+    # Only the owner's memories count as sources, whatever rows the table holds.
+    return Consolidation.objects.filter(owner=request.auth).prefetch_related(source_prefetch(owner=request.auth))
 
 
 class Paging(Schema):

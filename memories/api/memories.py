@@ -7,7 +7,7 @@ import json
 from typing import Literal
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParserError
 from ninja import Path, Query, Router, Schema, Status
@@ -15,7 +15,7 @@ from ninja.errors import HttpError, ValidationError
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
-from ..models import Memory, MemoryLink
+from ..models import Memory
 from ..services import (
     browse,
     RestoreError,
@@ -40,19 +40,16 @@ router = Router(tags=["memories"])
 MemoryId = Path(..., ge=1, le=s.MAX_ID, description="A memory id of the caller's.")
 
 
-def with_connections(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+def with_connections(memories: QuerySet[Memory], *, owner) -> QuerySet[Memory]:
     """Prefetch both directions of links, which MemoryOut shows as `connections`: two
-    queries a page, however many links its memories have."""
-    return memories.prefetch_related(
-        Prefetch("links_out", queryset=MemoryLink.objects.order_by("pk")),
-        Prefetch("links_in", queryset=MemoryLink.objects.order_by("pk")),
-    )
+    queries a page, however many links its memories have; only links within the space."""
+    return memories.prefetch_related(*browse.link_prefetches(owner=owner))
 
 
 def own_memory(request, memory_id: int) -> Memory:
     """The caller's memory, or 404 whether it does not exist or is someone else's, in the
     words every other route here uses for an id it does not know."""
-    memory = with_connections(Memory.objects.filter(owner=request.auth, pk=memory_id)).first()
+    memory = with_connections(Memory.objects.filter(owner=request.auth, pk=memory_id), owner=request.auth).first()
     if memory is None:
         raise HttpError(404, f"No memory {memory_id}.")
     return memory
@@ -93,7 +90,7 @@ def memories(request, filters: Query[MemoryFilters]):
     # No per-row link count: nothing in the response reads one, and annotating it grouped the
     # page and its count over both link joins, ten times the cost of a page at 20,000 memories
     # (scripts/bench_api_list.py).
-    result = page(with_connections(found), limit=filters.limit, offset=filters.offset)
+    result = page(with_connections(found, owner=request.auth), limit=filters.limit, offset=filters.offset)
     result["memories"] = result.pop("items")
     return result
 

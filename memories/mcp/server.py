@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.db import OperationalError, close_old_connections
+from django.db.models import prefetch_related_objects
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
@@ -44,7 +45,7 @@ from ..services import busy
 from ..services import delete_memory as tombstone_memory
 from ..services import get_memory as find_memory
 from ..services import update_memory as correct_memory
-from ..services.browse import SORTS
+from ..services.browse import SORTS, link_prefetches, owned_source_ids
 from ..services.query import recall_context
 from ..services.status import engine_status, space_counts
 
@@ -234,6 +235,8 @@ def insight_uri(pk: int) -> str:
 
 
 def _memory_out(memory: Memory, *, full: bool = False) -> MemoryOut:
+    """`memory` comes with its links prefetched through link_prefetches (_with_links), so
+    its connections are only those within the owner's space."""
     text = memory.raw_text if full else memory.raw_text[:LIST_TEXT_CHARS]
     links = [Connection(linked_to=link.to_memory_id, relationship=link.relationship) for link in memory.links_out.all()]
     links += [Connection(linked_to=link.from_memory_id, relationship=link.relationship) for link in memory.links_in.all()]
@@ -263,7 +266,7 @@ def _insight_out(consolidation: Consolidation) -> InsightOut:
         uri=insight_uri(consolidation.pk),
         summary=consolidation.summary,
         insight=consolidation.insight,
-        source_ids=sorted(consolidation.sources.values_list("pk", flat=True)),
+        source_ids=owned_source_ids(consolidation),
         stale=consolidation.stale_at is not None,
     )
 
@@ -287,8 +290,14 @@ def _found(result: RecallResult) -> tuple[list[Found], list[InsightOut]]:
     return memories, [_insight_out(c) for c in result.consolidations]
 
 
+def _with_links(memory: Memory | None, owner) -> Memory | None:
+    if memory is not None:
+        prefetch_related_objects([memory], *link_prefetches(owner=owner))
+    return memory
+
+
 def _own_memory(caller: Caller, memory_id: int) -> Memory:
-    memory = find_memory(owner=caller.owner, memory_id=memory_id)
+    memory = _with_links(find_memory(owner=caller.owner, memory_id=memory_id), caller.owner)
     if memory is None:
         raise ToolError(f"No memory {memory_id}.")
     return memory
@@ -431,7 +440,7 @@ def build_server() -> MCPServer:
         def do(caller: Caller) -> ListOut:
             found = filter_memories(
                 owner=caller.owner, q=query.strip(), topic=topic.strip(), entity=entity.strip(), status=status or "", sort=sort
-            ).prefetch_related("links_out", "links_in")
+            ).prefetch_related(*link_prefetches(owner=caller.owner))
             total = found.count()
             page = [_memory_out(m) for m in found[offset : offset + limit]]
             return ListOut(
@@ -555,7 +564,11 @@ def build_server() -> MCPServer:
     )
     async def memory_resource(memory_id: str) -> str:
         def do(caller: Caller) -> str:
-            memory = find_memory(owner=caller.owner, memory_id=_resource_id(memory_id)) if memory_id.isdigit() else None
+            memory = (
+                _with_links(find_memory(owner=caller.owner, memory_id=_resource_id(memory_id)), caller.owner)
+                if memory_id.isdigit()
+                else None
+            )
             if memory is None:
                 raise ResourceNotFoundError(f"No memory {memory_id}.")
             return _memory_out(memory, full=True).model_dump_json(indent=2)

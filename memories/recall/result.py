@@ -7,6 +7,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db.models import F
+
 from ..llm.base import AnswerContext, InsightNote, MemoryNote
 from ..models import Consolidation, Memory
 from ..textutil import estimate_tokens, sentences
@@ -45,8 +47,11 @@ class RecallResult:
         if self._context is None:
             sources: dict[int, list[int]] = defaultdict(list)
             if self.consolidations:
+                # Live sources of the insight's own owner: a row naming another space's memory never counts.
                 through = Consolidation.sources.through.objects.filter(
-                    consolidation_id__in=[c.pk for c in self.consolidations], memory__in=Memory.objects.all()
+                    consolidation_id__in=[c.pk for c in self.consolidations],
+                    memory__in=Memory.objects.all(),
+                    memory__owner=F("consolidation__owner"),
                 )
                 for cid, mid in through.values_list("consolidation_id", "memory_id").order_by("memory_id"):
                     sources[cid].append(mid)

@@ -323,7 +323,7 @@ def bank_page(*, owner, after: int | None = None, before: int | None = None, siz
         has_next, has_prev = len(rows) > size, anchor is not None
         rows = rows[:size]
     return BankPage(
-        memories=_with_link_counts(rows),
+        memories=_with_link_counts(rows, owner=owner),
         total=total,
         more=more,
         has_next=has_next,
@@ -345,12 +345,14 @@ def _keyset(memories: QuerySet[Memory], order: tuple[str, ...], anchor: Memory, 
     return memories.filter(conditions)
 
 
-def _with_link_counts(memories: list[Memory]) -> list[Memory]:
+def _with_link_counts(memories: list[Memory], *, owner) -> list[Memory]:
     # Counted for the shown page only: an aggregate over the filtered list would GROUP BY every row.
+    # Only links whose other end is the owner's count (memory_links' rule).
     ids = [m.pk for m in memories]
     counts = dict.fromkeys(ids, 0)
-    for column in ("from_memory", "to_memory"):
-        for row in MemoryLink.objects.filter(**{f"{column}__in": ids}).values(column).annotate(n=Count("id")):
+    for column, other in (("from_memory", "to_memory"), ("to_memory", "from_memory")):
+        links = MemoryLink.objects.filter(**{f"{column}__in": ids, f"{other}__owner": owner})
+        for row in links.values(column).annotate(n=Count("id")):
             counts[row[column]] += row["n"]
     for m in memories:
         m.link_count = counts[m.pk]
@@ -411,9 +413,39 @@ def memory_links(*, owner, memory: Memory) -> QuerySet[MemoryLink]:
     ).order_by("pk")
 
 
+# The admin refuses a link or an insight source across spaces, but a row written some other
+# way (an old database, hand-written SQL) would still show another owner's memory: every read
+# of links and sources goes through these, which keep only the owner's ends.
+
+
+def link_prefetches(*, owner) -> list[Prefetch]:
+    """Prefetches of `links_out` and `links_in` (oldest first) with the other end the owner's,
+    the same rule as memory_links, for a page of memories at once."""
+    return [
+        Prefetch("links_out", queryset=MemoryLink.objects.filter(to_memory__owner=owner).order_by("pk")),
+        Prefetch("links_in", queryset=MemoryLink.objects.filter(from_memory__owner=owner).order_by("pk")),
+    ]
+
+
+def source_prefetch(*, owner, deleted_too: bool = False) -> Prefetch:
+    """A prefetch of consolidations' `sources` that holds only the owner's memories, by id;
+    `deleted_too`: deleted and superseded ones as well (a stale insight shows which left)."""
+    memories = Memory.all_objects if deleted_too else Memory.objects
+    return Prefetch("sources", queryset=memories.filter(owner=owner).order_by("pk"))
+
+
+def owned_source_ids(consolidation: Consolidation) -> list[int]:
+    """The ids of a consolidation's live sources that are its owner's, in order."""
+    return list(consolidation.sources.filter(owner_id=consolidation.owner_id).order_by("pk").values_list("pk", flat=True))
+
+
 def memory_consolidations(*, owner, memory: Memory) -> QuerySet[Consolidation]:
     """The owner's insights that have this memory among their sources, newest first."""
-    return Consolidation.objects.filter(owner=owner, sources=memory).prefetch_related("sources").order_by("-created_at", "-id")
+    return (
+        Consolidation.objects.filter(owner=owner, sources=memory)
+        .prefetch_related(source_prefetch(owner=owner))
+        .order_by("-created_at", "-id")
+    )
 
 
 @dataclass
@@ -488,7 +520,7 @@ def insights_page(*, owner, page: str | None, requested_at: datetime | None) -> 
     insights = (
         # Deleted sources too, so a stale insight can show which source left.
         Consolidation.objects.filter(owner=owner)
-        .prefetch_related(Prefetch("sources", queryset=Memory.all_objects.order_by("pk")))
+        .prefetch_related(source_prefetch(owner=owner, deleted_too=True))
         .order_by("-created_at", "-id")
     )
     return InsightsPage(

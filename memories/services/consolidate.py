@@ -188,7 +188,10 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
     """A stale insight is written again from the sources that still stand, or retired
     when fewer than two remain."""
     before = consolidation_snapshot(consolidation)
-    remaining = list(consolidation.sources.filter(status=Memory.Status.READY).order_by("created_at", "pk"))
+    # Only the owner's sources: a row naming another space's memory must not put its text in this insight.
+    remaining = list(
+        consolidation.sources.filter(owner_id=consolidation.owner_id, status=Memory.Status.READY).order_by("created_at", "pk")
+    )
     if len(remaining) < 2:
         with transaction.atomic():
             consolidation.retired_at = timezone.now()

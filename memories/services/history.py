@@ -49,7 +49,7 @@ def consolidation_snapshot(consolidation: Consolidation) -> dict:
     return {
         "summary": consolidation.summary,
         "insight": consolidation.insight,
-        "sources": sorted(consolidation.sources.values_list("pk", flat=True)),
+        "sources": sorted(consolidation.sources.filter(owner_id=consolidation.owner_id).values_list("pk", flat=True)),
     }
 
 

@@ -204,12 +204,16 @@ def _forget_in_insights(owner, memory: Memory, actor: Actor) -> None:
     stale, so the next consolidation run writes it again from the sources that remain (or
     retires it); snapshots that listed the memory among their sources are emptied."""
     now = timezone.now()
-    for consolidation in Consolidation.all_objects.filter(owner=owner, sources=memory):
+    # Whoever owns the insight: one that cites another space's memory (a row the admin now
+    # refuses, from before or by hand) may have copied its text, and a purge forgets it all.
+    owners = {getattr(owner, "pk", owner)}
+    for consolidation in Consolidation.all_objects.filter(sources=memory):
+        owners.add(consolidation.owner_id)
         consolidation.summary = consolidation.insight = PURGED_INSIGHT
         consolidation.stale_at = consolidation.stale_at or now
         consolidation.save(update_fields=["summary", "insight", "stale_at", "updated_at"])
         record(consolidation, Event.Action.STALE, actor, note=f"source memory {memory.pk} was purged")
-    events = Event.objects.filter(owner=owner, subject_type=Event.Subject.CONSOLIDATION)
+    events = Event.objects.filter(owner_id__in=owners, subject_type=Event.Subject.CONSOLIDATION)
     for event in events.only("pk", "before", "after"):
         wipe = {}
         for side in ("before", "after"):

@@ -172,7 +172,8 @@ def _export_lines(owner) -> Iterator[bytes]:
         yield emit(record)
         for seq, data in enumerate(chunks):
             yield emit({"type": "file_chunk", "memory": memory.pk, "seq": seq, "data": data})
-    through = Consolidation.sources.through.objects
+    # Only the owner's memories, as sources and as link ends: an export never names another space's.
+    through = Consolidation.sources.through.objects.filter(memory__owner=owner)
     for consolidation in Consolidation.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
         yield emit(
             {
@@ -189,7 +190,9 @@ def _export_lines(owner) -> Iterator[bytes]:
                 "retired_at": _iso(consolidation.retired_at),
             }
         )
-    for link in MemoryLink.objects.filter(from_memory__owner=owner).order_by("pk").iterator(chunk_size=2000):
+    for link in (
+        MemoryLink.objects.filter(from_memory__owner=owner, to_memory__owner=owner).order_by("pk").iterator(chunk_size=2000)
+    ):
         yield emit(
             {
                 "type": "link",
