@@ -45,6 +45,7 @@ def test_a_memory_deleted_while_its_insight_is_computed_is_not_cited(user, memor
     [made] = outcome.consolidations
     sources = set(made.sources.values_list("pk", flat=True))
     assert victim.pk not in sources and len(sources) == 2
+    assert outcome.run.memories_consolidated == 2
     assert made.stale_at is not None  # the next run writes it again from what stands
     assert not Memory.all_objects.get(pk=victim.pk).consolidated_at
 

@@ -116,7 +116,7 @@ def consolidate_owner(
                 for batch, result in computed:
                     if stored := _store(owner, batch, result, provider.label, actor):
                         made.append(stored)
-                        run.memories_consolidated += len(batch)
+                        run.memories_consolidated += stored.source_count
                 usage.record_call(owner_id=owner.pk, provider=provider_name(), calls=len(computed))
                 # Saved per chunk so "consolidate now" can show the batches done while it runs.
                 run.consolidations_made = len(made)
@@ -169,6 +169,7 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
         Memory.objects.filter(pk__in=ids).update(consolidated_at=timezone.now())
         record(consolidation, Event.Action.CREATED, actor, after=consolidation_snapshot(consolidation))
         record_many(batch, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
+    consolidation.source_count = len(batch)  # what stood when it was written, for the run's count
     return consolidation
 
 
