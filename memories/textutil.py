@@ -169,3 +169,41 @@ def minhash_bands(text: str, bands: int = 4, rows: int = 2) -> list[int] | None:
         # 31 bits: fits a signed integer column on every database.
         out.append(int.from_bytes(hashlib.blake2b(chunk, digest_size=4).digest(), "big") >> 1)
     return out
+
+
+# Month and weekday names, as a text writes them (the date readers and the name finders).
+MONTH_NAMES = (
+    "January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
+).split()
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+# Capitalised words that are not names: a sentence's opening word, a label, a month. The
+# offline engine's entity finder and recall's speaker signal ("Note: ..." is nobody) read it.
+NOT_ENTITIES = (
+    {w.capitalize() for w in STOPWORDS}
+    | {
+        "I",
+        "OK",
+        "Yes",
+        "No",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Also",
+        "Then",
+        "Today",
+        "Tomorrow",
+        "Yesterday",
+        "Summary",
+        "Notes",
+        "Note",
+        "Action",
+        "Items",
+        "Todo",
+        "TODO",
+        "Re",
+        "Fwd",
+    }
+    | set(MONTH_NAMES)
+)

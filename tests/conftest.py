@@ -85,10 +85,10 @@ def bob_client(other_user):
 @pytest.fixture
 def waits(monkeypatch):
     """The backoff waits a model provider asked for, recorded instead of slept through."""
-    from memories.llm import prompts
+    from memories.modelapi import retries
 
     recorded = []
-    monkeypatch.setattr(prompts, "sleep", recorded.append)
+    monkeypatch.setattr(retries, "sleep", recorded.append)
     return recorded
 
 
@@ -99,10 +99,11 @@ def waits(monkeypatch):
 def fake_gemini(settings, monkeypatch):
     """A fake Gemini server as the model provider, reached through the real google-genai
     client; each test scripts its replies. Backoff and file polling do not wait."""
-    from memories.llm import gemini, prompts
+    from memories.llm import gemini
+    from memories.modelapi import retries
     from tests.fake_model_servers import FakeGemini
 
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    monkeypatch.setattr(retries, "BASE_DELAY", 0.0)
     monkeypatch.setattr(gemini, "FILE_POLL_SECONDS", 0.0)
     with FakeGemini() as fake:
         settings.MEMORY_LLM_PROVIDER = "gemini"
@@ -117,10 +118,10 @@ def fake_gemini(settings, monkeypatch):
 def fake_openai(settings, monkeypatch):
     """A fake OpenAI-compatible server (chat completions, embeddings, transcriptions) as the
     model provider, reached through the real HTTP client; backoff does not wait."""
-    from memories.llm import prompts
+    from memories.modelapi import retries
     from tests.fake_model_servers import FakeOpenAI
 
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
+    monkeypatch.setattr(retries, "BASE_DELAY", 0.0)
     with FakeOpenAI() as fake:
         settings.MEMORY_LLM_PROVIDER = "openai_compat"
         settings.OPENAI_BASE_URL = fake.base_url

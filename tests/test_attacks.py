@@ -471,9 +471,9 @@ def test_guessing_welcome_links_is_throttled_and_reset_pages_are_gone(db):
 
 @pytest.fixture
 def no_backoff(monkeypatch):
-    from memories.llm import prompts
+    from memories.modelapi import retries
 
-    monkeypatch.setattr(prompts, "sleep", lambda s: None)
+    monkeypatch.setattr(retries, "sleep", lambda s: None)
 
 
 def test_model_base_url_and_its_credentials_are_never_shown(user, other_user, settings, no_backoff, caplog):

@@ -19,7 +19,8 @@ from django.core.management import call_command
 from django.middleware.csrf import _get_new_csrf_string
 from django.test import Client
 
-from memories.llm import circuit, gemini, prompts
+from memories.llm import circuit, gemini
+from memories.modelapi import retries
 from memories.models import ApiToken, Consolidation, ConsolidationRun, Event, Memory, MemoryLink, RejectedContent
 from memories.services import consolidate_owner, extract_memory, ingest_text
 from memories.services.inbox import scan_inbox
@@ -185,8 +186,8 @@ def test_originals_are_served_to_their_owner_only(user, other_user, settings):
 
 @pytest.fixture
 def no_backoff(monkeypatch):
-    monkeypatch.setattr(prompts, "BASE_DELAY", 0.0)
-    monkeypatch.setattr(prompts, "sleep", lambda seconds: None)
+    monkeypatch.setattr(retries, "BASE_DELAY", 0.0)
+    monkeypatch.setattr(retries, "sleep", lambda seconds: None)
     monkeypatch.setattr(gemini, "FILE_POLL_SECONDS", 0.0)
 
 

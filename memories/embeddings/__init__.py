@@ -21,6 +21,7 @@ import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from ..modelapi import ProviderError, provider_name
 from . import local
 from .base import Embedder, EmbeddingError
 
@@ -45,8 +46,6 @@ def backend_name() -> str:
     """The backend in force: local, gemini, openai_compat or off."""
     name = configured()
     if name == "auto":
-        from ..llm import ProviderError, provider_name
-
         try:
             provider = provider_name()
         except ProviderError:

@@ -1,7 +1,8 @@
 """Gemini embeddings through google-genai's embed_content (batchEmbedContents).
 
 The client, its settings and the error handling (retries with backoff on 429/5xx and
-timeouts) are the Gemini provider's: one configuration, one set of rules.
+timeouts) are memories/modelapi's, as for the Gemini chat provider: one configuration,
+one set of rules.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ import numpy as np
 from django.conf import settings
 from google.genai import types
 
-from ..llm import prompts
-from ..llm.base import ProviderError
-from ..llm.gemini import GeminiProvider
+from ..modelapi import ProviderError, call_with_retries
+from ..modelapi import gemini as api
 from .base import Embedder, EmbeddingError, normalised
 
 # The API takes at most this many texts in one batchEmbedContents call.
@@ -24,7 +24,7 @@ class GeminiEmbedder(Embedder):
     max_batch = MAX_BATCH
 
     def __init__(self):
-        self._provider = GeminiProvider()
+        self._client = None
 
     @property
     def model(self) -> str:
@@ -38,18 +38,18 @@ class GeminiEmbedder(Embedder):
         config = types.EmbedContentConfig(
             task_type="RETRIEVAL_QUERY" if query else "RETRIEVAL_DOCUMENT", output_dimensionality=self.dim
         )
-        provider = self._provider
 
         def once():
             try:
-                client = provider._get_client()
-                response = client.models.embed_content(model=self.model, contents=list(texts), config=config)
+                if self._client is None:
+                    self._client = api.client()
+                response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
             except Exception as exc:
-                raise provider._translate(exc) from None
+                raise api.translate(exc) from None
             return [list(e.values or []) for e in (response.embeddings or [])]
 
         try:
-            rows = prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini embeddings")
+            rows = call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini embeddings")
         except ProviderError as exc:
             raise EmbeddingError(str(exc)) from None
         if len(rows) != len(texts) or any(len(r) != self.dim for r in rows):

@@ -13,9 +13,9 @@ import urllib.request
 import numpy as np
 from django.conf import settings
 
-from ..llm import prompts
-from ..llm.base import ProviderError
-from ..llm.openai_compat import OpenAICompatProvider
+from ..modelapi import ProviderError, Retryable, call_with_retries
+from ..modelapi.openai import http_error
+from ..modelapi.redact import scrub_secrets
 from .base import Embedder, EmbeddingError, normalised
 
 LABEL = "The OpenAI-compatible embeddings endpoint"
@@ -58,7 +58,6 @@ class OpenAICompatEmbedder(Embedder):
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if settings.OPENAI_API_KEY:
             headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
-        translate = OpenAICompatProvider()._http_error
 
         def once():
             request = urllib.request.Request(url, data=payload, headers=headers, method="POST")
@@ -66,16 +65,16 @@ class OpenAICompatEmbedder(Embedder):
                 with urllib.request.urlopen(request, timeout=settings.MEMORY_LLM_TIMEOUT_SECONDS) as response:
                     return response.read()
             except urllib.error.HTTPError as exc:
-                raise translate(exc) from None
+                raise http_error(exc, LABEL) from None
             except (TimeoutError, socket.timeout):
-                raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
+                raise Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
             except urllib.error.URLError as exc:
-                raise prompts.Retryable(f"could not connect ({prompts.scrub_secrets(str(exc.reason))})") from None
+                raise Retryable(f"could not connect ({scrub_secrets(str(exc.reason))})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
-                raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
+                raise Retryable(f"the connection failed ({type(exc).__name__})") from None
 
         try:
-            raw = prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=LABEL)
+            raw = call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=LABEL)
         except ProviderError as exc:
             raise EmbeddingError(str(exc)) from None
         try:

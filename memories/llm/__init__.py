@@ -1,7 +1,6 @@
 """Pick the provider named by MEMORY_LLM_PROVIDER (auto: Gemini with a key, else offline)."""
 
-from django.conf import settings
-
+from ..modelapi import provider_name
 from .base import Provider, ProviderError
 
 _PROVIDERS = {
@@ -9,15 +8,6 @@ _PROVIDERS = {
     "gemini": "memories.llm.gemini.GeminiProvider",
     "openai_compat": "memories.llm.openai_compat.OpenAICompatProvider",
 }
-
-
-def provider_name() -> str:
-    name = (settings.MEMORY_LLM_PROVIDER or "auto").strip().lower()
-    if name == "auto":
-        return "gemini" if settings.GEMINI_API_KEY else "offline"
-    if name not in _PROVIDERS:
-        raise ProviderError(f"Unknown MEMORY_LLM_PROVIDER {name!r}; choose auto, {', '.join(_PROVIDERS)}.")
-    return name
 
 
 def get_provider() -> Provider:

@@ -12,17 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-
-class ProviderError(Exception):
-    """A model call failed; the message is shown to the user next to the kept input."""
-
-    def __init__(self, message: str, *, retryable: bool = False):
-        # Every provider failure reaches people (the sidebar, error pages, memory.error) and
-        # logs: keys, endpoint addresses and credentials in URLs are masked here, once, for all.
-        from .redact import scrub_secrets
-
-        super().__init__(scrub_secrets(str(message)))
-        self.retryable = retryable
+from ..modelapi import ProviderError as ProviderError  # the boundary's error, shared with the embeddings
 
 
 @dataclass(frozen=True)

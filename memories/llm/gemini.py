@@ -12,17 +12,12 @@ import time
 
 from django.conf import settings
 from google import genai
-from google.genai import errors, types
+from google.genai import types
 
+from ..modelapi import gemini as api
+from ..modelapi import retries
 from . import prompts
 from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError, UpdateJudgement
-
-try:  # google-genai's transport; its timeouts and dropped connections are worth a retry
-    import httpx2
-
-    TRANSIENT_ERRORS: tuple[type[Exception], ...] = (httpx2.TransportError,)
-except ImportError:  # pragma: no cover - a google-genai that moved transports
-    TRANSIENT_ERRORS = ()
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +25,10 @@ log = logging.getLogger(__name__)
 INLINE_LIMIT_BYTES = 20 * 1024 * 1024
 # The Files API's per-file limit.
 FILES_API_LIMIT_BYTES = 2 * 1024 * 1024 * 1024
-# Structured output, system instructions and the Files API all live in v1beta.
-API_VERSION = "v1beta"
 # How often to ask whether an uploaded file is ready, and for how long at most.
 FILE_POLL_SECONDS = 2.0
 FILE_ACTIVE_TIMEOUT_SECONDS = 600.0
 
-RETRYABLE_STATUS = {408, 429}
 BLOCKING_FINISH_REASONS = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 FILE_FAMILIES = ("image/", "audio/", "video/", "text/")
 TEXT_LIKE = {"application/json", "application/xml", "application/yaml", "application/x-yaml"}
@@ -111,16 +103,7 @@ class GeminiProvider(Provider):
         # Built on first use, not in __init__: a missing key must fail the call (and so
         # mark the memory failed with a reason), not the code that picked the provider.
         if self._client is None:
-            if not settings.GEMINI_API_KEY:
-                raise ProviderError("Gemini is selected but GEMINI_API_KEY (or GOOGLE_API_KEY) is not set.")
-            self._client = genai.Client(
-                api_key=settings.GEMINI_API_KEY,
-                http_options=types.HttpOptions(
-                    base_url=settings.GEMINI_BASE_URL or None,
-                    api_version=API_VERSION,
-                    timeout=int(settings.MEMORY_LLM_TIMEOUT_SECONDS * 1000),
-                ),
-            )
+            self._client = api.client()
         return self._client
 
     def _generate(self, contents, *, system: str, schema=None) -> str:
@@ -138,24 +121,10 @@ class GeminiProvider(Provider):
                 raise self._translate(exc) from None
             return self._reply_text(response, structured=schema is not None)
 
-        return prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini")
+        return retries.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini")
 
     def _translate(self, exc: Exception) -> Exception:
-        """An SDK or transport error as Retryable (try again) or ProviderError (give up)."""
-        if isinstance(exc, errors.APIError):
-            code = exc.code or 0
-            detail = prompts.scrub_secrets(exc.message or exc.status or "no message")
-            if code in RETRYABLE_STATUS or code >= 500:
-                headers = getattr(exc.response, "headers", None) or {}
-                return prompts.Retryable(f"HTTP {code}: {detail}", retry_after=headers.get("retry-after"))
-            status = f" {exc.status}" if exc.status else ""
-            return ProviderError(f"Gemini refused the request (HTTP {code}{status}): {detail}")
-        if isinstance(exc, TRANSIENT_ERRORS):
-            kind = "timed out" if "Timeout" in type(exc).__name__ else "connection failed"
-            return prompts.Retryable(f"the request {kind} ({type(exc).__name__})")
-        if isinstance(exc, ProviderError):
-            return exc
-        return ProviderError(f"Gemini call failed: {type(exc).__name__}: {prompts.scrub_secrets(str(exc))}")
+        return api.translate(exc)
 
     @staticmethod
     def _reply_text(response: types.GenerateContentResponse, *, structured: bool) -> str:
@@ -210,7 +179,7 @@ class GeminiProvider(Provider):
             except Exception as exc:
                 raise self._translate(exc) from None
 
-        remote = prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini file upload")
+        remote = retries.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini file upload")
         uploaded.append(remote.name)
         deadline = time.monotonic() + FILE_ACTIVE_TIMEOUT_SECONDS
         while _enum_name(remote.state) != "ACTIVE":
@@ -222,7 +191,7 @@ class GeminiProvider(Provider):
                     f"Gemini was still processing the uploaded file {f.name} after {FILE_ACTIVE_TIMEOUT_SECONDS:.0f}s.",
                     retryable=True,
                 )
-            prompts.sleep(FILE_POLL_SECONDS)
+            retries.sleep(FILE_POLL_SECONDS)
             name = remote.name
 
             def poll(name=name):
@@ -231,7 +200,7 @@ class GeminiProvider(Provider):
                 except Exception as exc:
                     raise self._translate(exc) from None
 
-            remote = prompts.call_with_retries(poll, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini file status")
+            remote = retries.call_with_retries(poll, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label="Gemini file status")
         return types.Part.from_uri(file_uri=remote.uri, mime_type=remote.mime_type or mime)
 
     @staticmethod

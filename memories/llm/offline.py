@@ -27,34 +27,8 @@ from .base import (
 DATE_RE = entities_mod.DATE_RE
 AMOUNT_RE = entities_mod.AMOUNT_RE
 MONTHS = "|".join(entities_mod.MONTH_NAMES)
-NOT_ENTITIES = (
-    {w.capitalize() for w in textutil.STOPWORDS}
-    | {
-        "I",
-        "OK",
-        "Yes",
-        "No",
-        "Mr",
-        "Mrs",
-        "Ms",
-        "Dr",
-        "Also",
-        "Then",
-        "Today",
-        "Tomorrow",
-        "Yesterday",
-        "Summary",
-        "Notes",
-        "Note",
-        "Action",
-        "Items",
-        "Todo",
-        "TODO",
-        "Re",
-        "Fwd",
-    }
-    | set(MONTHS.split("|"))
-)
+# Words that open a sentence but are not names (recall's speaker signal reads them too).
+NOT_ENTITIES = textutil.NOT_ENTITIES
 # When something happened, said the way people say it ("last weekend", "two days ago").
 RELATIVE_TIME_RE = re.compile(
     r"\b(?:yesterday|tonight|recently|tomorrow|(?:last|this|next|past)\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"

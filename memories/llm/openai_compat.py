@@ -18,6 +18,9 @@ import urllib.request
 
 from django.conf import settings
 
+from ..modelapi.openai import http_error
+from ..modelapi.redact import scrub_secrets
+from ..modelapi.retries import Retryable, call_with_retries
 from . import prompts
 from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, MemoryNote, Provider, ProviderError, UpdateJudgement
 
@@ -25,7 +28,6 @@ from .base import AnswerContext, ConsolidationResult, Extraction, FilePart, Memo
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 # A data URL is sent in one JSON body: keep it to what servers take in one request.
 INLINE_IMAGE_LIMIT_BYTES = 20 * 1024 * 1024
-RETRYABLE_STATUS = {408, 409, 425, 429}
 # The output cap of each role, by the setting that holds it (read at call time, so a test or
 # an operator's change applies to the next call).
 MAX_TOKENS_SETTING = {
@@ -209,33 +211,20 @@ class OpenAICompatProvider(Provider):
                     raise _FieldRefused(name) from None
                 raise error from None
             except (TimeoutError, socket.timeout):
-                raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
+                raise Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                    raise prompts.Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
-                reason = prompts.scrub_secrets(str(exc.reason))
-                raise prompts.Retryable(f"could not connect to the endpoint ({reason})") from None
+                    raise Retryable(f"no reply within {settings.MEMORY_LLM_TIMEOUT_SECONDS:g}s") from None
+                reason = scrub_secrets(str(exc.reason))
+                raise Retryable(f"could not connect to the endpoint ({reason})") from None
             except (http.client.HTTPException, ConnectionError) as exc:
-                raise prompts.Retryable(f"the connection failed ({type(exc).__name__})") from None
+                raise Retryable(f"the connection failed ({type(exc).__name__})") from None
             return self._reply_text(raw, role=role, structured=structured)
 
-        return prompts.call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=self._label)
+        return call_with_retries(once, max_retries=settings.MEMORY_LLM_MAX_RETRIES, label=self._label)
 
     def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
-        try:
-            detail = exc.read()[:4000].decode("utf-8", errors="replace")
-        except Exception:
-            detail = ""
-        try:
-            parsed = json.loads(detail)
-            error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
-            message = error.get("message", detail) if isinstance(error, dict) else str(error)
-        except ValueError:
-            message = detail
-        message = prompts.scrub_secrets(" ".join(str(message).split())[:500]) or exc.reason or "no message"
-        if exc.code in RETRYABLE_STATUS or exc.code >= 500:
-            return prompts.Retryable(f"HTTP {exc.code}: {message}", retry_after=exc.headers.get("Retry-After"))
-        return ProviderError(f"{self._label} refused the request (HTTP {exc.code}): {message}")
+        return http_error(exc, self._label)
 
     def _reply_text(self, raw: bytes, *, role: str, structured: bool) -> str:
         try:
@@ -243,7 +232,7 @@ class OpenAICompatProvider(Provider):
             choice = data["choices"][0]
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            snippet = prompts.scrub_secrets(raw[:120].decode("utf-8", errors="replace"))
+            snippet = scrub_secrets(raw[:120].decode("utf-8", errors="replace"))
             raise ProviderError(f"{self._label} returned something other than a chat completion: {snippet!r}") from None
         if message.get("refusal"):
             raise ProviderError(f"{self._label} refused: {str(message['refusal'])[:300]}")

@@ -1,5 +1,6 @@
-"""What the two language-model providers share: the prompt text, the response schemas,
-turning a model's JSON into the result dataclasses, and the retry policy.
+"""What the two language-model providers share: the prompt text, the response schemas and
+turning a model's JSON into the result dataclasses (the retry policy and the transport's
+errors are memories/modelapi's, shared with the embedding backends).
 
 Gemini and an OpenAI-compatible endpoint are asked the same questions in the same words,
 so a memory reads alike whichever model wrote it and a prompt fix lands in both.
@@ -7,11 +8,7 @@ so a memory reads alike whichever model wrote it and a prompt fix lands in both.
 
 from __future__ import annotations
 
-import email.utils
 import logging
-import random
-import time
-from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
@@ -19,7 +16,7 @@ from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
 from .base import AnswerContext, Connection, ConsolidationResult, Extraction, MemoryNote, ProviderError, UpdateJudgement
-from .redact import scrub_secrets
+from ..modelapi.redact import scrub_secrets
 
 log = logging.getLogger(__name__)
 
@@ -254,70 +251,3 @@ def openai_json_schema(schema: type[BaseModel], *, max_items: dict[str, int] | N
     for name, limit in (max_items or {}).items():
         result["properties"][name]["maxItems"] = max(0, limit)
     return result
-
-
-# ---------------------------------------------------------------------------------------
-# Retries
-
-#: Seconds before the first retry; doubled each time, with jitter. Tests set it to 0.
-BASE_DELAY = 1.0
-#: No single wait is longer than this, whatever a server's Retry-After says.
-MAX_DELAY = 60.0
-#: Indirection so tests can record the waits instead of sleeping through them.
-sleep = time.sleep
-
-T = TypeVar("T")
-
-
-class Retryable(Exception):
-    """Raised inside a provider call for a failure worth another attempt."""
-
-    def __init__(self, message: str, *, retry_after: str | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """A Retry-After header: delta seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, (when - timezone.now()).total_seconds())
-
-
-def backoff_delay(attempt: int, retry_after: str | None = None) -> float:
-    """Exponential backoff with full jitter, never shorter than the server asked for."""
-    delay = random.uniform(0, BASE_DELAY * (2**attempt))
-    asked = retry_after_seconds(retry_after)
-    if asked is not None:
-        delay = max(delay, asked)
-    return min(delay, MAX_DELAY)
-
-
-def call_with_retries(call: Callable[[], T], *, max_retries: int, label: str) -> T:
-    """Run call(); on Retryable wait and try again, up to max_retries more times, then
-    give up with a ProviderError that says how many attempts were made."""
-    attempt = 0
-    while True:
-        try:
-            return call()
-        except Retryable as exc:
-            if attempt >= max_retries:
-                tries = attempt + 1
-                raise ProviderError(
-                    f"{label} failed after {tries} attempt{'s' if tries != 1 else ''}: {exc}", retryable=True
-                ) from None
-            delay = backoff_delay(attempt, exc.retry_after)
-            log.info("%s: %s; retrying in %.1fs", label, exc, delay)
-            sleep(delay)
-            attempt += 1

@@ -9,8 +9,8 @@ from functools import lru_cache
 
 from django.db.models.functions import Substr
 
-from ..llm.offline import NOT_ENTITIES
 from ..readable import readable_memories
+from ..textutil import NOT_ENTITIES
 from .words import cached_stem
 
 W_SPEAKER = 0.1  # the memory is in the words of a person the question names ("Ann: ...")

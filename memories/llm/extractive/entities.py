@@ -16,16 +16,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from ... import textutil
 from ...textutil import STOPWORDS, stem
 
 MAX_CHARS = 100_000
 MAX_ENTITIES = 15
 
-MONTH_NAMES = (
-    "January February March April May June July August September October November December "
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
-).split()
-WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+MONTH_NAMES = textutil.MONTH_NAMES
+WEEKDAYS = textutil.WEEKDAYS
 _MONTHS = "|".join(MONTH_NAMES)
 _DAYS = "|".join(WEEKDAYS)
 
