@@ -476,3 +476,22 @@ def test_a_note_close_to_every_question_does_not_answer_them_all(user, memory_fa
     for question, key in asked.items():
         result = answer_question(owner=user, question=question)
         assert result.cited and result.cited[0] == notes[key].pk, (question, result.answer)
+
+
+@needs_meaning
+@pytest.mark.parametrize("stored", [1, 2, 3])
+def test_the_first_question_on_the_first_notes_is_answered(user, memory_factory, local_embeddings, stored):
+    """With one note the typical note is that note: standing out from it says nothing, so
+    a newcomer's first question is judged by how much closer the note is to it than to a
+    question asking nothing; what the notes do not say is still not found."""
+    notes = [
+        "I moved from Paris to Berlin last spring.",
+        "Bought groceries: milk, eggs and bread.",
+        "Practiced taekwondo on Tuesday evening.",
+    ][:stored]
+    move = [memory_factory(text) for text in notes][0]
+    for question in ("Where do I live now?", "Which city is my home?"):
+        result = answer_question(owner=user, question=question)
+        assert result.cited and result.cited[0] == move.pk, (stored, question, result.answer)
+    for question in ("What is my favourite colour?", "What is my dog called?"):
+        assert NOTHING in answer_question(owner=user, question=question).answer, (stored, question)

@@ -36,11 +36,15 @@ MAX_SENTENCES = 4000
 # A quoted sentence shorter than this brings the next one of its memory along.
 SHORT_SENTENCE_WORDS = 8
 NOTHING = "I couldn't find anything about that in your memories."
-# Similarity from which a sentence counts as about the question with no word in common
-# (meaningful only with the embedding layer; the lexical similarity needs a shared word).
-# Calibrated on multilingual-e5-small, whose question-passage cosines sit at 0.68-0.74 for
-# unrelated pairs ("capital of Peru" / a garden note) and 0.77-0.88 for related ones.
-MEANING_MIN = 0.76
+# How much closer to the question than to a question asking nothing (similarity.Closeness
+# margin) a sentence must be to count as about it with no word in common (meaningful only
+# with the embedding layer; the lexical similarity needs a shared word). On
+# multilingual-e5-small, pairs written for this: related ones -0.045 to +0.06 ("Where do
+# I live now?" / "I moved from Paris to Berlin" -0.022), unrelated ones -0.04 to -0.11.
+MARGIN_MIN = -0.05
+MARGIN_SPAN = 0.08
+# Below this many sentences there is no typical sentence to stand out from.
+FEW_SENTENCES = 3
 
 META_TERMS = {
     textutil.stem(w)
@@ -130,22 +134,30 @@ def answer(*, question: str, context: AnswerContext) -> str:
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
     if q_terms:
-        raw, distinct = similarity.question_closeness(question, [s.text for s in sentences])
+        close = similarity.question_closeness(question, [s.text for s in sentences])
     else:
-        raw = distinct = np.zeros(n, dtype=np.float32)
-    # Sentence vectors put everything at some distance: what counts is standing out from the
-    # typical sentence of this context (0 at the median, 1 for the closest).
-    middle, top = float(np.median(distinct)), float(distinct.max()) if n else 0.0
-    closeness = np.clip((distinct - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
+        close = similarity.Closeness(np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32))
+    margin = close.margin
+    few = n < FEW_SENTENCES
+    if margin is not None and few:
+        # Too few sentences for a typical one (with one, it is the sentence itself): how
+        # much closer each is to this question than to an empty one says it alone.
+        closeness = np.clip((margin - MARGIN_MIN) / MARGIN_SPAN, 0.0, 1.0)
+    else:
+        # Sentence vectors put everything at some distance: what counts is standing out from
+        # the typical sentence of this context (0 at the median, 1 for the closest).
+        distinct = close.distinct
+        middle, top = float(np.median(distinct)), float(distinct.max()) if n else 0.0
+        closeness = np.clip((distinct - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
 
     wants = _wants(question)
     asked = set(q_terms)
-    by_meaning = similarity.by_meaning()
-    for s, sim, cosine in zip(sentences, closeness, raw, strict=True):
+    margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
+    for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
         around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
-        s.relevant = covered > 0 or around > 0 or by_date or (by_meaning and float(cosine) >= MEANING_MIN and sim >= 0.5)
+        s.relevant = covered > 0 or around > 0 or by_date or (float(meant) >= MARGIN_MIN and (few or sim >= 0.5))
         fits = _fits(s.text, wants, question)
         if {"decision", "who", "where"} & wants:
             # The question's words find the memory (the meeting, the project); what it asks
