@@ -495,3 +495,25 @@ def test_the_first_question_on_the_first_notes_is_answered(user, memory_factory,
         assert result.cited and result.cited[0] == move.pk, (stored, question, result.answer)
     for question in ("What is my favourite colour?", "What is my dog called?"):
         assert NOTHING in answer_question(owner=user, question=question).answer, (stored, question)
+
+
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("de", "Ich habe mit dem Hund im Park gespielt und fühle mich heute viel besser. Wir haben danach Kuchen gegessen."),
+        ("de", "Heute habe ich mit meiner Schwester Anna telefoniert. Sie wohnt jetzt in München und ist sehr glücklich dort."),
+        ("es", "Mi hermana vive en Madrid con su marido. Nosotros vamos a visitarla en verano porque ella tiene un bebé nuevo."),
+        ("fr", "Je suis allé chez le médecin qui m'a dit que tout va bien. Nous avons mangé une crêpe avec nos amis à Lyon."),
+        ("pt", "Eu moro com minha família em Lisboa. Nós gostamos muito da cidade e da comida, mas o aluguel é caro."),
+    ],
+)
+def test_notes_in_other_languages_get_no_stopword_topics_or_pronoun_entities(language, text):
+    import stopwordsiso
+
+    from memories.llm.extractive import language as language_mod
+
+    assert language_mod.language_of(text) == language
+    stops = stopwordsiso.stopwords(language)
+    extraction = OfflineProvider().extract(text=text, files=[], source="note")
+    assert extraction.topics and not [t for t in extraction.topics if t in stops], extraction.topics
+    assert not [e for e in extraction.entities if e.lower() in stops], extraction.entities
