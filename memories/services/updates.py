@@ -80,15 +80,32 @@ def recent_arm(memory: Memory, limit: int) -> list[int]:
     return list(rows.order_by("-occurred_at", "-pk").values_list("pk", flat=True)[: min(limit, RECENT)])
 
 
+# The meaning arm: the owner's memories closest in meaning to the new one (what it says in
+# words the lexical arm has no family for: "Sold the Civic" for "I drive a Civic" shares a
+# word, "Traded the Trek for a Brompton" for "I ride a road bike" does not).
+MEANING_POOL = 12
+
+
+def meaning_arm(memory: Memory, limit: int) -> list[int]:
+    from ..recall.meaning import MeaningArm
+
+    text = (memory.raw_text or memory.summary)[:2000]
+    return [pk for pk, _ in MeaningArm.begin(memory.owner, text).nearest(min(limit, MEANING_POOL))]
+
+
 def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:
     """Older memories of the same owner that may state a fact this one changes: the few
     newest, then the best matches by shared words (and any extra arm), at most `limit`,
     newest first; only current ones (not superseded, expired or deleted) and none already
     judged "not an update" of it."""
     ids: dict[int, None] = {}
-    # Arm by arm, best first within each: the few newest, then the best matches.
-    for arm in arms if arms is not None else [recent_arm, lexical_arm, *EXTRA_ARMS]:
-        ids.update(dict.fromkeys(arm(memory, LEXICAL_POOL)))
+    # The few newest first, then the other arms in turns (each arm's best, then each
+    # one's second...): words and meaning each get their best matches in.
+    first, *others = arms if arms is not None else [recent_arm, lexical_arm, meaning_arm, *EXTRA_ARMS]
+    ids.update(dict.fromkeys(first(memory, LEXICAL_POOL)))
+    ranked = [arm(memory, LEXICAL_POOL) for arm in others]
+    for depth in range(max(map(len, ranked), default=0)):
+        ids.update(dict.fromkeys(found[depth] for found in ranked if depth < len(found) and found[depth] != memory.pk))
     ids.pop(memory.pk, None)
     if not ids:
         return []
