@@ -563,3 +563,25 @@ def test_updates_by_meaning_in_words_no_rule_knows(user, memory_factory, setting
     memory_factory(new, occurred_at=now.isoformat())
     first.refresh_from_db()
     assert (first.outdated_by_id is not None) is update, (old, new)
+
+
+def test_a_question_about_a_past_time_quotes_what_held_then_first(user, memory_factory):
+    paris = memory_factory("I live in Paris, in a small flat near the canal.", occurred_at="2024-03-10")
+    berlin = memory_factory("I moved to Berlin last month for the new job.", occurred_at="2025-06-12")
+    paris.refresh_from_db()
+    assert paris.outdated_by_id == berlin.pk
+    past = answer_question(owner=user, question="Where did I live in 2024?")
+    assert past.cited[0] == paris.pk, past.answer
+    now = answer_question(owner=user, question="Where do I live?")
+    assert now.cited[0] == berlin.pk, now.answer
+
+
+def test_an_answer_opens_with_a_date_only_when_asked_when(user, memory_factory):
+    memory_factory("The Acme launch is on March 3.", occurred_at="2026-12-01")
+    memory_factory("Dinner with the Acme team yesterday.", occurred_at="2026-11-20")
+    when = answer_question(owner=user, question="When is the Acme launch?").answer
+    assert "1 December 2026" not in when and "The Acme launch is on March 3." in when, when
+    dinner = answer_question(owner=user, question="When was the dinner with the Acme team?").answer
+    assert "19 November 2026: Dinner" in dinner, dinner
+    what = answer_question(owner=user, question="What about the Acme team in November 2026?").answer
+    assert "2026:" not in what, what

@@ -190,10 +190,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
             continue
         seen.add(key)
         picked.append(s)
-    return "From your memories:\n\n" + "\n".join(_current_first(picked, context, q_terms, when="when" in wants or bool(dated)))
+    return "From your memories:\n\n" + "\n".join(
+        _current_first(picked, context, q_terms, when="when" in wants, past_question=_asks_about_the_past(question, bool(dated)))
+    )
 
 
-def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: list[str], *, when: bool) -> list[str]:
+def _current_first(
+    picked: list[_Sentence], context: AnswerContext, q_terms: list[str], *, when: bool, past_question: bool = False
+) -> list[str]:
     """What is true now before what was: a superseded memory's successor (when recall gave
     it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
     for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)")."""
@@ -212,6 +216,9 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
 
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
+    picked_ids = {s.memory.id for s in picked}
+    if not past_question:
+        picked = _newer_first(picked)
     for s in picked:
         note = s.memory
         if note.valid_until:
@@ -222,7 +229,52 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
             past.append(f"- Past ({note.past_marker}): {quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
             current.append(_quote(s, when=when))
-    return current + past
+            if past_question:
+                # What held then, though only what replaced it matched the question's words.
+                for old in context.memories:
+                    if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
+                        picked_ids.add(old.id)
+                        past.append(f"- Past ({old.past_marker}): {quote_text(best_sentence(old))} [Memory {old.id}]")
+    # A question about a time gone ("in 2023", "before the move") is answered with the
+    # fact that held then; any other with what is true now.
+    return past + current if past_question else current + past
+
+
+def _newer_first(picked: list[_Sentence]) -> list[_Sentence]:
+    """Two current memories saying nearly the same about one thing (a change no update
+    check caught): the newer is quoted first."""
+    current = [s for s in picked if not s.memory.valid_until and s.memory.occurred_at]
+    if len(current) < 2:
+        return picked
+    close = similarity.similarity_matrix([s.text for s in current], [s.text for s in current], queries_are_questions=False)
+    if not similarity.by_meaning():
+        return picked
+    order = list(picked)
+    for i, a in enumerate(current):
+        for j in range(i + 1, len(current)):
+            b = current[j]
+            if close[i, j] >= SAME_FACT and b.memory.occurred_at > a.memory.occurred_at and a.memory.id != b.memory.id:
+                ia, ib = order.index(a), order.index(b)
+                if ib > ia:
+                    order[ia], order[ib] = b, a
+    return order
+
+
+def _asks_about_the_past(question: str, dated: bool) -> bool:
+    return bool(_PAST_Q.search(question)) or (dated and bool(_PAST_TENSE_Q.search(question)))
+
+
+# Grammar of a question about a time gone: a past period with a past verb, or "before".
+_PAST_TENSE_Q = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
+_PAST_Q = re.compile(
+    r"\b(?:before|previously|formerly|used to|back then|at the time|back in)\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\b(?:in|during)\s+(?:(?:early|late|mid)[\s-])?(?:19|20)\d\d\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\blast\s+(?:year|month|summer|winter|spring|autumn|fall)\b",
+    re.I,
+)
+# Sentence closeness (by meaning) from which two memories say the same about one thing
+# (extractive/changes.py's same-slot bound).
+SAME_FACT = 0.90
 
 
 def overview(context: AnswerContext) -> str:
@@ -301,13 +353,18 @@ def quote_text(text: str) -> str:
 
 def _quote(s: _Sentence, *, when: bool) -> str:
     prefix = ""
-    if when and s.memory.occurred_at:
+    # Only a question that asks when gets a date first, and not when the sentence gives its
+    # own ("The launch is on March 3"): the day a note was stored reads as the answer.
+    if when and s.memory.occurred_at and (RELATIVE_RE.search(s.text) or not _OWN_DATE.search(s.text)):
         prefix = f"{when_said(s.text, s.memory.occurred_at)}: "
     text = s.text
     if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
         # "That race sounds great, Mel!" says little; what follows it says what it was about.
         text = f"{text} {s.following}"
     return f"- {prefix}{quote_text(text)} [Memory {s.memory.id}]"
+
+
+_OWN_DATE = re.compile(rf"{DATE_RE.pattern}|\b(?:19|20)\d\d\b", DATE_RE.flags)
 
 
 def _day(d: date) -> str:
