@@ -1,3 +1,6 @@
+import threading
+from collections import OrderedDict
+
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
@@ -31,6 +34,11 @@ def install_search_index(using="default", **kwargs):
     search.install(connections[using])
 
 
+SENTENCE_CACHE_SIZE = 20_000  # 384 floats a sentence with the local model: about 30 MB
+_sentence_vectors: OrderedDict = OrderedDict()
+_sentence_lock = threading.Lock()
+
+
 class _EmbedderMeaning:
     """The embedding layer as the offline engine sees it (llm.extractive.similarity.Meaning)."""
 
@@ -38,7 +46,31 @@ class _EmbedderMeaning:
         self.embedder = embedder
 
     def documents(self, texts):
-        return self.embedder.embed_documents(texts)
+        import numpy as np
+
+        # An answer embeds the sentences of every memory it reads, and the same memories
+        # are read for question after question: each sentence's vector is kept.
+        key = f"{self.embedder.name}:{self.embedder.model}"
+        with _sentence_lock:
+            missing = list(dict.fromkeys(t for t in texts if (key, t) not in _sentence_vectors))
+        if missing:
+            fresh = self.embedder.embed_documents(missing)
+            with _sentence_lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    _sentence_vectors[(key, text)] = vector
+                    _sentence_vectors.move_to_end((key, text))
+                while len(_sentence_vectors) > SENTENCE_CACHE_SIZE:
+                    _sentence_vectors.popitem(last=False)
+        found = dict(zip(missing, fresh, strict=True)) if missing else {}
+        with _sentence_lock:
+            for text in texts:
+                if text not in found and (key, text) in _sentence_vectors:
+                    found[text] = _sentence_vectors[(key, text)]
+        gone = [t for t in dict.fromkeys(texts) if t not in found]  # pushed out by another thread meanwhile
+        if gone:
+            found.update(zip(gone, self.embedder.embed_documents(gone), strict=True))
+        rows = [found[t] for t in texts]
+        return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, self.embedder.dim), dtype=np.float32)
 
     def questions(self, texts):
         import numpy as np

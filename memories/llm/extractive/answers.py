@@ -133,6 +133,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
+    memory_words = {m.id: frozenset(_plain_words(_memory_text(m))) for m in context.memories}
     if q_terms:
         close = similarity.question_closeness(question, [s.text for s in sentences])
     else:
@@ -172,6 +173,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
+    named = _names_asked(question)
+    if named:
+        # A question about someone (or something named) is not answered by a memory that
+        # never names them: "What did Caroline realize after her race?" is not answered by
+        # Melanie's race.
+        for s in sentences:
+            if s.relevant and not named <= memory_words[s.memory.id]:
+                s.relevant = False
     relevant = [s for s in sentences if s.relevant]
     if not relevant:
         return NOTHING
@@ -284,6 +293,23 @@ def overview(context: AnswerContext) -> str:
     top = sorted(context.memories, key=lambda m: -m.importance)[: 5 - len(insights)]
     lines = [f"- {quote_text(m.summary)} [Memory {m.id}]" for m in top]
     return "Here is what stands out in your memories:\n\n" + "\n".join(insights + lines)
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
+
+
+def _plain_words(text: str) -> list[str]:
+    return [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
+
+
+def _names_asked(question: str) -> set[str]:
+    """The names a question holds: its capitalised words past the first, not "I"."""
+    words = _WORD.findall(question)
+    return {
+        w.lower().removesuffix("'s").removesuffix("’s")
+        for w in words[1:]
+        if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS
+    }
 
 
 def _memory_text(m: MemoryNote) -> str:
