@@ -153,12 +153,18 @@ def answer(*, question: str, context: AnswerContext) -> str:
 
     wants = _wants(question)
     asked = set(q_terms)
+    named = _names_asked(question)
+    named_stems = {textutil.stem(n) for n in named}
+    content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
         around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
-        s.relevant = covered > 0 or around > 0 or by_date or (float(meant) >= MARGIN_MIN and (few or sim >= 0.5))
+        # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
+        # everything Ben said. What the question asks about must be there, or near in meaning.
+        about = any(t in memory_stems[s.memory.id] for t in content_terms) if content_terms else covered > 0 or around > 0
+        s.relevant = about or by_date or (float(meant) >= MARGIN_MIN and (few or sim >= 0.5))
         fits = _fits(s.text, wants, question)
         if {"decision", "who", "where"} & wants:
             # The question's words find the memory (the meeting, the project); what it asks
@@ -173,7 +179,6 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
-    named = _names_asked(question)
     if named:
         # A question about someone (or something named) is not answered by a memory that
         # never names them: "What did Caroline realize after her race?" is not answered by
