@@ -15,14 +15,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Q
 
-from .. import search, textutil
+from .. import embeddings, search, textutil
+from ..embeddings import index as vector_index
 from ..currency import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import MemoryNote, Provider
-from ..models import Event, Memory, MemoryLink
+from ..models import Event, Memory, MemoryLink, MemoryVector
 from .history import SYSTEM, Actor, record
 
 log = logging.getLogger(__name__)
@@ -83,14 +85,25 @@ def recent_arm(memory: Memory, limit: int) -> list[int]:
 # The meaning arm: the owner's memories closest in meaning to the new one (what it says in
 # words the lexical arm has no family for: "Sold the Civic" for "I drive a Civic" shares a
 # word, "Traded the Trek for a Brompton" for "I ride a road bike" does not).
+# The index's search is the embedding layer's public one (recall's meaning arm uses it).
 MEANING_POOL = 12
 
 
 def meaning_arm(memory: Memory, limit: int) -> list[int]:
-    from ..recall.meaning import MeaningArm
-
-    text = (memory.raw_text or memory.summary)[:2000]
-    return [pk for pk, _ in MeaningArm.begin(memory.owner, text).nearest(min(limit, MEANING_POOL))]
+    """The new memory's own vector (stored by the extraction just before) searched among
+    the owner's: no embedding call of its own."""
+    row = MemoryVector.objects.filter(memory=memory, owner_id=memory.owner_id).first()
+    if row is None:
+        return []
+    query = np.frombuffer(row.vector, dtype="<f4")
+    try:
+        found = vector_index.search(
+            owner_id=memory.owner_id, model=row.model, dim=row.dim, query=query, limit=min(limit, MEANING_POOL) + 1
+        )
+    except embeddings.EmbeddingError as exc:
+        log.warning("update candidates without the meaning arm: %s", exc)
+        return []
+    return [pk for pk, _ in found if pk != memory.pk]
 
 
 def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:

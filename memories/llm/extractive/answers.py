@@ -42,6 +42,15 @@ NOTHING = "I couldn't find anything about that in your memories."
 # multilingual-e5-small, pairs written for this: related ones -0.045 to +0.06 ("Where do
 # I live now?" / "I moved from Paris to Berlin" -0.022), unrelated ones -0.04 to -0.11.
 MARGIN_MIN = -0.05
+# What a sentence with no word of the question needs to count as answering it: with the
+# kind of thing asked for, and without. Twelve notes and sixteen questions written for
+# this (8 answerable, 8 not): the answerable ones by meaning alone sit at -0.022 ("Where do
+# I live now?" / the move to Berlin), -0.021 ("What is my job?" / "I work as a nurse") and
+# -0.007 ("What martial arts do I practice?" / taekwondo), the nearest note to an
+# unanswerable one at -0.057 to -0.018, but -0.007 for "my favourite colour" / "my blue
+# car" (answered: a margin cannot tell a colour from a favourite colour).
+MEANING_TYPED = -0.035
+MEANING_UNTYPED = -0.01
 MARGIN_SPAN = 0.08
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
@@ -164,8 +173,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
         # everything Ben said. What the question asks about must be there, or near in meaning.
         about = any(t in memory_stems[s.memory.id] for t in content_terms) if content_terms else covered > 0 or around > 0
-        s.relevant = about or by_date or (float(meant) >= MARGIN_MIN and (few or sim >= 0.5))
         fits = _fits(s.text, wants, question)
+        # By meaning alone (no word of what is asked in the memory): near is not enough,
+        # e5 puts "my favourite colour" near "my blue car". It must give the kind of thing
+        # asked for (a place for "where", a name for "who", a date, a number), or stand out
+        # clearly closer to this question than to one asking nothing.
+        typed = fits > 0 and bool({"who", "where", "when", "count"} & wants)
+        bar = MEANING_TYPED if typed else MEANING_UNTYPED
+        s.relevant = about or by_date or (float(meant) >= bar and (few or sim >= 0.5))
         if {"decision", "who", "where"} & wants:
             # The question's words find the memory (the meeting, the project); what it asks
             # for (the decisions, a person, a place) picks the sentence to quote.
@@ -184,7 +199,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # never names them: "What did Caroline realize after her race?" is not answered by
         # Melanie's race.
         for s in sentences:
-            if s.relevant and not named <= memory_words[s.memory.id]:
+            speaker = _SPEAKER.match(s.memory.text or "")
+            if speaker:
+                # A line of a conversation is about its speaker, or about whom it names
+                # itself: "Melanie: I ran a charity race" says nothing of Caroline's.
+                own = set(_plain_words(speaker.group(1))) | set(_plain_words(s.text))
+            else:
+                own = memory_words[s.memory.id]
+            if s.relevant and not named <= own:
                 s.relevant = False
     relevant = [s for s in sentences if s.relevant]
     if not relevant:
@@ -301,6 +323,9 @@ def overview(context: AnswerContext) -> str:
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
+
+
+_SPEAKER = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})\s*:\s")
 
 
 def _plain_words(text: str) -> list[str]:
