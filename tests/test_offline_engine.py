@@ -567,3 +567,17 @@ def test_questions_the_notes_cannot_answer_are_not_found(user, memory_factory, l
         assert result.cited and result.cited[0] == made[index].pk, (question, result.answer)
     answered = [q for q in ABSTENTION_UNANSWERABLE if answer_question(owner=user, question=q).cited]
     assert len(answered) <= 1, answered
+
+
+def test_an_insight_names_only_the_memories_that_share_its_thread():
+    notes = [
+        MemoryNote(id=1, summary="The billing migration starts in May.", text="The billing migration starts in May."),
+        MemoryNote(id=2, summary="Luis owns the billing migration.", text="Luis owns the billing migration."),
+        MemoryNote(id=3, summary="Tomatoes need watering.", text="Tomatoes need watering."),
+        MemoryNote(id=4, summary="Bought a new kettle.", text="Bought a new kettle."),
+    ]
+    from memories.llm.extractive import insights
+
+    result = insights.consolidate(notes)
+    assert result.summary == "2 memories about billing migration.", result.summary
+    assert "Memory 3" not in result.insight and "Memory 4" not in result.insight and "of 4" not in result.insight
