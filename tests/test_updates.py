@@ -585,3 +585,17 @@ def test_an_answer_opens_with_a_date_only_when_asked_when(user, memory_factory):
     assert "19 November 2026: Dinner" in dinner, dinner
     what = answer_question(owner=user, question="What about the Acme team in November 2026?").answer
     assert "2026:" not in what, what
+
+
+@needs_meaning
+def test_two_close_facts_with_no_update_marked_rank_newer_first_for_now(user, memory_factory, settings):
+    """A change the update check missed (here undone by hand) still does not leave the
+    older fact above the newer one for a question about now."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    old = memory_factory("Yoga class is on Wednesdays at 7pm in the church hall.", occurred_at="2024-03-10")
+    new = memory_factory("Yoga class is on Thursdays at 6pm in the church hall.", occurred_at="2025-06-12")
+    old.refresh_from_db()
+    if old.outdated_by_id:
+        undo_update(owner=user, memory_id=old.pk)
+    ranked = recall(owner=user, question="Yoga class Wednesdays church hall", k=5).memory_ids
+    assert ranked.index(new.pk) < ranked.index(old.pk), ranked
