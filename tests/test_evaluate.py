@@ -178,6 +178,11 @@ def test_evaluate_answers_scores_both_engines_against_the_gold(dataset):
     # "What is the name of Ann's greyhound?" -> the turn naming Biscuit is quoted.
     assert report["engine"]["by_category"]["4"]["gold_words_present"] == 1.0
     assert "token F1" in run(dataset, "--answers")
+    # Category 5 ("Is Ben a pilot?": nothing says so) counts apart: answered "not found" or not.
+    assert report["engine"]["unanswerable"] == 1
+    assert report["engine"]["unanswerable_not_found"] == 1.0
+    assert report["engine"]["answerable_cited"] == 1.0
+    assert "unanswerable (5) not found" in run(dataset, "--answers")
 
 
 def test_answer_scores_normalise_like_squad():

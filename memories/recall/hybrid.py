@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from .. import currency, search
 from ..textutil import fold
-from . import feedback, lexical, meaning, neighbours, speaker
+from . import feedback, lexical, meaning, neighbours, newer, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -69,6 +69,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
+    ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)
     chosen, brief = within_budget(owner, ranked, k)
     explainer = Explainer(q_words, expansion, fallback=fallback)
     recalled = [Recalled(memory, score=round(c.score, 4), reasons=explainer.reasons(c, memory)) for c, memory in chosen]

@@ -15,14 +15,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Q
 
-from .. import search, textutil
+from .. import embeddings, search, textutil
+from ..embeddings import index as vector_index
 from ..currency import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import MemoryNote, Provider
-from ..models import Event, Memory, MemoryLink
+from ..models import Event, Memory, MemoryLink, MemoryVector
 from .history import SYSTEM, Actor, record
 
 log = logging.getLogger(__name__)
@@ -80,15 +82,43 @@ def recent_arm(memory: Memory, limit: int) -> list[int]:
     return list(rows.order_by("-occurred_at", "-pk").values_list("pk", flat=True)[: min(limit, RECENT)])
 
 
+# The meaning arm: the owner's memories closest in meaning to the new one (what it says in
+# words the lexical arm has no family for: "Sold the Civic" for "I drive a Civic" shares a
+# word, "Traded the Trek for a Brompton" for "I ride a road bike" does not).
+# The index's search is the embedding layer's public one (recall's meaning arm uses it).
+MEANING_POOL = 12
+
+
+def meaning_arm(memory: Memory, limit: int) -> list[int]:
+    """The new memory's own vector (stored by the extraction just before) searched among
+    the owner's: no embedding call of its own."""
+    row = MemoryVector.objects.filter(memory=memory, owner_id=memory.owner_id).first()
+    if row is None:
+        return []
+    query = np.frombuffer(row.vector, dtype="<f4")
+    try:
+        found = vector_index.search(
+            owner_id=memory.owner_id, model=row.model, dim=row.dim, query=query, limit=min(limit, MEANING_POOL) + 1
+        )
+    except embeddings.EmbeddingError as exc:
+        log.warning("update candidates without the meaning arm: %s", exc)
+        return []
+    return [pk for pk, _ in found if pk != memory.pk]
+
+
 def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:
     """Older memories of the same owner that may state a fact this one changes: the few
     newest, then the best matches by shared words (and any extra arm), at most `limit`,
     newest first; only current ones (not superseded, expired or deleted) and none already
     judged "not an update" of it."""
     ids: dict[int, None] = {}
-    # Arm by arm, best first within each: the few newest, then the best matches.
-    for arm in arms if arms is not None else [recent_arm, lexical_arm, *EXTRA_ARMS]:
-        ids.update(dict.fromkeys(arm(memory, LEXICAL_POOL)))
+    # The few newest first, then the other arms in turns (each arm's best, then each
+    # one's second...): words and meaning each get their best matches in.
+    first, *others = arms if arms is not None else [recent_arm, lexical_arm, meaning_arm, *EXTRA_ARMS]
+    ids.update(dict.fromkeys(first(memory, LEXICAL_POOL)))
+    ranked = [arm(memory, LEXICAL_POOL) for arm in others]
+    for depth in range(max(map(len, ranked), default=0)):
+        ids.update(dict.fromkeys(found[depth] for found in ranked if depth < len(found) and found[depth] != memory.pk))
     ids.pop(memory.pk, None)
     if not ids:
         return []

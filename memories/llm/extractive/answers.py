@@ -36,11 +36,24 @@ MAX_SENTENCES = 4000
 # A quoted sentence shorter than this brings the next one of its memory along.
 SHORT_SENTENCE_WORDS = 8
 NOTHING = "I couldn't find anything about that in your memories."
-# Similarity from which a sentence counts as about the question with no word in common
-# (meaningful only with the embedding layer; the lexical similarity needs a shared word).
-# Calibrated on multilingual-e5-small, whose question-passage cosines sit at 0.68-0.74 for
-# unrelated pairs ("capital of Peru" / a garden note) and 0.77-0.88 for related ones.
-MEANING_MIN = 0.76
+# How much closer to the question than to a question asking nothing (similarity.Closeness
+# margin) a sentence must be to count as about it with no word in common (meaningful only
+# with the embedding layer; the lexical similarity needs a shared word). On
+# multilingual-e5-small, pairs written for this: related ones -0.045 to +0.06 ("Where do
+# I live now?" / "I moved from Paris to Berlin" -0.022), unrelated ones -0.04 to -0.11.
+MARGIN_MIN = -0.05
+# What a sentence with no word of the question needs to count as answering it: with the
+# kind of thing asked for, and without. Twelve notes and sixteen questions written for
+# this (8 answerable, 8 not): the answerable ones by meaning alone sit at -0.022 ("Where do
+# I live now?" / the move to Berlin), -0.021 ("What is my job?" / "I work as a nurse") and
+# -0.007 ("What martial arts do I practice?" / taekwondo), the nearest note to an
+# unanswerable one at -0.057 to -0.018, but -0.007 for "my favourite colour" / "my blue
+# car" (answered: a margin cannot tell a colour from a favourite colour).
+MEANING_TYPED = -0.035
+MEANING_UNTYPED = -0.01
+MARGIN_SPAN = 0.08
+# Below this many sentences there is no typical sentence to stand out from.
+FEW_SENTENCES = 3
 
 META_TERMS = {
     textutil.stem(w)
@@ -129,24 +142,45 @@ def answer(*, question: str, context: AnswerContext) -> str:
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
+    memory_words = {m.id: frozenset(_plain_words(_memory_text(m))) for m in context.memories}
     if q_terms:
-        raw, distinct = similarity.question_closeness(question, [s.text for s in sentences])
+        close = similarity.question_closeness(question, [s.text for s in sentences])
     else:
-        raw = distinct = np.zeros(n, dtype=np.float32)
-    # Sentence vectors put everything at some distance: what counts is standing out from the
-    # typical sentence of this context (0 at the median, 1 for the closest).
-    middle, top = float(np.median(distinct)), float(distinct.max()) if n else 0.0
-    closeness = np.clip((distinct - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
+        close = similarity.Closeness(np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32))
+    margin = close.margin
+    few = n < FEW_SENTENCES
+    if margin is not None and few:
+        # Too few sentences for a typical one (with one, it is the sentence itself): how
+        # much closer each is to this question than to an empty one says it alone.
+        closeness = np.clip((margin - MARGIN_MIN) / MARGIN_SPAN, 0.0, 1.0)
+    else:
+        # Sentence vectors put everything at some distance: what counts is standing out from
+        # the typical sentence of this context (0 at the median, 1 for the closest).
+        distinct = close.distinct
+        middle, top = float(np.median(distinct)), float(distinct.max()) if n else 0.0
+        closeness = np.clip((distinct - middle) / (top - middle), 0.0, 1.0) if top > middle else np.zeros(n, dtype=np.float32)
 
     wants = _wants(question)
     asked = set(q_terms)
-    by_meaning = similarity.by_meaning()
-    for s, sim, cosine in zip(sentences, closeness, raw, strict=True):
+    named = _names_asked(question)
+    named_stems = {textutil.stem(n) for n in named}
+    content_terms = [t for t in q_terms if t not in named_stems]
+    margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
+    for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
         around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
-        s.relevant = covered > 0 or around > 0 or by_date or (by_meaning and float(cosine) >= MEANING_MIN and sim >= 0.5)
+        # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
+        # everything Ben said. What the question asks about must be there, or near in meaning.
+        about = any(t in memory_stems[s.memory.id] for t in content_terms) if content_terms else covered > 0 or around > 0
         fits = _fits(s.text, wants, question)
+        # By meaning alone (no word of what is asked in the memory): near is not enough,
+        # e5 puts "my favourite colour" near "my blue car". It must give the kind of thing
+        # asked for (a place for "where", a name for "who", a date, a number), or stand out
+        # clearly closer to this question than to one asking nothing.
+        typed = fits > 0 and bool({"who", "where", "when", "count"} & wants)
+        bar = MEANING_TYPED if typed else MEANING_UNTYPED
+        s.relevant = about or by_date or (float(meant) >= bar and (few or sim >= 0.5))
         if {"decision", "who", "where"} & wants:
             # The question's words find the memory (the meeting, the project); what it asks
             # for (the decisions, a person, a place) picks the sentence to quote.
@@ -160,6 +194,20 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
+    if named:
+        # A question about someone (or something named) is not answered by a memory that
+        # never names them: "What did Caroline realize after her race?" is not answered by
+        # Melanie's race.
+        for s in sentences:
+            speaker = _SPEAKER.match(s.memory.text or "")
+            if speaker:
+                # A line of a conversation is about its speaker, or about whom it names
+                # itself: "Melanie: I ran a charity race" says nothing of Caroline's.
+                own = set(_plain_words(speaker.group(1))) | set(_plain_words(s.text))
+            else:
+                own = memory_words[s.memory.id]
+            if s.relevant and not named <= own:
+                s.relevant = False
     relevant = [s for s in sentences if s.relevant]
     if not relevant:
         return NOTHING
@@ -178,10 +226,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
             continue
         seen.add(key)
         picked.append(s)
-    return "From your memories:\n\n" + "\n".join(_current_first(picked, context, q_terms, when="when" in wants or bool(dated)))
+    return "From your memories:\n\n" + "\n".join(
+        _current_first(picked, context, q_terms, when="when" in wants, past_question=_asks_about_the_past(question, bool(dated)))
+    )
 
 
-def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: list[str], *, when: bool) -> list[str]:
+def _current_first(
+    picked: list[_Sentence], context: AnswerContext, q_terms: list[str], *, when: bool, past_question: bool = False
+) -> list[str]:
     """What is true now before what was: a superseded memory's successor (when recall gave
     it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
     for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)")."""
@@ -200,6 +252,9 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
 
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
+    picked_ids = {s.memory.id for s in picked}
+    if not past_question:
+        picked = _newer_first(picked)
     for s in picked:
         note = s.memory
         if note.valid_until:
@@ -211,7 +266,52 @@ def _current_first(picked: list[_Sentence], context: AnswerContext, q_terms: lis
             past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
             current.append(_quote(s, when=when))
-    return current + past
+            if past_question:
+                # What held then, though only what replaced it matched the question's words.
+                for old in context.memories:
+                    if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
+                        picked_ids.add(old.id)
+                        past.append(f"- Past ({old.past_marker}): {quote_text(best_sentence(old))} [Memory {old.id}]")
+    # A question about a time gone ("in 2023", "before the move") is answered with the
+    # fact that held then; any other with what is true now.
+    return past + current if past_question else current + past
+
+
+def _newer_first(picked: list[_Sentence]) -> list[_Sentence]:
+    """Two current memories saying nearly the same about one thing (a change no update
+    check caught): the newer is quoted first."""
+    current = [s for s in picked if not s.memory.valid_until and s.memory.occurred_at]
+    if len(current) < 2:
+        return picked
+    close = similarity.similarity_matrix([s.text for s in current], [s.text for s in current], queries_are_questions=False)
+    if not similarity.by_meaning():
+        return picked
+    order = list(picked)
+    for i, a in enumerate(current):
+        for j in range(i + 1, len(current)):
+            b = current[j]
+            if close[i, j] >= SAME_FACT and b.memory.occurred_at > a.memory.occurred_at and a.memory.id != b.memory.id:
+                ia, ib = order.index(a), order.index(b)
+                if ib > ia:
+                    order[ia], order[ib] = b, a
+    return order
+
+
+def _asks_about_the_past(question: str, dated: bool) -> bool:
+    return bool(_PAST_Q.search(question)) or (dated and bool(_PAST_TENSE_Q.search(question)))
+
+
+# Grammar of a question about a time gone: a past period with a past verb, or "before".
+_PAST_TENSE_Q = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
+_PAST_Q = re.compile(
+    r"\b(?:before|previously|formerly|used to|back then|at the time|back in)\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\b(?:in|during)\s+(?:(?:early|late|mid)[\s-])?(?:19|20)\d\d\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\blast\s+(?:year|month|summer|winter|spring|autumn|fall)\b",
+    re.I,
+)
+# Sentence closeness (by meaning) from which two memories say the same about one thing
+# (extractive/changes.py's same-slot bound).
+SAME_FACT = 0.90
 
 
 def overview(context: AnswerContext) -> str:
@@ -221,6 +321,26 @@ def overview(context: AnswerContext) -> str:
     top = sorted(context.memories, key=lambda m: -m.importance)[: 5 - len(insights)]
     lines = [f"- {said_by(m, m.summary)}{quote_text(m.summary)} [Memory {m.id}]" for m in top]
     return "Here is what stands out in your memories:\n\n" + "\n".join(insights + lines)
+
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
+
+
+_SPEAKER = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})\s*:\s")
+
+
+def _plain_words(text: str) -> list[str]:
+    return [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
+
+
+def _names_asked(question: str) -> set[str]:
+    """The names a question holds: its capitalised words past the first, not "I"."""
+    words = _WORD.findall(question)
+    return {
+        w.lower().removesuffix("'s").removesuffix("’s")
+        for w in words[1:]
+        if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS
+    }
 
 
 def _memory_text(m: MemoryNote) -> str:
@@ -290,7 +410,9 @@ def quote_text(text: str) -> str:
 
 def _quote(s: _Sentence, *, when: bool) -> str:
     prefix = ""
-    if when and s.memory.occurred_at:
+    # Only a question that asks when gets a date first, and not when the sentence gives its
+    # own ("The launch is on March 3"): the day a note was stored reads as the answer.
+    if when and s.memory.occurred_at and (RELATIVE_RE.search(s.text) or not _OWN_DATE.search(s.text)):
         prefix = f"{when_said(s.text, s.memory.occurred_at)}: "
     text = s.text
     if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
@@ -307,6 +429,9 @@ def said_by(note: MemoryNote, text: str) -> str:
     if text.startswith(f"{note.said_by}:"):
         return ""
     return f"{note.said_by} said: "
+
+
+_OWN_DATE = re.compile(rf"{DATE_RE.pattern}|\b(?:19|20)\d\d\b", DATE_RE.flags)
 
 
 def _day(d: date) -> str:

@@ -18,6 +18,7 @@ from collections import Counter
 
 from ... import textutil
 from ...textutil import STOPWORDS, stem
+from . import language
 
 MAX_CHARS = 100_000
 MAX_ENTITIES = 15
@@ -308,13 +309,13 @@ def extract_entities(text: str, limit: int = MAX_ENTITIES) -> list[str]:
                 found.setdefault(value, match.start())
                 taken.append((match.start(), match.end()))
     taken.sort()
-    for position, name in _names(text, taken):
+    for position, name in _names(text, taken, language.stopwords_for(text)):
         found.setdefault(name, position)
     ordered = sorted(found, key=found.get)
     return _merge_parts(ordered)[:limit]
 
 
-def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
+def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOPWORDS) -> list[tuple[int, str]]:
     tokens = []
     span_index = 0
     for match in _TOKEN_RE.finditer(text):
@@ -378,7 +379,7 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
 
     out = []
     for start, words, opens in runs:
-        words = _trim(words, opens, lowered, capitalised_mid)
+        words = _trim(words, opens, lowered, capitalised_mid, stops)
         if not words:
             continue
         name = " ".join(words)
@@ -388,12 +389,14 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, str]]:
     return out
 
 
-def _trim(words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str]) -> list[str]:
+def _trim(
+    words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS
+) -> list[str]:
     words = list(words)
     while words and words[0] in TITLES and len(words) > 1:
         words = words[1:]
     # Ordinary words capitalised at the front: "Met José", "The Q1 meeting", "Decisions".
-    while words and _ordinary(words[0], opens, lowered, capitalised_mid):
+    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops):
         words = words[1:]
         opens = False
     while words and words[-1] in CONNECTORS:
@@ -404,19 +407,19 @@ def _trim(words: list[str], opens: bool, lowered: set[str], capitalised_mid: set
     if len(words) == 1:
         only = words[0]
         low = only.lower()
-        if low in STOPWORDS or low in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS or _chat_opener(low):
+        if low in stops or low in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS or _chat_opener(low):
             return []
         if only.isdigit() or len(only) < 2:
             return []
     return words
 
 
-def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[str]) -> bool:
+def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS) -> bool:
     low = word.lower()
     if not opens:
         # Mid-sentence, a capital is deliberate ("New York", "The Hague"), except "I".
         return low in STOPWORDS and (len(word) == 1 or "'" in word or "’" in word)
-    if low in STOPWORDS or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS or _chat_opener(low):
+    if low in stops or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS or _chat_opener(low):
         return True
     if word.isupper() or word in capitalised_mid:
         return False
@@ -503,6 +506,7 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
     slot given to "sounds" or "giving" is one a subject ("job", "pottery") does not get."""
     text = EMAIL_RE.sub(" ", _URL_RE.sub(" ", (text or "")[:MAX_CHARS]))
     excluded = {w.lower() for e in entities for w in e.split()}
+    stops = language.stopwords_for(text)
     counts: Counter[str] = Counter()
     display: dict[str, str] = {}
     order: dict[str, int] = {}
@@ -511,10 +515,12 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
         word = raw.lower()
         if word.endswith(("'s", "’s")):
             word = word[:-2]
-        if len(word) < 3 or len(word) > 40 or word in STOPWORDS or word in NOT_TOPICS or word in ENGINE_WORDS:
+        if len(word) < 3 or len(word) > 40 or word in stops or word in NOT_TOPICS or word in ENGINE_WORDS:
             continue
         if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded:
             continue
+        if ("'" in word or "’" in word) and all(part in stops or len(part) < 3 for part in re.split(r"['’]", word)):
+            continue  # an elision of stopwords ("m'a", "l'on")
         key = stem(word)
         counts[key] += 1
         display.setdefault(key, word)

@@ -254,19 +254,10 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         on_thread = [m for m in memories if m.id in linked]
     ordered = sorted(on_thread, key=lambda m: (m.occurred_at is None, m.occurred_at or 0, m.id))
     steps = "; then ".join(f"{_short(m.summary)} [Memory {m.id}]" for m in ordered[:5])
-    apart = [m.id for m in memories if m.id not in {x.id for x in on_thread}]
-    insight = (
-        f"The common thread is {theme}: {len(on_thread)} of {n} memories "
-        f"({', '.join(f'Memory {m.id}' for m in ordered)}) bear on it. Together: {steps}."
-    )
-    if apart:
-        insight += (
-            " "
-            + ("Memory " if len(apart) == 1 else "Memories ")
-            + ", ".join(map(str, apart))
-            + (" stands apart." if len(apart) == 1 else " stand apart.")
-        )
-    summary = f"{n} memories about {theme}."
+    # The title and the text name what these memories share and only them: the rest of the
+    # batch is not claimed ("8 memories about Berlin" when 2 of them were).
+    insight = f"The common thread is {theme}: {_join([f'Memory {m.id}' for m in ordered])} bear on it. Together: {steps}."
+    summary = f"{len(on_thread)} memories about {theme}."
     return ConsolidationResult(summary=summary, insight=insight, connections=connections)
 
 

@@ -1,11 +1,12 @@
 """How close texts are: by meaning when an embedding layer is there, by words otherwise.
 
-THE SEAM: `meaning_vectors` is the one function the embedding layer plugs into. It returns
-unit-length vectors (one row a text) or None. While it returns None, everything here falls
+THE SEAM: `meaning_vectors` is the one function the embedding layer plugs into (through
+`use_meaning`, wired by the app: this layer does not import it). It returns unit-length
+vectors (one row a text) or None. While it returns None, everything here falls
 back to a lexical similarity (TF-IDF cosine over stemmed words) written for this engine.
 The answerer (answers.py) and the consolidation grouping (insights.py) only ever call
 `similarity_matrix` and `neighbours` below, so pointing `meaning_vectors` at
-`memories.embeddings` gives both of them meaning at once.
+an embedding layer gives both of them meaning at once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -27,20 +31,51 @@ log = logging.getLogger(__name__)
 MAX_EMBEDDED_TEXTS = 400
 
 
-def meaning_vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:
-    """(len(texts), dim) unit float32 vectors from the embedding layer (memories.embeddings),
-    or None when it is off or the set is too large (the lexical fallback is then used).
-    `query`: the texts are questions (e5-style models embed questions and passages apart)."""
-    from ... import embeddings
+class Meaning(Protocol):
+    """What this layer needs of an embedding layer; the app wires one in (apps.py), so the
+    engine never imports it."""
 
+    def documents(self, texts: list[str]) -> np.ndarray: ...
+
+    def questions(self, texts: list[str]) -> np.ndarray: ...
+
+    def shifted_question(self, question: np.ndarray, documents: np.ndarray) -> np.ndarray:
+        """The question's vector less what every document and every question share."""
+        ...
+
+    def content_free(self) -> np.ndarray:
+        """A unit vector for a question that asks nothing in particular."""
+        ...
+
+
+_meaning_source: Callable[[], Meaning | None] = lambda: None
+
+
+def use_meaning(source: Callable[[], Meaning | None]) -> None:
+    """Where meaning comes from: called with no argument, returns the active embedding
+    layer's adapter or None (off). Set once at start-up."""
+    global _meaning_source
+    _meaning_source = source
+
+
+def meaning() -> Meaning | None:
+    try:
+        return _meaning_source()
+    except Exception:  # a misconfigured embedding layer: words only
+        log.exception("no embedding layer; using the lexical similarity")
+        return None
+
+
+def meaning_vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:
+    """(len(texts), dim) unit float32 vectors from the embedding layer, or None when it is
+    off or the set is too large (the lexical fallback is then used).
+    `query`: the texts are questions (e5-style models embed questions and passages apart)."""
     if len(texts) > MAX_EMBEDDED_TEXTS:
         return None
-    embedder = embeddings.get_embedder()
-    if embedder is None:
+    source = meaning()
+    if source is None:
         return None
-    if query:
-        return np.vstack([embeddings.embed_question(embedder, text) for text in texts])
-    return embedder.embed_documents(texts)
+    return source.questions(texts) if query else source.documents(texts)
 
 
 def _vectors(texts: list[str], *, query: bool = False) -> np.ndarray | None:
@@ -118,27 +153,40 @@ def similarity_matrix(queries: list[str], docs: list[str], *, queries_are_questi
     return lexical_matrix(queries, docs)
 
 
-def question_closeness(question: str, docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(cosine, distinct) of each document to one question. By meaning, `distinct` is how much
-    closer a document is to the question than to what is typical (embeddings.hubness: a
-    sentence near every question does not win them all); by words both are the TF-IDF cosine."""
+@dataclass(frozen=True)
+class Closeness:
+    """Each document's closeness to one question.
+
+    cosine: plain similarity. distinct: how much closer a document is to the question than
+    to what is typical of these documents (a sentence near every question does not win
+    them all); it ranks, and means nothing across contexts. margin: how much closer the
+    document is to this question than to a question asking nothing in particular -- the
+    same scale in a context of one note as of fifty, so it can say "this does not answer";
+    None by words (the lexical similarity needs a shared word, which says that already)."""
+
+    cosine: np.ndarray
+    distinct: np.ndarray
+    margin: np.ndarray | None = None
+
+
+def question_closeness(question: str, docs: list[str]) -> Closeness:
     if not docs:
         empty = np.zeros(0, dtype=np.float32)
-        return empty, empty
+        return Closeness(empty, empty)
     qv = _vectors([question], query=True)
     dv = _vectors(docs) if qv is not None else None
-    if qv is None or dv is None:
+    source = meaning() if dv is not None else None
+    if qv is None or dv is None or source is None:
         cosine = lexical_matrix([question], docs)[0]
-        return cosine, cosine
-    from ...embeddings import get_embedder, hubness
-
+        return Closeness(cosine, cosine)
+    cosine = dv @ qv[0]
     try:
-        content_free = hubness.content_free_direction(get_embedder())
-    except Exception:  # the embedding layer down between two calls: no shift for it
-        log.exception("no content-free question; ranking by the typical sentence alone")
-        content_free = None
-    shifted = hubness.shifted_question(qv[0], typical=hubness.typical_memory(dv), content_free=content_free)
-    return np.clip(dv @ qv[0], 0.0, 1.0), dv @ shifted
+        shifted = source.shifted_question(qv[0], dv)
+        margin = cosine - dv @ source.content_free()
+    except Exception:  # the embedding layer down between two calls: plain cosine
+        log.exception("no content-free question; ranking by plain cosine")
+        return Closeness(np.clip(cosine, 0.0, 1.0), cosine)
+    return Closeness(np.clip(cosine, 0.0, 1.0), dv @ shifted, margin.astype(np.float32))
 
 
 def neighbours(texts: list[str], *, k: int = 8, min_similarity: float = 0.2) -> list[list[tuple[int, float]]]:

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ... import embeddings, textutil
+from ...llm.base import cited_ids
 from ...llm.offline import OfflineProvider
 from ...recall import STRATEGIES, recall
 from ...services import Actor, bulk_remember
@@ -26,6 +27,7 @@ from ._base import progress_bar
 EVALUATE = Actor.for_command("evaluate")
 
 CATEGORIES = (1, 2, 3, 4)  # 5 (adversarial) has no evidence to find
+ADVERSARIAL = 5
 DEFAULT_KS = (5, 10, 25, 50)
 SESSION_DATE_RE = re.compile(r"(?:(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", re.I)
 EVIDENCE_RE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
@@ -44,6 +46,8 @@ class Conversation:
     sample_id: str
     turns: list[Turn]
     questions: list[dict] = field(default_factory=list)
+    # Category 5: questions the conversation cannot answer (the right reply is "not found").
+    unanswerable: list[str] = field(default_factory=list)
 
     def memory_items(self, *, as_notes: bool = False) -> list[dict]:
         """One memory a turn, for bulk_remember, in the order of the turns: its text,
@@ -120,15 +124,17 @@ def _conversation(sample: dict, index: int) -> Conversation:
             if dia_id and text:
                 turns.append(Turn(dia_id[0], text, when, str(turn.get("speaker") or "")))
     known = {t.dia_id for t in turns}
-    questions = []
+    questions, unanswerable = [], []
     for qa in sample.get("qa", []):
         category = int(qa.get("category", 0))
+        if category == ADVERSARIAL and qa.get("question"):
+            unanswerable.append(str(qa["question"]))
         evidence = [e for e in normalise_evidence(qa.get("evidence")) if e in known]
         if category in CATEGORIES and evidence and qa.get("question"):
             questions.append(
                 {"question": str(qa["question"]), "category": category, "evidence": evidence, "answer": str(qa.get("answer", ""))}
             )
-    return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions)
+    return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions, unanswerable)
 
 
 def run_label(strategy: str, backend: str) -> str:
@@ -193,14 +199,19 @@ def evaluate(
     return report
 
 
-def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
+def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=None) -> dict:
     """The offline engine's answers against the gold answers: token F1 and the share of
     questions whose gold words all appear, for the engine before issue 13 ("baseline":
     the sentences sharing most rare question words) and the current one, on the same
-    recalled context (hybrid, k memories)."""
+    recalled context (hybrid, k memories, with the configured embeddings). And whether it
+    knows when it does not know: the share of category-5 questions (the conversation does
+    not say) answered "not found", against the share of answerable ones (1-4) still
+    answered with a citation."""
     engine = OfflineProvider()
     scores = {"baseline": defaultdict(list), "engine": defaultdict(list)}
     complete = {"baseline": defaultdict(list), "engine": defaultdict(list)}
+    abstained: dict[str, list[bool]] = {"baseline": [], "engine": []}
+    cited: dict[str, list[bool]] = {"baseline": [], "engine": []}
     User = get_user_model()
     for conv in conversations:
         with transaction.atomic():
@@ -210,6 +221,10 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
                 actor=EVALUATE,
                 items=conv.memory_items(),
             )
+            if embeddings.backend_name() != "off":
+                outcome = embed_missing(owner=owner)
+                if outcome.error:
+                    raise CommandError(f"embeddings: {outcome.error}")
             for qa in conv.questions:
                 if not qa.get("answer"):
                     continue
@@ -222,6 +237,18 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
                     f1, whole = answer_scores(text, qa["answer"])
                     scores[name][qa["category"]].append(f1)
                     complete[name][qa["category"]].append(whole)
+                    cited[name].append(bool(cited_ids(text)))
+                if on_question is not None:
+                    on_question()
+            for question in conv.unanswerable:
+                context = recall(owner=owner, question=question, strategy="hybrid", k=k).to_context()
+                for name, text in (
+                    ("baseline", baseline_answer(question, context)),
+                    ("engine", engine.answer(question=question, context=context)),
+                ):
+                    abstained[name].append(not cited_ids(text))
+                if on_question is not None:
+                    on_question()
             transaction.set_rollback(True)
     report = {}
     for name in scores:
@@ -229,6 +256,9 @@ def evaluate_answers(conversations: list[Conversation], *, k: int) -> dict:
             "questions": sum(len(v) for v in scores[name].values()),
             "f1": _mean([x for v in scores[name].values() for x in v]),
             "gold_words_present": _mean([x for v in complete[name].values() for x in v]),
+            "answerable_cited": _mean(cited[name]),
+            "unanswerable": len(abstained[name]),
+            "unanswerable_not_found": _mean(abstained[name]),
             "by_category": {
                 str(c): {"f1": _mean(scores[name][c]), "gold_words_present": _mean(complete[name][c])}
                 for c in CATEGORIES
@@ -356,7 +386,11 @@ class Command(BaseCommand):
         if options["answers"]:
             from django.conf import settings
 
-            report = evaluate_answers(conversations, k=options["answer_k"] or settings.MEMORY_RECALL_K)
+            total = sum(len(c.questions) + len(c.unanswerable) for c in conversations)
+            with progress_bar(total=total, desc="answers", unit="q") as bar:
+                report = evaluate_answers(
+                    conversations, k=options["answer_k"] or settings.MEMORY_RECALL_K, on_question=lambda: bar.update(1)
+                )
             if options["json"]:
                 self.stdout.write(json.dumps(report, indent=2))
                 return
@@ -412,3 +446,10 @@ class Command(BaseCommand):
             )
             for cat, values in row["by_category"].items():
                 self.stdout.write(f"{'':<10} {cat:<10} {values['f1']:>9.1%} {values['gold_words_present']:>15.1%}")
+        self.stdout.write("")
+        self.stdout.write(f"{'engine':<10} {'answerable (1-4) cited':>24} {'unanswerable (5) not found':>28}")
+        for name, row in report.items():
+            self.stdout.write(
+                f"{name:<10} {row['answerable_cited']:>24.1%} {row['unanswerable_not_found']:>28.1%}"
+                f"   ({row['questions']} / {row['unanswerable']} questions)"
+            )

@@ -12,7 +12,11 @@ the answer. Reported:
   not listed) were marked as an update;
 - missed updates: expected updates not marked;
 - answer names current: the answer quotes the current memory first (its first citation)
-  and holds the expected value.
+  and holds the expected value;
+- past first: for a question about a past period, recall ranks the superseded memory
+  first, and the answer cites it first.
+
+A file of pairs ({"pairs": [{"old", "new", "update"}]}) is judged pair by pair instead.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from ...llm.base import cited_ids
+from ...llm.base import MemoryNote, cited_ids
+from ...llm.offline import OfflineProvider
 from ...models import Memory
 from ...recall import recall
 from ...services import Actor, answer_question, extract_memory, ingest_text
@@ -33,11 +38,39 @@ from ...services import Actor, answer_question, extract_memory, ingest_text
 EVALUATE_UPDATES = Actor.for_command("evaluate_updates")
 
 
-def load_scenarios(path: Path) -> dict:
+def _read(path: Path):
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise CommandError(f"{path}: {exc}") from None
+
+
+def judge_pairs(pairs: list[dict]) -> dict:
+    """A file of {"old", "new", "update"} pairs (tests/data/update_pairs.json): each judged
+    by the offline engine's update check alone (rules, then meaning), no database."""
+    engine = OfflineProvider()
+    wrong, found, false = [], 0, 0
+    for pair in pairs:
+        old, new = (
+            MemoryNote(id=1, summary=pair["old"], text=pair["old"]),
+            MemoryNote(id=2, summary=pair["new"], text=pair["new"]),
+        )
+        marked = bool(engine.judge_updates(new=new, candidates=[old]))
+        found += marked and pair["update"]
+        false += marked and not pair["update"]
+        if marked != bool(pair["update"]):
+            wrong.append(pair)
+    updates = sum(bool(p["update"]) for p in pairs)
+    return {
+        "pairs": len(pairs),
+        "updates_found": f"{found} of {updates}",
+        "false_updates": f"{false} of {len(pairs) - updates}",
+        "wrong": wrong,
+    }
+
+
+def load_scenarios(path: Path) -> dict:
+    data = _read(path)
     if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
         raise CommandError(f"{path}: expected an object with a 'scenarios' list.")
     for i, s in enumerate(data["scenarios"]):
@@ -79,7 +112,14 @@ def run_scenario(scenario: dict, background: list[dict], *, k: int, answer: bool
                     row["answer_ok"] = bool(cites) and cites[0] == want and (not value or value in reply.lower())
                     row["answer"] = reply
             elif q["type"] == "past":
-                row["ok"] = ids[q["expect"]] in ranked
+                want = ids[q["expect"]]
+                row["ok"] = want in ranked
+                row["first"] = bool(ranked) and ranked[0] == want
+                if answer:
+                    reply = answer_question(owner=owner, question=q["q"], k=k, actor=EVALUATE_UPDATES).answer
+                    cites = cited_ids(reply)
+                    row["answer_first"] = bool(cites) and cites[0] == want
+                    row["answer"] = reply
             else:  # both: a non-update, every expected memory still recalled
                 wants = q["expect"] if isinstance(q["expect"], list) else [q["expect"]]
                 row["ok"] = all(ids[i] in ranked for i in wants)
@@ -129,6 +169,8 @@ def summarise(results: list[dict], scenarios: list[dict]) -> dict:
         "scenarios": len(results),
         "current_first_pct": pct(sum(q["ok"] for q in current), len(current)),
         "past_found_pct": pct(sum(q["ok"] for q in past), len(past)),
+        "past_first_pct": pct(sum(q.get("first", False) for q in past), len(past)),
+        "answer_past_first_pct": pct(sum(q["answer_first"] for q in past if "answer_first" in q), len(past)),
         "non_update_both_recalled_pct": pct(sum(q["ok"] for q in both), len(both)),
         "false_update_pct": pct(sum(bool(r["false"]) for r in results), len(results)),
         "false_update_in_non_updates_pct": pct(sum(bool(r["false"]) for r in non_updates), len(non_updates)),
@@ -149,6 +191,19 @@ class Command(BaseCommand):
         parser.add_argument("--verbose", action="store_true", help="List the scenarios that fail a check.")
 
     def handle(self, *args, **options):
+        raw = _read(options["file"])
+        if isinstance(raw, dict) and isinstance(raw.get("pairs"), list):
+            summary = judge_pairs(raw["pairs"])
+            if options["json"]:
+                self.stdout.write(json.dumps(summary, indent=1))
+                return
+            for key, value in summary.items():
+                if key != "wrong":
+                    self.stdout.write(f"{key:34} {value}")
+            if options["verbose"]:
+                for p in summary["wrong"]:
+                    self.stdout.write(f"- {'missed' if p['update'] else 'false'}: {p['old']!r} -> {p['new']!r}")
+            return
         data = load_scenarios(options["file"])
         scenarios, background = data["scenarios"], data.get("background", [])
         results = [run_scenario(s, background, k=options["k"], answer=not options["no_answer"]) for s in scenarios]

@@ -1,0 +1,59 @@
+"""Which language a note is written in, and that language's stopwords.
+
+Pronouns, articles and auxiliaries of every language a user may write in are never topics
+or entities ("habe", "mit", "Ich", "mi", "avons", "minha"). Both come from well-kept
+libraries rather than lists written here: py3langid (langid.py's model, shipped in the
+package) names the language, stopwords-iso gives its stopwords. English keeps the
+engine's own list (textutil.STOPWORDS), which the rest of the engine is tuned with.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import stopwordsiso
+
+from ... import textutil
+
+# Fewer letters than this say too little to name a language ("Moro em Curitiba." does).
+MIN_LETTERS = 12
+# langid's normalised probability below which the language is left unnamed.
+MIN_CONFIDENCE = 0.5
+SAMPLE_CHARS = 2000
+
+_lock = threading.Lock()
+
+
+@functools.cache
+def _identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    # Only languages with stopwords to give: naming another helps nothing here.
+    identifier.set_languages(sorted(set(identifier.labels) & set(stopwordsiso.langs())))
+    return identifier
+
+
+def language_of(text: str) -> str:
+    """The ISO 639-1 code of the text's language, or "" when it is too short or unclear."""
+    sample = (text or "")[:SAMPLE_CHARS]
+    if sum(c.isalpha() for c in sample) < MIN_LETTERS:
+        return ""
+    with _lock:  # one identifier per process, built once
+        identifier = _identifier()
+    language, probability = identifier.classify(sample)
+    return language if probability >= MIN_CONFIDENCE else ""
+
+
+@functools.cache
+def _stopwords(language: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in stopwordsiso.stopwords(language))
+
+
+def stopwords_for(text: str) -> frozenset[str]:
+    """The engine's stopwords, and those of the text's language when it is not English."""
+    language = language_of(text)
+    if language in ("", "en"):
+        return textutil.STOPWORDS
+    return textutil.STOPWORDS | _stopwords(language)
