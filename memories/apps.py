@@ -16,6 +16,9 @@ class MemoriesConfig(AppConfig):
         # On SQLite a migration that rebuilds the memory table drops the search triggers;
         # installing them again after every migrate keeps the index in step (idempotent).
         post_migrate.connect(install_search_index, sender=self)
+        # The same for the triggers that keep hidden memories without vectors; and on
+        # PostgreSQL pgvector, once the extension can be had (migration 0013 says why not).
+        post_migrate.connect(install_vector_store, sender=self)
 
 
 def install_search_index(using="default", **kwargs):
@@ -24,3 +27,17 @@ def install_search_index(using="default", **kwargs):
     from . import search
 
     search.install(connections[using])
+
+
+def install_vector_store(using="default", **kwargs):
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from .embeddings import pgvector, store
+
+    connection = connections[using]
+    if not MigrationRecorder(connection).migration_qs.filter(app="memories", name__endswith="_vectors_pgvector").exists():
+        return  # migrated back below the vector store, or not there yet
+    store.install(connection)
+    if connection.vendor == "postgresql":
+        pgvector.install(connection)

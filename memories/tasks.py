@@ -48,3 +48,15 @@ def embed_sweep() -> str:
 
     outcome = sweep()
     return f"embedded {outcome.embedded} memories ({outcome.backend})" + (f"; {outcome.error}" if outcome.error else "")
+
+
+def embed_waiting(owner_id: int) -> str:
+    from .services.embed import embed_waiting as embed_owner
+
+    owner = get_user_model().objects.filter(pk=owner_id).first()
+    if owner is None:
+        return f"owner {owner_id}: gone"
+    outcome = embed_owner(owner=owner)
+    return f"owner {owner_id}: embedded {outcome.embedded} memories ({outcome.backend})" + (
+        f"; {outcome.error}" if outcome.error else ""
+    )

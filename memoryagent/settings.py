@@ -250,6 +250,12 @@ GEMINI_EMBEDDING_DIM = int(os.getenv("GEMINI_EMBEDDING_DIM", "768"))
 # An OpenAI-compatible server's embedding model (e.g. nomic-embed-text on Ollama); unset: none.
 OPENAI_EMBEDDING_MODEL = os.getenv("OPENAI_EMBEDDING_MODEL", "")
 MEMORY_EMBED_BATCH = int(os.getenv("MEMORY_EMBED_BATCH", "64"))
+# Where the meaning arm searches: auto = pgvector in PostgreSQL when the extension is
+# there (migration 0013), else numpy in each process; numpy forces the latter.
+MEMORY_VECTOR_SEARCH = os.getenv("MEMORY_VECTOR_SEARCH", "auto")  # auto | numpy
+# The numpy search's per-process cache of owners' vectors, in megabytes (float32: 1.5 MB
+# per 1,000 memories at 384 dimensions); the least recently searched owners leave first.
+MEMORY_VECTOR_CACHE_MB = int(os.getenv("MEMORY_VECTOR_CACHE_MB", "256"))
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")
