@@ -155,7 +155,6 @@ def write(rows: list[tuple[int, np.ndarray]], *, dim: int, connection=None) -> N
     connection = connection or default_connection
     if not rows:
         return
-    ensure_index(dim, connection)
     with connection.cursor() as cursor:
         cursor.executemany(
             f"UPDATE {VECTOR_TABLE} SET embedding = %s::halfvec WHERE memory_id = %s", [(_literal(v), pk) for pk, v in rows]
@@ -201,10 +200,17 @@ def ensure_index(dim: int, connection=None) -> None:
     if dim > HNSW_MAX_DIM or (connection.alias, dim) in _indexed:
         return
     with connection.cursor() as cursor:
+        inside = connection.in_atomic_block
+        if inside:
+            # PostgreSQL refuses to index a table with foreign-key checks still pending in
+            # the transaction (Django defers them): made now, they clear the way.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS {_index_name(dim)} ON {VECTOR_TABLE} "
             f"USING hnsw ((embedding::halfvec({dim})) halfvec_ip_ops) WHERE dim = {dim}"
         )
+        if inside:
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     _indexed.add((connection.alias, dim))
 
 
@@ -261,6 +267,8 @@ def search(
 
     connection = connection or default_connection
     dim = int(dim)
+    if query.shape[-1] != dim or limit <= 0:
+        return []
     with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
         count, typical = _owner_state(cursor, connection.alias, owner_id, model, dim)
         if not count:

@@ -110,10 +110,13 @@ def save(rows: list[tuple[int, int, np.ndarray, str]], *, model: str, dim: int) 
         MemoryVector(memory_id=pk, owner_id=owner_id, model=model, dim=dim, vector=np.asarray(v, "<f4").tobytes(), text_hash=h)
         for pk, owner_id, v, h in rows
     ]
+    on_pgvector = pgvector.enabled()
+    if on_pgvector:
+        pgvector.ensure_index(dim)  # before the write's transaction: an index of a new dimension
     with transaction.atomic():
         # One vector per memory: the new model's replaces the old one.
         MemoryVector.objects.filter(memory_id__in=[pk for pk, *_ in rows]).delete()
         present = set(Memory.all_objects.filter(pk__in=[pk for pk, *_ in rows]).values_list("pk", flat=True))
         MemoryVector.objects.bulk_create([o for o in objects if o.memory_id in present])
-        if pgvector.enabled():
+        if on_pgvector:
             pgvector.write([(pk, v) for pk, _, v, _ in rows if pk in present], dim=dim)
