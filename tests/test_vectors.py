@@ -184,3 +184,23 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     vector_index.clear_cache()
     assert vector_index.search(owner_id=owners[1].pk, model="t/m", dim=dim, query=query, limit=5) == results[1]
     assert vector_index.cached_bytes() == 0
+
+
+def test_without_pgvector_migrate_says_why_and_numpy_serves(db):
+    """On SQLite, or a PostgreSQL without the extension (CI's second run), the vectors are
+    searched in numpy; on PostgreSQL the step that would install pgvector says plainly
+    why it cannot and what to do."""
+    from memories.embeddings import pgvector
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+            if cursor.fetchone():
+                pytest.skip("this PostgreSQL has pgvector (tests/test_pgvector.py covers it)")
+        said = []
+        assert not pgvector.install(say=said.append)
+        assert "pgvector is not installed on this PostgreSQL server" in said[0] and "numpy" in said[0]
+    else:
+        assert not pgvector.install(say=pytest.fail)
+    pgvector.forget_state()
+    assert not pgvector.enabled()
