@@ -212,10 +212,15 @@ def search(
 
 
 def with_vectors(*, ids, owner_id: int, model: str) -> set[int]:
-    """Those of the owner's memories `ids` that have a vector of this model."""
+    """Those of the owner's memories `ids` that have a vector of this model: from the
+    owner's cached matrix when the numpy search has just read it, else from the table."""
     ids = list(ids)
     if not ids:
         return set()
+    cached = _cache.get((owner_id, model))
+    if cached is not None and not pgvector.enabled():
+        wanted = np.asarray(ids, dtype=np.int64)
+        return {int(pk) for pk in wanted[np.isin(wanted, cached.ids)]}
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT memory_id FROM {_TABLE} WHERE owner_id = %s AND model = %s AND memory_id IN ({', '.join(['%s'] * len(ids))})",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
@@ -51,7 +52,7 @@ TYPICAL_LARGE_EVERY_SECONDS = 60.0
 RECHECK_SECONDS = 60.0
 
 _ready: dict[str, tuple[bool, float]] = {}
-_typical: dict[tuple[str, int, str], tuple[tuple, float, int, np.ndarray]] = {}
+_typical: dict[tuple[str, int, str], _Owner] = {}
 _lock = threading.Lock()
 
 
@@ -214,43 +215,57 @@ def ensure_index(dim: int, connection=None) -> None:
     _indexed.add((connection.alias, dim))
 
 
-def _stamp(cursor, owner_id: int, model: str, dim: int, cached) -> tuple:
+RECOUNT_SECONDS = 10.0  # as embeddings/index.py: a count catches only a vector removed
+
+
+@dataclass
+class _Owner:
+    stamp: tuple  # (the newest vector's time, how many vectors)
+    counted_at: float
+    computed_at: float  # when typical was read
+    typical: np.ndarray
+
+
+def _stamp(cursor, owner_id: int, model: str, dim: int, cached: _Owner | None) -> tuple[tuple, bool]:
+    """(the newest vector's time, how many vectors of this model), and whether it was counted."""
     cursor.execute(f"SELECT max(embedded_at) FROM {VECTOR_TABLE} WHERE owner_id = %s AND model = %s", [owner_id, model])
     newest = cursor.fetchone()[0]
-    if cached is not None and cached[0][0] == newest and time.monotonic() - cached[1] < 10.0:
-        return cached[0]
+    if cached is not None and cached.stamp[0] == newest and time.monotonic() - cached.counted_at < RECOUNT_SECONDS:
+        return cached.stamp, False
     cursor.execute(
         f"SELECT count(*) FROM {VECTOR_TABLE} WHERE owner_id = %s AND model = %s AND dim = {int(dim)} AND embedding IS NOT NULL",
         [owner_id, model],
     )
-    return (newest, cursor.fetchone()[0])
+    return (newest, cursor.fetchone()[0]), True
 
 
 def _owner_state(cursor, alias: str, owner_id: int, model: str, dim: int) -> tuple[int, np.ndarray]:
     """(how many vectors the owner has of this model, its typical memory)."""
     key = (alias, owner_id, model)
     cached = _typical.get(key)
-    stamp = _stamp(cursor, owner_id, model, dim, cached)
-    if cached is not None and cached[0] == stamp:
-        return cached[2], cached[3]
-    count = stamp[1]
-    if (
-        cached is not None
-        and count >= TYPICAL_LARGE_FROM
-        and cached[2] >= TYPICAL_LARGE_FROM
-        and time.monotonic() - cached[1] < TYPICAL_LARGE_EVERY_SECONDS
+    stamp, counted = _stamp(cursor, owner_id, model, dim, cached)
+    now = time.monotonic()
+    if cached is not None and (
+        cached.stamp == stamp
+        or (
+            stamp[1] >= TYPICAL_LARGE_FROM
+            and cached.stamp[1] >= TYPICAL_LARGE_FROM
+            and now - cached.computed_at < TYPICAL_LARGE_EVERY_SECONDS
+        )
     ):
-        return count, cached[3]
+        if counted or cached.stamp != stamp:
+            with _lock:
+                _typical[key] = _Owner(stamp, now if counted else cached.counted_at, cached.computed_at, cached.typical)
+        return stamp[1], cached.typical
     cursor.execute(
         f"SELECT avg(embedding::vector({int(dim)})) FROM {VECTOR_TABLE} "
         f"WHERE owner_id = %s AND model = %s AND dim = {int(dim)} AND embedding IS NOT NULL",
         [owner_id, model],
     )
-    mean = cursor.fetchone()[0]
-    typical = _parse(mean, dim)
+    typical = _parse(cursor.fetchone()[0], dim)
     with _lock:
-        _typical[key] = (stamp, time.monotonic(), count, typical)
-    return count, typical
+        _typical[key] = _Owner(stamp, now, now, typical)
+    return stamp[1], typical
 
 
 def _parse(value, dim: int) -> np.ndarray:
