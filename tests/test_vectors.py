@@ -204,3 +204,23 @@ def test_without_pgvector_migrate_says_why_and_numpy_serves(db):
         assert not pgvector.install(say=pytest.fail)
     pgvector.forget_state()
     assert not pgvector.enabled()
+
+
+def test_bulk_ingest_does_not_wait_for_vectors_unless_asked(user, tmp_path, monkeypatch):
+    import io
+    import json
+
+    from django.core.management import call_command
+    from django_q.conf import Conf
+
+    monkeypatch.setattr(Conf, "SYNC", False)  # the queued task waits for a worker
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(json.dumps({"text": f"note {i} about the {TOPICS[i]}"}) + "\n" for i in range(5)))
+    err = io.StringIO()
+    call_command("ingest", "--jsonl", str(path), "--user", user.username, stdout=io.StringIO(), stderr=err)
+    assert "5 memories wait for a vector" in err.getvalue()
+    assert not MemoryVector.objects.filter(owner=user).exists()
+    assert recall(owner=user, question="the budget", k=5).memory_ids  # found by their words meanwhile
+    path.write_text("".join(json.dumps({"text": f"more {i} about the {TOPICS[i]}"}) + "\n" for i in range(3)))
+    call_command("ingest", "--jsonl", str(path), "--user", user.username, "--embed-now", stdout=io.StringIO())
+    assert MemoryVector.objects.filter(owner=user).count() == 8
