@@ -81,6 +81,29 @@ def _fill(owner, n: int, gen) -> None:
             cursor.execute("ANALYZE memories_memoryvector")
 
 
+def _plan(owner, query) -> str:
+    """How PostgreSQL searched the owner's vectors: the HNSW index or an exact scan."""
+    from django.db import connection, transaction
+
+    from memories.embeddings import pgvector
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        count, _ = pgvector._owner_state(cursor, connection.alias, owner.pk, MODEL, DIM)
+        for statement in pgvector.session_settings(limit=150, exact=pgvector.is_exact(count, DIM)):
+            cursor.execute(statement)
+        sql, params = pgvector.search_sql(
+            exact=pgvector.is_exact(count, DIM),
+            dim=DIM,
+            shifted=pgvector._literal(query),
+            owner_id=owner.pk,
+            model=MODEL,
+            limit=150,
+        )
+        cursor.execute("EXPLAIN " + sql, params)
+        text = " ".join(row[0] for row in cursor.fetchall())
+    return "hnsw" if "memoryvector_hnsw" in text else "exact scan"
+
+
 def child(args) -> list[dict]:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-vectors-"))
     os.environ["MEMORY_DATA_DIR"] = str(data_dir)
@@ -128,6 +151,7 @@ def child(args) -> list[dict]:
                 {
                     "database": args.child.split("+")[0],
                     "vector_search": where,
+                    "plan": _plan(owner, queries[0]) if where == "pgvector" else "numpy",
                     "size": size,
                     "p50_ms": round(statistics.median(times), 2),
                     "p95_ms": round(_percentile(times, 95), 2),

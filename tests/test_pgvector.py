@@ -142,3 +142,24 @@ def test_recall_reads_the_meaning_arm_from_the_database(user, memory_factory):
     assert result.memory_ids[0] == target.pk
     assert "close in meaning to the question" in result.memories[0].reasons
     assert vector_index._cache == {}  # no process holds a copy of the owner's vectors
+
+
+def test_the_index_serves_the_query_it_was_made_for(user):
+    """The search's ORDER BY is the HNSW index's expression, so PostgreSQL can walk it (a
+    table this small is read whole unless told otherwise); the exact query cannot."""
+    bulk_remember(owner=user, items=notes(30))
+    embed_missing(owner=user)
+    dim = MemoryVector.objects.filter(owner=user).first().dim
+    shifted = pgvector._literal(np.ones(dim, dtype=np.float32) / dim**0.5)
+    plans = {}
+    for exact in (False, True):
+        sql, params = pgvector.search_sql(exact=exact, dim=dim, shifted=shifted, owner_id=user.pk, model="embed-a", limit=10)
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            for statement in pgvector.session_settings(limit=10, exact=exact):
+                cursor.execute(statement)
+            cursor.execute("EXPLAIN " + sql, params)
+            plans[exact] = " ".join(row[0] for row in cursor.fetchall())
+            cursor.execute("SET LOCAL enable_seqscan = on")
+    assert f"memoryvector_hnsw_{dim}" in plans[False]
+    assert f"memoryvector_hnsw_{dim}" not in plans[True]

@@ -274,6 +274,42 @@ def _parse(value, dim: int) -> np.ndarray:
     return np.asarray([float(x) for x in str(value).strip("[]").split(",")], dtype=np.float32)
 
 
+def is_exact(count: int, dim: int) -> bool:
+    return count <= EXACT_UP_TO or dim > HNSW_MAX_DIM
+
+
+def session_settings(*, limit: int, exact: bool) -> list[str]:
+    """SET LOCAL statements the search runs in its transaction."""
+    if exact:
+        return []
+    return [
+        "SET LOCAL hnsw.iterative_scan = relaxed_order",
+        f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, int(limit))}",
+        f"SET LOCAL hnsw.max_scan_tuples = {MAX_SCAN_TUPLES}",
+    ]
+
+
+def search_sql(*, exact: bool, dim: int, shifted: str, owner_id: int, model: str, limit: int) -> tuple[str, list]:
+    """The search's SQL and parameters: (memory id, score) rows, best first."""
+    dim = int(dim)
+    if exact:
+        # Not the index's expression: the planner reads the owner's rows and scores each.
+        return (
+            f"SELECT memory_id, -(embedding <#> %s::halfvec) AS score FROM {VECTOR_TABLE} "
+            f"WHERE owner_id = %s AND model = %s AND dim = {dim} AND embedding IS NOT NULL "
+            "ORDER BY embedding <#> %s::halfvec, memory_id LIMIT %s",
+            [shifted, owner_id, model, shifted, limit],
+        )
+    # relaxed_order hands rows over nearly in order: a materialised CTE, ordered again.
+    return (
+        f"WITH nearest AS MATERIALIZED (SELECT memory_id, embedding::halfvec({dim}) <#> %s::halfvec({dim}) AS d "
+        f"FROM {VECTOR_TABLE} WHERE owner_id = %s AND model = %s AND dim = {dim} "
+        f"ORDER BY embedding::halfvec({dim}) <#> %s::halfvec({dim}) LIMIT %s) "
+        "SELECT memory_id, -d FROM nearest ORDER BY d, memory_id",
+        [shifted, owner_id, model, shifted, limit],
+    )
+
+
 def search(
     *, owner_id: int, model: str, dim: int, query: np.ndarray, limit: int, content_free: np.ndarray | None, connection=None
 ) -> list[tuple[int, float]]:
@@ -289,24 +325,8 @@ def search(
         if not count:
             return []
         shifted = _literal(hubness.shifted_question(query, typical=typical, content_free=content_free))
-        if count <= EXACT_UP_TO or dim > HNSW_MAX_DIM:
-            # Not the index's expression: the planner reads the owner's rows and scores each.
-            cursor.execute(
-                f"SELECT memory_id, -(embedding <#> %s::halfvec) AS score FROM {VECTOR_TABLE} "
-                f"WHERE owner_id = %s AND model = %s AND dim = {dim} AND embedding IS NOT NULL "
-                "ORDER BY embedding <#> %s::halfvec, memory_id LIMIT %s",
-                [shifted, owner_id, model, shifted, limit],
-            )
-        else:
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cursor.execute(f"SET LOCAL hnsw.ef_search = {max(EF_SEARCH, int(limit))}")
-            cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {MAX_SCAN_TUPLES}")
-            # relaxed_order hands rows over nearly in order: a materialised CTE, ordered again.
-            cursor.execute(
-                f"WITH nearest AS MATERIALIZED (SELECT memory_id, embedding::halfvec({dim}) <#> %s::halfvec({dim}) AS d "
-                f"FROM {VECTOR_TABLE} WHERE owner_id = %s AND model = %s AND dim = {dim} "
-                f"ORDER BY embedding::halfvec({dim}) <#> %s::halfvec({dim}) LIMIT %s) "
-                "SELECT memory_id, -d FROM nearest ORDER BY d, memory_id",
-                [shifted, owner_id, model, shifted, limit],
-            )
+        exact = is_exact(count, dim)
+        for statement in session_settings(limit=limit, exact=exact):
+            cursor.execute(statement)
+        cursor.execute(*search_sql(exact=exact, dim=dim, shifted=shifted, owner_id=owner_id, model=model, limit=limit))
         return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
