@@ -170,7 +170,7 @@ def backfill(connection=None) -> int:
     extension, or by code that wrote the table directly); short batches, each its own
     transaction."""
     connection = connection or default_connection
-    done = 0
+    done, dims = 0, set()
     while True:
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
             cursor.execute(
@@ -178,12 +178,16 @@ def backfill(connection=None) -> int:
             )
             rows = cursor.fetchall()
             if not rows:
-                return done
+                break
+            dims.update(dim for _, dim, _ in rows)
             cursor.executemany(
                 f"UPDATE {VECTOR_TABLE} SET embedding = %s::halfvec WHERE memory_id = %s",
                 [(_literal(np.frombuffer(bytes(v), dtype="<f4")), pk) for pk, _, v in rows],
             )
         done += len(rows)
+    for dim in dims:
+        ensure_index(dim, connection)  # after the rows: building a graph whole is quicker than row by row
+    return done
 
 
 def _index_name(dim: int) -> str:
