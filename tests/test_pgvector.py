@@ -146,7 +146,7 @@ def test_recall_reads_the_meaning_arm_from_the_database(user, memory_factory):
 
 def test_the_index_serves_the_query_it_was_made_for(user):
     """The search's ORDER BY is the HNSW index's expression, so PostgreSQL can walk it (a
-    table this small is read whole unless told otherwise); the exact query cannot."""
+    table this small is read and sorted unless told otherwise); the exact query cannot."""
     bulk_remember(owner=user, items=notes(30))
     embed_missing(owner=user)
     dim = MemoryVector.objects.filter(owner=user).first().dim
@@ -156,10 +156,12 @@ def test_the_index_serves_the_query_it_was_made_for(user):
         sql, params = pgvector.search_sql(exact=exact, dim=dim, shifted=shifted, owner_id=user.pk, model="embed-a", limit=10)
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("SET LOCAL enable_sort = off")
             for statement in pgvector.session_settings(limit=10, exact=exact):
                 cursor.execute(statement)
             cursor.execute("EXPLAIN " + sql, params)
             plans[exact] = " ".join(row[0] for row in cursor.fetchall())
             cursor.execute("SET LOCAL enable_seqscan = on")
+            cursor.execute("SET LOCAL enable_sort = on")
     assert f"memoryvector_hnsw_{dim}" in plans[False]
     assert f"memoryvector_hnsw_{dim}" not in plans[True]

@@ -194,17 +194,19 @@ def _index_name(dim: int) -> str:
     return f"memoryvector_hnsw_{int(dim)}"
 
 
-_indexed: set[tuple[str, int]] = set()
-
-
 def ensure_index(dim: int, connection=None) -> None:
     """The HNSW index of one dimension (made the first time a vector of it is stored: over
     a handful of rows that is quick; migrate makes those of the vectors already there)."""
     connection = connection or default_connection
     dim = int(dim)
-    if dim > HNSW_MAX_DIM or (connection.alias, dim) in _indexed:
+    if dim > HNSW_MAX_DIM:
         return
     with connection.cursor() as cursor:
+        # Asked of the catalogue each time (one lookup): an index made in a transaction
+        # that was rolled back is gone, whatever this process saw.
+        cursor.execute("SELECT to_regclass(%s)", [_index_name(dim)])
+        if cursor.fetchone()[0] is not None:
+            return
         inside = connection.in_atomic_block
         if inside:
             # PostgreSQL refuses to index a table with foreign-key checks still pending in
@@ -216,7 +218,6 @@ def ensure_index(dim: int, connection=None) -> None:
         )
         if inside:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-    _indexed.add((connection.alias, dim))
 
 
 RECOUNT_SECONDS = 10.0  # as embeddings/index.py: a count catches only a vector removed
