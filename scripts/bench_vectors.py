@@ -58,6 +58,11 @@ def _fill(owner, n: int, gen) -> None:
     from memories.embeddings import pgvector
     from memories.models import Memory, MemoryVector
 
+    if pgvector.enabled():
+        # A bulk load: the graph is built once over every row afterwards (backfill), not
+        # row by row as vectors arriving one at a time are added to it.
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS memoryvector_hnsw_{DIM}")
     for start in range(0, n, 5000):
         count = min(5000, n - start)
         with transaction.atomic():
