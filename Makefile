@@ -42,8 +42,11 @@ run: migrate
 	$(PY) manage.py welcome
 	$(PY) manage.py serve
 
+# The tests marked pgvector skip in the first run and run in the second, on a PostgreSQL
+# with pgvector that the session starts itself (tests/conftest.py).
 test: install-dev browser
 	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS) -m pgvector
 
 # The inner loop: everything but the real-process (slow) and browser tests, spread over
 # every core by pytest-xdist. `make test` stays the whole suite, and CI's command.

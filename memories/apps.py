@@ -24,6 +24,9 @@ class MemoriesConfig(AppConfig):
         from .llm.extractive import similarity
 
         similarity.use_meaning(active_meaning)
+        # The same for the triggers that keep hidden memories without vectors; and on
+        # PostgreSQL pgvector, once the extension can be had (migration 0013 says why not).
+        post_migrate.connect(install_vector_store, sender=self)
 
 
 def install_search_index(using="default", **kwargs):
@@ -100,3 +103,17 @@ def active_meaning():
 
     embedder = embeddings.get_embedder()
     return None if embedder is None else _EmbedderMeaning(embedder)
+
+
+def install_vector_store(using="default", **kwargs):
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from .embeddings import pgvector, store
+
+    connection = connections[using]
+    if not MigrationRecorder(connection).migration_qs.filter(app="memories", name__endswith="_vectors_pgvector").exists():
+        return  # migrated back below the vector store, or not there yet
+    store.install(connection)
+    if connection.vendor == "postgresql":
+        pgvector.install(connection)

@@ -56,14 +56,14 @@ def import_history(job_id: str) -> str:
     return run_import(job_id)
 
 
-def embed_owner(owner_id: int) -> str:
-    # Queued after an import: that owner's memories without a vector, not everyone's.
-    from .services.embed import embed_missing
+def embed_waiting(owner_id: int) -> str:
+    # One owner's memories waiting for a vector: queued after new memories and an import.
+    from .services.embed import embed_waiting as embed_owner
 
     owner = get_user_model().objects.filter(pk=owner_id).first()
     if owner is None:
-        return f"owner {owner_id} is gone"
-    outcome = embed_missing(owner=owner)
-    return f"embedded {outcome.embedded} memories of {owner.get_username()} ({outcome.backend})" + (
+        return f"owner {owner_id}: gone"
+    outcome = embed_owner(owner=owner)
+    return f"owner {owner_id}: embedded {outcome.embedded} memories ({outcome.backend})" + (
         f"; {outcome.error}" if outcome.error else ""
     )

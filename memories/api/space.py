@@ -27,6 +27,7 @@ def status(request) -> dict:
         "consolidations": counts["consolidations"],
         "pending": counts["pending"],
         "failed": counts["failed"],
+        "waiting_for_vector": counts["waiting_for_vector"],
         "provider": engine.label or f"unavailable: {engine.error}",
         "provider_is_language_model": engine.is_language_model,
         "embeddings": embeddings_status().label,

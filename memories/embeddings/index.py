@@ -1,32 +1,37 @@
-"""Vector search over one owner's memories: numpy over the owner's vectors of one model.
+"""Vector search over one owner's memories: in PostgreSQL with pgvector when it is there
+(embeddings/pgvector.py), else numpy over the owner's vectors of one model.
 
-Each process keeps the owner's matrix in memory and keeps it in step with the table by a
-cheap stamp read before every search (the newest vector's time, and every few seconds how
-many vectors the owner has): vectors added or replaced since are read and merged in;
-anything else (a vector removed) reloads the owner's matrix. Only the asking owner's rows
-of the active model are ever loaded, so another owner's vectors are never searched and
-vectors of two models are never compared. Whether a memory may be read at all (deleted, superseded, a duplicate) is
-decided by recall when it fetches the candidates, not here: a vector left behind by a
-tombstoned memory finds nothing recall will show.
+For numpy, each process keeps the owner's matrix in a cache bounded in bytes
+(MEMORY_VECTOR_CACHE_MB; the least recently searched owners leave first) and keeps it in
+step with the table by a cheap stamp read before every search (the newest vector's time,
+and every few seconds how many vectors the owner has): vectors added or replaced since
+are read and merged in; anything else (a vector removed) reloads the owner's matrix. Only
+the asking owner's rows of the active model are ever loaded, so another owner's vectors
+are never searched and vectors of two models are never compared. Hidden memories
+(deleted, superseded, near-duplicates) hold no vector (embeddings/store.py), so they
+neither turn up here nor weigh in the owner's typical memory; whether a memory may be
+read at all is still decided by recall when it fetches the candidates.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.conf import settings
 from django.db import connection
 from threadpoolctl import ThreadpoolController
 
 from ..models import MemoryVector
-from . import hubness
+from . import hubness, pgvector
+
+log = logging.getLogger(__name__)
 
 _TABLE = MemoryVector._meta.db_table
-# Owners' matrices kept per process; the least recently searched leave first.
-MAX_CACHED_OWNERS = 32
 
 
 @dataclass
@@ -146,9 +151,9 @@ def _merge(cached: _Matrix, stamp: tuple, ids: np.ndarray, vectors: np.ndarray) 
         order = np.argsort(cached.ids)
         buffer[order[np.searchsorted(cached.ids, ids[known], sorter=order)]] = vectors[known]
     if n + added > len(buffer):
-        # Room for as many again, so a store that grows a few vectors at a time is not
-        # copied whole on every search.
-        grown = np.empty((max(2 * (n + added), 1024), buffer.shape[1]), dtype=np.float32)
+        # Room for a quarter more, so a store that grows a few vectors at a time is not
+        # copied whole on every search (and the spare room stays a small part of the cache).
+        grown = np.empty((max((n + added) * 5 // 4, n + added + 256), buffer.shape[1]), dtype=np.float32)
         grown[:n] = buffer[:n]
         buffer = grown
     # Rows past n are read by no search in flight: appending there is safe.
@@ -156,11 +161,30 @@ def _merge(cached: _Matrix, stamp: tuple, ids: np.ndarray, vectors: np.ndarray) 
     return _Matrix(stamp, np.concatenate([cached.ids, ids[~known]]), buffer[: n + added], buffer)
 
 
+def cache_limit_bytes() -> int:
+    return max(0, settings.MEMORY_VECTOR_CACHE_MB) * 1024 * 1024
+
+
+def cached_bytes() -> int:
+    """What the cache holds now (every owner's buffer, spare room included)."""
+    return sum(m.buffer.nbytes + m.ids.nbytes for m in list(_cache.values()))
+
+
 def _keep(key, matrix: _Matrix) -> _Matrix:
     _cache.pop(key, None)
+    limit = cache_limit_bytes()
+    size = matrix.buffer.nbytes + matrix.ids.nbytes
+    if size > limit:
+        # Larger than the whole cache: searched from the table each time rather than
+        # crowding out everyone else (raise MEMORY_VECTOR_CACHE_MB, or use pgvector).
+        log.warning("owner %s's vectors (%d MB) exceed MEMORY_VECTOR_CACHE_MB; not cached", key[0], size >> 20)
+        return matrix
     _cache[key] = matrix
-    while len(_cache) > MAX_CACHED_OWNERS:
-        _cache.pop(next(iter(_cache)))
+    total = cached_bytes()
+    while total > limit and len(_cache) > 1:
+        oldest = next(iter(_cache))
+        gone = _cache.pop(oldest)
+        total -= gone.buffer.nbytes + gone.ids.nbytes
     return matrix
 
 
@@ -175,6 +199,8 @@ def search(
     """The owner's memories (with vectors of this model) closest in meaning to the question,
     best first, with their score: the cosine to the question less part of the cosine to
     what is typical (see hubness; content_free is the model's content-free question)."""
+    if pgvector.enabled():
+        return pgvector.search(owner_id=owner_id, model=model, dim=dim, query=query, limit=limit, content_free=content_free)
     m = _matrix(owner_id, model, dim)
     if not len(m.ids) or query.shape[-1] != dim or limit <= 0:
         return []
@@ -183,3 +209,21 @@ def search(
     top = np.argpartition(-scores, n - 1)[:n]
     top = top[np.argsort(-scores[top], kind="stable")]
     return [(int(m.ids[i]), float(scores[i])) for i in top]
+
+
+def with_vectors(*, ids, owner_id: int, model: str) -> set[int]:
+    """Those of the owner's memories `ids` that have a vector of this model: from the
+    owner's cached matrix when the numpy search has just read it, else from the table."""
+    ids = list(ids)
+    if not ids:
+        return set()
+    cached = _cache.get((owner_id, model))
+    if cached is not None and not pgvector.enabled():
+        wanted = np.asarray(ids, dtype=np.int64)
+        return {int(pk) for pk in wanted[np.isin(wanted, cached.ids)]}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id FROM {_TABLE} WHERE owner_id = %s AND model = %s AND memory_id IN ({', '.join(['%s'] * len(ids))})",
+            [owner_id, model, *ids],
+        )
+        return {row[0] for row in cursor.fetchall()}

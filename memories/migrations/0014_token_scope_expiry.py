@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0012_history_retry_reextract"),
+        ("memories", "0013_vectors_pgvector"),
     ]
 
     operations = [

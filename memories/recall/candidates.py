@@ -65,6 +65,12 @@ def _aware_text(value: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+# A memory waiting for extraction has no entities or topics yet: its key words are those
+# of its text's beginning, so the entity signal (scoring.py) sees in a just-added memory
+# what it will see once extracted (the extraction names them from the same words).
+PENDING_KEY_CHARS = 600
+
+
 def fetch(owner, ids) -> dict[int, Candidate]:
     """The owner's readable memories among `ids`, as candidates (unscored)."""
     ids = list(ids)
@@ -72,14 +78,23 @@ def fetch(owner, ids) -> dict[int, Candidate]:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, source, importance, occurred_at, entities, topics, substr(raw_text, 1, 40) FROM {MEMORY_TABLE} "
-            f"WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
+            f"SELECT id, source, importance, occurred_at, entities, topics, "
+            f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) ELSE substr(raw_text, 1, 40) END, "
+            f"status = 'pending' FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
             [owner.pk, *ids],
         )
         rows = cursor.fetchall()
     return {
-        pk: Candidate(pk, source or "", importance or 0.0, _aware(occurred_at), keys(entities, topics), topics, speaker_of(head))
-        for pk, source, importance, occurred_at, entities, topics, head in rows
+        pk: Candidate(
+            pk,
+            source or "",
+            importance or 0.0,
+            _aware(occurred_at),
+            keys(head, "") if pending else keys(entities, topics),
+            topics,
+            speaker_of(head),
+        )
+        for pk, source, importance, occurred_at, entities, topics, head, pending in rows
     }
 
 

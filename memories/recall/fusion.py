@@ -10,7 +10,7 @@ MEANING_RANK_K = 10  # a smaller k trusts the arm's first ranks more
 W_MEANING_ARM = 0.5  # the credit of the arm's first rank, against the best word match's 1
 
 
-def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[int, float]:
+def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]], unseen: frozenset[int] = frozenset()) -> dict[int, float]:
     """One relevance per memory from the two arms. The lexical arm's relevance is kept as
     it is (bm25 over the best match's bm25: a share within this question, so it keeps how
     far the best match stands above the rest); the meaning arm counts by rank only, as
@@ -19,10 +19,15 @@ def fuse(lexical: dict[int, float], meaning: list[tuple[int, float]]) -> dict[in
     match does when there is no meaning arm.
 
     With no meaning arm, the lexical relevance is returned as it is: recall with
-    embeddings off ranks exactly as it did before they existed."""
+    embeddings off ranks exactly as it did before they existed. So is that of a memory
+    the meaning arm could not see (`unseen`: no vector of the active model yet, as a
+    memory added a moment ago, whose vector follows in the background): judged by its
+    words alone, on the scale of a memory both arms found. Scaled down with the rest, a
+    just-added memory fell from 1st to about 10th for its own words among 1,000 until its
+    vector came (tests/test_vectors.py)."""
     if not meaning:
         return lexical
     out = dict(lexical)
     for rank, (pk, _) in enumerate(meaning):
         out[pk] = out.get(pk, 0.0) + W_MEANING_ARM * (MEANING_RANK_K + 1) / (MEANING_RANK_K + rank + 1)
-    return {pk: value / (1 + W_MEANING_ARM) for pk, value in out.items()}
+    return {pk: value if pk in unseen else value / (1 + W_MEANING_ARM) for pk, value in out.items()}

@@ -38,7 +38,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     by_words = lexical.relevance(owner, q_words, pool)
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
-    relevance = fuse(by_words, by_meaning)
+    relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
     ids = set(relevance)
     if spans:
         ids.update(date_pool(owner, spans, k, today))

@@ -92,6 +92,13 @@ class MeaningArm:
             ),
         )
 
+    def unseen(self, ids) -> frozenset[int]:
+        """Those of `ids` the arm cannot judge: memories with no vector of the active model
+        (yet: vectors follow in the background). Empty when the arm is off."""
+        if self.vector is None or not ids:
+            return frozenset()
+        return frozenset(ids) - vector_index.with_vectors(ids=ids, owner_id=self.owner.pk, model=self.embedder.model)
+
     def nearest(self, pool: int) -> list[tuple[int, float]]:
         """The owner's memories closest to the question, best first, with their score
         (cosine less what is typical: embeddings/hubness.py). Empty when embeddings are

@@ -1,6 +1,12 @@
-"""Vectors for memories: computed after extraction (in the task, never in a web request),
-in batches, and re-made by `manage.py embed` and the sweep for any memory whose vector is
-missing, of another model, or of text that has since changed.
+"""Vectors for memories: they follow in the background. A memory is saved and found by
+its words at once; once extracted, its owner's memories waiting for a vector are queued
+(one task an owner at a time) and embedded in batches by a task worker, never in a web
+request. `manage.py embed` and the sweep re-make any vector missing, of another model, or
+of text that has since changed.
+
+Every vector is computed outside any transaction and written in small batches, each its
+own short transaction (embeddings/store.py): a model call never holds the write lock that
+users' writes wait for.
 
 A failed embedding never fails the memory: it stays ready and readable by the lexical arm,
 and the sweep tries again later.
@@ -13,11 +19,14 @@ import logging
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.core.cache import cache
+from django.db import IntegrityError
 from django.db.models import Exists, OuterRef
 
 from .. import embeddings
 from ..embeddings import Embedder, EmbeddingError
+from ..embeddings import pgvector
+from ..embeddings import store as vector_store
 from ..models import Memory, MemoryVector
 
 log = logging.getLogger(__name__)
@@ -107,7 +116,8 @@ def needing_vectors(embedder: Embedder, *, owner=None, everything: bool = False)
 
 
 def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
-    """Embed and store vectors for these memories, max_batch texts a call. Raises
+    """Embed and store vectors for these memories, max_batch texts a call: each batch is
+    computed with no transaction open and written in its own short one. Raises
     EmbeddingError when the backend fails (what was stored before stays)."""
     done = 0
     batch = max(1, min(embedder.max_batch, settings.MEMORY_EMBED_BATCH))
@@ -121,56 +131,91 @@ def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
     return done
 
 
+# Rows a write transaction holds at most: on SQLite each batch holds the write lock that
+# every user's write waits for, so it stays a few milliseconds long.
+WRITE_BATCH = 32
+
+
 def _store(memories: list[Memory], texts: list[str], vectors, embedder: Embedder) -> None:
-    rows = [
-        MemoryVector(
-            memory_id=m.pk,
-            owner_id=m.owner_id,
-            model=embedder.model,
-            dim=embedder.dim,
-            vector=vectors[i].astype("<f4").tobytes(),
-            text_hash=text_hash(texts[i]),
-        )
-        for i, m in enumerate(memories)
-    ]
-    with transaction.atomic():
-        # One vector per memory: the new model's replaces the old one.
-        MemoryVector.objects.filter(memory_id__in=[m.pk for m in memories]).delete()
+    rows = [(m.pk, m.owner_id, vectors[i], text_hash(texts[i])) for i, m in enumerate(memories)]
+    for start in range(0, len(rows), WRITE_BATCH):
+        part = rows[start : start + WRITE_BATCH]
         try:
-            MemoryVector.objects.bulk_create(rows)
+            vector_store.save(part, model=embedder.model, dim=embedder.dim)
         except IntegrityError:
-            # A memory purged meanwhile: store the others one by one.
-            for row in rows:
-                try:
-                    with transaction.atomic():
-                        row.save(force_insert=True)
-                except IntegrityError:
-                    pass
+            # A memory purged between the check and the insert: once more, without it.
+            vector_store.save(part, model=embedder.model, dim=embedder.dim)
 
 
 def embed_after_extraction(memory: Memory) -> None:
-    """The extraction task's last step: this memory's vector, and in the same batch any of
-    the owner's memories still without one (a backlog left by an outage catches up here)."""
+    """The extraction task's last step: the memory waits for its vector, which a task
+    worker makes with the owner's other waiting memories, in batches (queue_vectors).
+    Until then recall finds it by its words (recall/fusion.py: as it will rank with a
+    vector)."""
+    if memory.status not in (Memory.Status.READY, Memory.Status.REVIEW):
+        return
     try:
-        embedder = embeddings.get_embedder()
+        queue_vectors(owner_id=memory.owner_id)
+    except Exception:  # the queue or a backend failing must not undo an extraction that succeeded
+        log.exception("queueing memory %s's vector failed (the sweep makes it)", memory.pk)
+
+
+# One embedding task an owner at a time: a flag in the shared cache says one is queued;
+# the task clears it as it starts, so what arrives while it runs queues the next one. A
+# task lost with its worker leaves the flag until it runs out, and the sweep catches up.
+QUEUED_FLAG_SECONDS = 600
+
+
+def _queued_key(owner_id: int) -> str:
+    return f"vectors-queued:{owner_id}"
+
+
+def queue_vectors(*, owner_id: int) -> bool:
+    """Queue the owner's embedding task unless one is queued already or embeddings are
+    off. True when queued. Called once the memories are committed (the worker must see
+    them: what it misses waits for the next task or the sweep)."""
+    try:
+        if embeddings.get_embedder() is None:
+            return False
     except EmbeddingError as exc:
         log.warning("embeddings misconfigured: %s", exc)
-        return
-    if embedder is None or memory.status not in (Memory.Status.READY, Memory.Status.REVIEW):
-        return
+        return False
+    if not cache.add(_queued_key(owner_id), True, QUEUED_FLAG_SECONDS):
+        return False
+    from django_q.tasks import async_task
+
+    async_task("memories.tasks.embed_waiting", owner_id, task_name=f"vectors-{owner_id}")
+    return True
+
+
+def embed_waiting(*, owner) -> EmbedOutcome:
+    """The owner's memories waiting for a vector of the active model, embedded now in
+    batches (the task queue_vectors queued)."""
+    cache.delete(_queued_key(owner.pk))
     try:
-        backlog = list(needing_vectors(embedder, owner=memory.owner).exclude(pk=memory.pk)[: max(0, embedder.max_batch - 1)])
-        embed_memories([memory, *backlog], embedder=embedder)
+        return embed_missing(owner=owner, changed=False)
     except EmbeddingError as exc:
-        log.warning("embedding memory %s failed (the sweep retries): %s", memory.pk, exc)
-    except Exception:  # a backend bug must not undo an extraction that succeeded
-        log.exception("embedding memory %s crashed (the sweep retries)", memory.pk)
+        log.warning("embedding owner %s's waiting memories failed (the sweep retries): %s", owner.pk, exc)
+        status = embeddings.status()
+        return EmbedOutcome(backend=status.name, model=status.model, error=str(exc))
 
 
-def embed_missing(*, owner=None, everything: bool = False, limit: int | None = None) -> EmbedOutcome:
+def waiting_for_vectors(*, owner) -> int:
+    """How many of the owner's memories wait for a vector of the active model (0 when
+    embeddings are off): the bank and /api/status say it."""
+    try:
+        embedder = embeddings.get_embedder()
+        return needing_vectors(embedder, owner=owner).count() if embedder is not None else 0
+    except EmbeddingError:  # a backend that cannot say its dimension: nothing to count against
+        return 0
+
+
+def embed_missing(*, owner=None, everything: bool = False, limit: int | None = None, changed: bool = True) -> EmbedOutcome:
     """Embed every memory (of the owner, or everyone's) whose vector is missing or from
-    another model; with everything, re-embed all. Stops at the first backend failure and
-    says why; what was embedded before it is kept."""
+    another model (and with changed, whose text changed since); with everything, re-embed
+    all. Reads the ids first, then embeds and writes batch by batch (no transaction held
+    across a model call). Stops at the first backend failure and says why; what was
+    embedded before it is kept."""
     status = embeddings.status()
     outcome = EmbedOutcome(backend=status.name, model=status.model)
     if status.name == "off":
@@ -178,7 +223,7 @@ def embed_missing(*, owner=None, everything: bool = False, limit: int | None = N
         return outcome
     embedder = embeddings.get_embedder()
     rows = needing_vectors(embedder, owner=owner, everything=everything)
-    if not everything:
+    if not everything and changed:
         rows = rows | _changed_text(embedder, owner)
     ids = list(rows.values_list("pk", flat=True)[:limit] if limit else rows.values_list("pk", flat=True))
     step = max(1, min(embedder.max_batch, settings.MEMORY_EMBED_BATCH)) * 8
@@ -219,8 +264,31 @@ def _changed_text(embedder: Embedder, owner):
 
 
 def sweep() -> EmbedOutcome:
-    """The scheduled catch-up: everyone's missing, other-model and stale vectors."""
-    return embed_missing()
+    """The scheduled catch-up: everyone's missing, other-model and stale vectors, owner by
+    owner (one whose batch fails does not stop the others), and on pgvector the halfvec
+    copy of any vector written without one."""
+    status = embeddings.status()
+    total = EmbedOutcome(backend=status.name, model=status.model)
+    if pgvector.enabled():
+        pgvector.backfill()
+    if status.name == "off":
+        total.error = status.note
+        return total
+    from django.contrib.auth import get_user_model
+
+    owners = embeddable().order_by().values_list("owner_id", flat=True).distinct()
+
+    for owner in get_user_model().objects.filter(pk__in=owners).order_by("pk"):
+        try:
+            outcome = embed_missing(owner=owner)
+        except Exception as exc:  # one owner's failure is recorded, and the others go on
+            log.exception("embedding sweep failed for owner %s", owner.pk)
+            outcome = EmbedOutcome(backend=status.name, error=f"{type(exc).__name__}: {exc}")
+        total.embedded += outcome.embedded
+        total.failed += outcome.failed
+        if outcome.error and not total.error:
+            total.error = outcome.error
+    return total
 
 
 def forget(memory_ids) -> None:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from . import fields, inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
+from .embed import embed_after_extraction
 from .errors import EditError, IngestError, RestoreError
 from .ingest import parse_expires_at, parse_occurred_at
 from .owners import default_owner
@@ -133,6 +134,8 @@ def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
         memory.save(update_fields=["deleted_at", "consolidated_at", "updated_at"])
         RejectedContent.objects.filter(owner=owner, content_hash=memory.content_hash).delete()
         record(memory, Event.Action.RESTORED, actor, after=snapshot(memory))
+    # Its vector went when it was deleted (embeddings/store.py); it follows again.
+    embed_after_extraction(memory)
     _check_updates(memory, actor)
     return memory
 

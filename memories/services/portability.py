@@ -57,6 +57,7 @@ from django.utils import timezone
 from ..models import Consolidation, Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import fields, quota
 from .history import SYSTEM, Actor
+from .embed import queue_vectors
 from .ingest import MAX_TEXT_CHARS, _fingerprint, _link_near_duplicate, queue_extraction
 
 FORMAT = "always-on-memory-export"
@@ -327,16 +328,10 @@ def import_space(
     for pk in result.pending[:QUEUE_AT_ONCE]:
         queue_extraction(Memory(pk=pk))
     if result.memories:
-        queue_vectors(owner=owner)
+        # Vectors are not part of an export (another installation may run another model):
+        # the imported memories are embedded in a worker by whatever backend this one runs.
+        queue_vectors(owner_id=owner.pk)
     return result
-
-
-def queue_vectors(*, owner) -> None:
-    """Vectors are not part of an export (another installation may run another model): the
-    imported memories are embedded in a worker by whatever backend this one runs."""
-    from django_q.tasks import async_task
-
-    async_task("memories.tasks.embed_owner", owner.pk, task_name=f"embed-owner-{owner.pk}")
 
 
 # -- reading and checking: nothing is written --------------------------------------------------

@@ -16,6 +16,7 @@ from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..models import Consolidation, ConsolidationRun, Memory, ProcessedFile
 from ..schedule import next_consolidation_run
 from .consolidate import planned_batches, unconsolidated
+from .embed import waiting_for_vectors
 from .inbox import refused_files, watcher_last_seen
 from .lifecycle import clearable_inbox_files
 
@@ -61,6 +62,8 @@ def space_counts(*, owner) -> dict[str, int]:
         "review": by_status.get(Memory.Status.REVIEW, 0),
         "unconsolidated": unconsolidated(owner).count(),
         "consolidations": Consolidation.objects.filter(owner=owner).count(),
+        # Vectors follow in the background (services/embed.py): found by words until then.
+        "waiting_for_vector": waiting_for_vectors(owner=owner),
     }
 
 

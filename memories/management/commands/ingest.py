@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from ...services import Actor, IngestError, extract_memory, ingest_file, ingest_text
-from ...services.embed import embed_missing
+from ...services.embed import embed_missing, queue_vectors, waiting_for_vectors
 from ...services.history_import import KINDS, HistoryImportError, import_history
 from ._base import MemoryCommand, line_writer, progress_bar
 
@@ -32,6 +32,12 @@ class Command(MemoryCommand):
             help="Import history: a ChatGPT or Claude export (.zip or conversations.json) or a Markdown/Obsidian folder.",
         )
         parser.add_argument("--no-extract", action="store_true", help="Only save the inputs; extract later.")
+        parser.add_argument(
+            "--embed-now",
+            action="store_true",
+            help="Make the memories' vectors here before returning (by default they follow in the background, "
+            "made by the task workers; the memories are found by their words meanwhile).",
+        )
         self.add_user_argument(parser)
 
     def handle(self, *args, **options):
@@ -98,9 +104,16 @@ class Command(MemoryCommand):
                 say(f"{memory.pk}\t{memory.status}\t{detail}")
                 failures += memory.status == "failed"
         if not options["no_extract"] and any(r is not None and r.created for r in results):
-            outcome = embed_missing(owner=owner)
-            if outcome.error and outcome.backend != "off":
-                self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
+            if options["embed_now"]:
+                outcome = embed_missing(owner=owner)
+                if outcome.error and outcome.backend != "off":
+                    self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
+            elif waiting := waiting_for_vectors(owner=owner):
+                queue_vectors(owner_id=owner.pk)
+                self.stderr.write(
+                    f"{waiting} memories wait for a vector: the task workers make them in the background "
+                    "(found by their words meanwhile; `manage.py embed` makes them now)."
+                )
         if failures:
             raise CommandError(f"{failures} input(s) failed; see above.")
 

@@ -1,0 +1,122 @@
+"""Where vectors are kept: the MemoryVector table, and on PostgreSQL with pgvector a
+`halfvec` copy of each vector that the database itself searches (embeddings/pgvector.py).
+
+Hidden memories keep no vector. A memory deleted, superseded or found a near-duplicate
+loses its vector at that moment, by a trigger in the database (as the full-text index's
+scope token follows the same columns: search.py), so every code path that hides a memory
+(ORM save, queryset update, raw SQL) is covered without having to remember to, and a
+vector computed for a memory hidden meanwhile is not stored. What hidden memories held
+must not move how visible ones rank: the meaning arm's "typical memory" (embeddings/
+hubness.py) is the mean of the owner's vectors, and a long-lived space would otherwise
+rank differently from a fresh import of the same visible memories. A memory restored
+gets its vector again from the embedding queue (services/embed.py), like any memory
+without one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.db import connection as default_connection
+from django.db import transaction
+
+from ..models import Memory, MemoryVector
+
+VECTOR_TABLE = MemoryVector._meta.db_table
+MEMORY_TABLE = Memory._meta.db_table
+HIDING_COLUMNS = ("deleted_at", "superseded_by_id", "duplicate_of_id")
+_HIDDEN = " OR ".join(f"{{row}}.{c} IS NOT NULL" for c in HIDING_COLUMNS)
+
+
+def hidden_condition(row: str) -> str:
+    """SQL true while the memory in `row` is hidden from recall for good (not a status
+    that passes: a pending or failed memory keeps the vector it may have)."""
+    return _HIDDEN.format(row=row)
+
+
+def _sqlite_columns(cursor) -> set[str]:
+    cursor.execute(f"PRAGMA table_info({MEMORY_TABLE})")
+    return {row[1] for row in cursor.fetchall()}
+
+
+def install(connection=None) -> None:
+    """(Re)create the triggers that keep hidden memories without vectors; idempotent.
+    Run by migration 0013 and after every migrate (on SQLite a migration that rebuilds
+    the memory table drops its triggers)."""
+    connection = connection or default_connection
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            if not set(HIDING_COLUMNS) <= _sqlite_columns(cursor):
+                return
+            cursor.execute("DROP TRIGGER IF EXISTS memories_vector_hidden")
+            cursor.execute("DROP TRIGGER IF EXISTS memories_vector_of_hidden")
+            cursor.execute(
+                f"""CREATE TRIGGER memories_vector_hidden AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
+                WHEN {hidden_condition("new")} BEGIN
+                    DELETE FROM {VECTOR_TABLE} WHERE memory_id = new.id;
+                END"""
+            )
+            cursor.execute(
+                f"""CREATE TRIGGER memories_vector_of_hidden BEFORE INSERT ON {VECTOR_TABLE}
+                WHEN EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = new.memory_id AND ({hidden_condition("m")}))
+                BEGIN SELECT RAISE(IGNORE); END"""
+            )
+        elif connection.vendor == "postgresql":
+            cursor.execute(
+                f"""CREATE OR REPLACE FUNCTION memories_vector_hidden() RETURNS trigger AS $$
+                BEGIN DELETE FROM {VECTOR_TABLE} WHERE memory_id = NEW.id; RETURN NULL; END
+                $$ LANGUAGE plpgsql"""
+            )
+            cursor.execute(f"DROP TRIGGER IF EXISTS memories_vector_hidden ON {MEMORY_TABLE}")
+            cursor.execute(
+                f"""CREATE TRIGGER memories_vector_hidden AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
+                FOR EACH ROW WHEN ({hidden_condition("NEW")}) EXECUTE FUNCTION memories_vector_hidden()"""
+            )
+            cursor.execute(
+                f"""CREATE OR REPLACE FUNCTION memories_vector_of_hidden() RETURNS trigger AS $$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = NEW.memory_id AND ({hidden_condition("m")})) THEN
+                        RETURN NULL;
+                    END IF;
+                    RETURN NEW;
+                END
+                $$ LANGUAGE plpgsql"""
+            )
+            cursor.execute(f"DROP TRIGGER IF EXISTS memories_vector_of_hidden ON {VECTOR_TABLE}")
+            cursor.execute(
+                f"""CREATE TRIGGER memories_vector_of_hidden BEFORE INSERT ON {VECTOR_TABLE}
+                FOR EACH ROW EXECUTE FUNCTION memories_vector_of_hidden()"""
+            )
+
+
+def drop_hidden(connection=None) -> int:
+    """Remove the vectors hidden memories still hold (those stored before the triggers)."""
+    connection = connection or default_connection
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {VECTOR_TABLE} WHERE memory_id IN (SELECT m.id FROM {MEMORY_TABLE} m WHERE {hidden_condition('m')})"
+        )
+        return max(cursor.rowcount, 0)
+
+
+def save(rows: list[tuple[int, int, np.ndarray, str]], *, model: str, dim: int) -> None:
+    """Store (memory id, owner id, unit vector, text hash) rows of one model, replacing each
+    memory's vector, in one short transaction (the caller computed them outside any). A
+    memory purged meanwhile is skipped; one hidden meanwhile is skipped by the trigger."""
+    from . import pgvector
+
+    if not rows:
+        return
+    objects = [
+        MemoryVector(memory_id=pk, owner_id=owner_id, model=model, dim=dim, vector=np.asarray(v, "<f4").tobytes(), text_hash=h)
+        for pk, owner_id, v, h in rows
+    ]
+    on_pgvector = pgvector.enabled()
+    if on_pgvector:
+        pgvector.ensure_index(dim)  # before the write's transaction: an index of a new dimension
+    with transaction.atomic():
+        # One vector per memory: the new model's replaces the old one.
+        MemoryVector.objects.filter(memory_id__in=[pk for pk, *_ in rows]).delete()
+        present = set(Memory.all_objects.filter(pk__in=[pk for pk, *_ in rows]).values_list("pk", flat=True))
+        MemoryVector.objects.bulk_create([o for o in objects if o.memory_id in present])
+        if on_pgvector:
+            pgvector.write([(pk, v) for pk, _, v, _ in rows if pk in present], dim=dim)
