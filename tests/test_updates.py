@@ -588,9 +588,10 @@ def test_an_answer_opens_with_a_date_only_when_asked_when(user, memory_factory):
 
 
 @needs_meaning
-def test_two_close_facts_with_no_update_marked_rank_newer_first_for_now(user, memory_factory, settings):
+def test_two_close_facts_with_no_update_marked_rank_newer_first_for_now(user, memory_factory, settings, sync_tasks):
     """A change the update check missed (here undone by hand) still does not leave the
-    older fact above the newer one for a question about now."""
+    older fact above the newer one for a question about now. (sync_tasks: the vectors this
+    ordering reads are made by the vector task, inline here.)"""
     settings.MEMORY_EMBEDDINGS = "local"
     old = memory_factory("Yoga class is on Wednesdays at 7pm in the church hall.", occurred_at="2024-03-10")
     new = memory_factory("Yoga class is on Thursdays at 6pm in the church hall.", occurred_at="2025-06-12")

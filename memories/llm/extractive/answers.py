@@ -202,8 +202,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
             speaker = _SPEAKER.match(s.memory.text or "")
             if speaker:
                 # A line of a conversation is about its speaker, or about whom it names
-                # itself: "Melanie: I ran a charity race" says nothing of Caroline's.
-                own = set(_plain_words(speaker.group(1))) | set(_plain_words(s.text))
+                # itself: "Melanie: I ran a charity race" says nothing of Caroline's. The
+                # whole line counts, not the one sentence: "Lisbon in May is warm. Visit
+                # Sintra" answers a question naming both.
+                own = set(_plain_words(speaker.group(1))) | memory_words[s.memory.id]
             else:
                 own = memory_words[s.memory.id]
             if s.relevant and not named <= own:
