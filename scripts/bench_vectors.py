@@ -53,9 +53,8 @@ def _percentile(values, p):
 def _fill(owner, n: int, gen) -> None:
     """n memories of the owner with random unit vectors, written straight to the tables."""
     import numpy as np
-    from django.db import connection, transaction
+    from django.db import transaction
 
-    from memories.embeddings import pgvector
     from memories.models import Memory, MemoryVector
 
     for start in range(0, n, 5000):
