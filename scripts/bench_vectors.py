@@ -53,16 +53,10 @@ def _percentile(values, p):
 def _fill(owner, n: int, gen) -> None:
     """n memories of the owner with random unit vectors, written straight to the tables."""
     import numpy as np
-    from django.db import connection, transaction
+    from django.db import transaction
 
-    from memories.embeddings import pgvector
     from memories.models import Memory, MemoryVector
 
-    if pgvector.enabled():
-        # A bulk load: the graph is built once over every row afterwards (backfill), not
-        # row by row as vectors arriving one at a time are added to it.
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP INDEX IF EXISTS memoryvector_hnsw_{DIM}")
     for start in range(0, n, 5000):
         count = min(5000, n - start)
         with transaction.atomic():
@@ -80,7 +74,18 @@ def _fill(owner, n: int, gen) -> None:
                     for i, m in enumerate(made)
                 ]
             )
+
+
+def _loaded() -> None:
+    """After a bulk load on pgvector: the halfvec copies, and the graph built once over every
+    row (not row by row, as vectors arriving one at a time are added to it)."""
+    from django.db import connection
+
+    from memories.embeddings import pgvector
+
     if pgvector.enabled():
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS memoryvector_hnsw_{DIM}")
         pgvector.backfill()
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE memories_memoryvector")
@@ -143,6 +148,7 @@ def child(args) -> list[dict]:
             _fill(owner, size, gen)
             for j in range(9):
                 _fill(users.create_user(username=f"other-{size}-{j}"), size // 10, gen)
+            _loaded()
             queries = gen.standard_normal((args.queries, DIM)).astype(np.float32)
             content_free = gen.standard_normal(DIM).astype(np.float32) * 0.1
             index.clear_cache()
@@ -167,6 +173,7 @@ def child(args) -> list[dict]:
             team = [users.create_user(username=f"team-{i}") for i in range(args.owners)]
             for member in team:
                 _fill(member, args.owner_size, gen)
+            _loaded()
             index.clear_cache()
             before = _rss_mb()
             times = []
