@@ -1,5 +1,6 @@
-"""Settings you can find: the environment is read in settings.py alone, and the README's
-configuration table lists every variable settings.py reads."""
+"""Settings you can find: the environment is read in settings.py alone, and the
+configuration table (docs/configuration.md, linked from the README) lists every variable
+settings.py reads."""
 
 import ast
 import os
@@ -10,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / "memoryagent" / "settings.py"
-README = ROOT / "README.md"
+TABLE = ROOT / "docs" / "configuration.md"  # the settings table the README links to
 
 
 def _is_os_environ(node: ast.AST) -> bool:
@@ -46,7 +47,7 @@ def environment_reads(source: str) -> set[str]:
 
 
 def documented(readme: str) -> set[str]:
-    """The variables named in the first column of the README's configuration table."""
+    """The variables named in the first column of docs/configuration.md."""
     section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     names = set()
     for line in section.splitlines():
@@ -60,17 +61,17 @@ def undocumented(settings_source: str, readme: str) -> list[str]:
 
 
 def test_every_variable_settings_reads_has_a_line_in_the_readme():
-    missing = undocumented(SETTINGS.read_text(), README.read_text())
-    assert missing == [], f"Add these to the README's configuration table: {missing}"
+    missing = undocumented(SETTINGS.read_text(), TABLE.read_text())
+    assert missing == [], f"Add these to docs/configuration.md: {missing}"
 
 
 def test_every_variable_in_the_readme_table_is_read_by_settings():
-    stale = sorted(documented(README.read_text()) - environment_reads(SETTINGS.read_text()))
-    assert stale == [], f"The README documents variables settings.py does not read: {stale}"
+    stale = sorted(documented(TABLE.read_text()) - environment_reads(SETTINGS.read_text()))
+    assert stale == [], f"docs/configuration.md documents variables settings.py does not read: {stale}"
 
 
 def test_the_check_catches_a_setting_added_without_its_readme_line():
-    readme = README.read_text()
+    readme = TABLE.read_text()
     for line in (
         'MEMORY_NEW_LIMIT = int(os.getenv("MEMORY_NEW_LIMIT", "5"))',
         'MEMORY_NEW_FLAG = env_bool("MEMORY_NEW_FLAG")',
@@ -81,7 +82,7 @@ def test_the_check_catches_a_setting_added_without_its_readme_line():
 
 
 def test_the_check_catches_a_readme_line_removed():
-    readme = README.read_text()
+    readme = TABLE.read_text()
     assert "`MEMORY_TASKS_SYNC`" in readme
     doctored = "\n".join(line for line in readme.splitlines() if "`MEMORY_TASKS_SYNC`" not in line)
     assert undocumented(SETTINGS.read_text(), doctored) == ["MEMORY_TASKS_SYNC"]
