@@ -54,7 +54,7 @@ test-fast: install-dev
 	$(PY) -m pytest -m "not slow and not browser" -n auto $(PYTEST_ARGS)
 
 # A real OpenAI-compatible model server on 127.0.0.1:8080 (llama.cpp, SmolLM2-135M; the one
-# the real_model tests start): see the README's "Run it on a local model".
+# the real_model tests start): see "Run it on a local model" in docs/configuration.md.
 model-server: install-dev
 	$(PY) scripts/local_model_server.py --port 8080
 

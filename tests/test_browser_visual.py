@@ -87,7 +87,7 @@ def open_page(browser, live_server, user):  # noqa: F811
 
 
 def main_shot(page, name):
-    """The page's main column alone (no sidebar): what the README shows, from docs/."""
+    """The page's main column alone (no sidebar): what docs/using.md shows."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(600)  # cosmetic: Cytoscape sharpens its first, coarse frame just after
     page.locator("main").screenshot(path=str(ARTIFACTS / f"main-{name}.png"))

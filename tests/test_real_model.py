@@ -79,7 +79,7 @@ def llama_server(tmp_path_factory):
 
 @pytest.fixture
 def local_model(settings, llama_server):
-    """The project pointed at the server, as the README's local-model section says."""
+    """The project pointed at the server, as docs/configuration.md's local-model section says."""
     settings.MEMORY_LLM_PROVIDER = "openai_compat"
     settings.OPENAI_BASE_URL = llama_server + "/v1"
     settings.OPENAI_MODEL = server_script.MODEL_NAME

@@ -3,7 +3,7 @@
 One way in: `manage.py welcome` (run by `make run`) prints a one-time sign-in link for the
 default owner while that account has no usable password (or `manage.py createsuperuser`).
 Nothing reachable over the network can claim the owner without that link: whoever can reach
-the port first is not the owner (see "Security model" in the README).
+the port first is not the owner (see docs/security.md).
 """
 
 from __future__ import annotations
