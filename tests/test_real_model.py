@@ -78,8 +78,10 @@ def llama_server(tmp_path_factory):
 
 
 @pytest.fixture
-def local_model(settings, llama_server):
-    """The project pointed at the server, as docs/configuration.md's local-model section says."""
+def local_model(settings, llama_server, sync_tasks):
+    """The project pointed at the server, as docs/configuration.md's local-model section says.
+    (sync_tasks: a memory's vector is made by the vector task after extraction; inline here,
+    as a worker would run it.)"""
     settings.MEMORY_LLM_PROVIDER = "openai_compat"
     settings.OPENAI_BASE_URL = llama_server + "/v1"
     settings.OPENAI_MODEL = server_script.MODEL_NAME

@@ -200,6 +200,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if _mixed(old_values) or _mixed(new_values):
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
+    if _kinds(old_values).isdisjoint(_kinds(new_values)):
+        return None  # "launches in March" / "booked the venue in Berlin": a date and a place are two facts
     if _past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST):
         return None
     if _past_event(new_s) and not cue and not named_old:
@@ -254,6 +256,19 @@ def _parallel(old_s: str, new_s: str) -> bool:
     associate" / "Marco is now regional sales manager")."""
     a, b = ([t.lower() for t in _tokens(x)] for x in (old_s, new_s))
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
+
+
+_TIME_WORDS = frozenset(w.lower() for w in (*textutil.MONTH_NAMES, *textutil.WEEKDAYS))
+
+
+def _kinds(values: list[str]) -> set[str]:
+    """What kind of value each is: a quantity (a date, a time, a number, a month or a
+    weekday: closed classes) or a word (a place, a name, a thing). One fact's two values
+    are of one kind; a date in one note and a place in the other are two facts."""
+    return {
+        "quantity" if any(c.isdigit() for c in v) or v.lower() in _TIME_WORDS or v.lower() in NUMBER_WORDS else "word"
+        for v in values
+    }
 
 
 def _mixed(values: list[str]) -> bool:
