@@ -25,6 +25,7 @@ from ..currency import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import MemoryNote, Provider
 from ..models import Event, Memory, MemoryLink, MemoryVector
+from .embed import embed_text
 from .history import SYSTEM, Actor, record
 
 log = logging.getLogger(__name__)
@@ -90,15 +91,21 @@ MEANING_POOL = 12
 
 
 def meaning_arm(memory: Memory, limit: int) -> list[int]:
-    """The new memory's own vector (stored by the extraction just before) searched among
-    the owner's: no embedding call of its own."""
-    row = MemoryVector.objects.filter(memory=memory, owner_id=memory.owner_id).first()
-    if row is None:
-        return []
-    query = np.frombuffer(row.vector, dtype="<f4")
+    """The new memory's vector searched among the owner's. Vectors follow in the background
+    (services/embed.py), so a memory just extracted has none yet: its text is embedded here
+    for the search (in the extraction's worker), and its stored vector still comes later."""
     try:
+        row = MemoryVector.objects.filter(memory=memory, owner_id=memory.owner_id).first()
+        if row is not None:
+            query, model, dim = np.frombuffer(row.vector, dtype="<f4"), row.model, row.dim
+        else:
+            embedder = embeddings.get_embedder()
+            if embedder is None:
+                return []
+            query = np.asarray(embedder.embed_documents([embed_text(memory)])[0], dtype=np.float32)
+            model, dim = embedder.model, embedder.dim
         found = vector_index.search(
-            owner_id=memory.owner_id, model=row.model, dim=row.dim, query=query, limit=min(limit, MEANING_POOL) + 1
+            owner_id=memory.owner_id, model=model, dim=dim, query=query, limit=min(limit, MEANING_POOL) + 1
         )
     except embeddings.EmbeddingError as exc:
         log.warning("update candidates without the meaning arm: %s", exc)

@@ -34,6 +34,7 @@ from ...llm.offline import OfflineProvider
 from ...models import Memory
 from ...recall import recall
 from ...services import Actor, answer_question, extract_memory, ingest_text
+from ...services.embed import embed_waiting
 
 EVALUATE_UPDATES = Actor.for_command("evaluate_updates")
 
@@ -150,6 +151,9 @@ def _store(owner, note: dict) -> int:
         actor=EVALUATE_UPDATES,
     )
     extract_memory(result.memory.pk, actor=EVALUATE_UPDATES)
+    # What a task worker does seconds later in the service: the memory's vector (recall's
+    # meaning arm and its newer-first ordering read it).
+    embed_waiting(owner=owner)
     return result.memory.pk
 
 
