@@ -67,15 +67,19 @@ def when(value, *, field: str, required: bool = False) -> datetime | None:
     parsed = value if isinstance(value, datetime) else parse_datetime(str(value)) if isinstance(value, str) else None
     if parsed is None:
         raise EditError(f"{field} {str(value)[:40]!r} is not a datetime.", field=field)
-    try:
-        if timezone.is_naive(parsed):
-            parsed = timezone.make_aware(parsed)
-        parsed = parsed.astimezone(UTC)
-    except (OverflowError, ValueError):
-        parsed = None
+    parsed = in_utc(parsed)
     if parsed is None or not MIN_YEAR <= parsed.year <= MAX_YEAR:
         raise EditError(f"{field} must be a date from {MIN_YEAR} to {MAX_YEAR}.", field=field)
     return parsed
+
+
+def in_utc(parsed: datetime) -> datetime | None:
+    """The datetime in UTC (a naive one read in the server's zone), or None when moving it
+    overflows (years at the edge of what Python holds): callers then refuse it in words."""
+    try:
+        return (timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed).astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
 
 
 def json_object(value, *, field: str) -> dict:

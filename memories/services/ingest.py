@@ -6,7 +6,7 @@ import hashlib
 import logging
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,7 +23,7 @@ from ..extract.media import NEEDS_MODEL_AUDIO, NEEDS_MODEL_VIDEO
 from ..llm import ProviderError, circuit, get_provider, provider_name, transcribe
 from ..llm.base import FilePart
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
-from . import entities, quota
+from . import entities, fields, quota
 from . import usage
 from .embed import embed_after_extraction
 from .errors import IngestError, RetryError
@@ -93,20 +93,15 @@ def parse_occurred_at(value) -> datetime | None:
                 f"occurred_at {text!r} is not a date or datetime (use ISO 8601, e.g. 2025-03-15 or 2025-03-15T14:30).",
                 field="occurred_at",
             )
-    try:
-        if timezone.is_naive(parsed):
-            parsed = timezone.make_aware(parsed)
-        in_utc = parsed.astimezone(UTC)
-    except (OverflowError, ValueError):
-        in_utc = None
+    utc = fields.in_utc(parsed)
     # Years at the edge of what Python can hold (1, 9999) overflow as soon as a time zone
     # moves them, in storage or on a page: a plain range keeps every date usable everywhere.
-    if in_utc is None or not OCCURRED_MIN_YEAR <= in_utc.year <= OCCURRED_MAX_YEAR:
+    if utc is None or not OCCURRED_MIN_YEAR <= utc.year <= OCCURRED_MAX_YEAR:
         raise IngestError(
             f"occurred_at is out of range: it must fall between the years {OCCURRED_MIN_YEAR} and {OCCURRED_MAX_YEAR}.",
             field="occurred_at",
         )
-    return parsed
+    return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 
 def parse_expires_at(value) -> datetime | None:
