@@ -73,6 +73,7 @@ def _run(operation, headers, mode, **fixed):
     check()
 
 
+@pytest.mark.slow
 def test_no_server_errors_anywhere(fuzz_setup):
     schema, headers, memories = fuzz_setup
     operations = [result.ok() for result in schema.get_all_operations()]

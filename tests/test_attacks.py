@@ -327,6 +327,7 @@ def test_one_owners_flood_yields_the_worker_to_another_owner(
 # --- 7. the data is private to the service's account --------------------------------------------
 
 
+@pytest.mark.slow
 def test_data_dir_database_and_originals_are_private(tmp_path):
     data = tmp_path / "fresh-data"
     env = {

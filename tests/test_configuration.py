@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = ROOT / "memoryagent" / "settings.py"
 TABLE = ROOT / "docs" / "configuration.md"  # the settings table the README links to
@@ -110,12 +112,14 @@ def _check(env: dict) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_yes_no_setting_it_cannot_read_stops_start_up_with_its_name(tmp_path):
     done = _check({"data": str(tmp_path), "MEMORY_REVIEW_MODE": "ture"})
     assert done.returncode != 0 and "MEMORY_REVIEW_MODE='ture' is not a yes/no value" in done.stderr
     assert _check({"data": str(tmp_path), "MEMORY_REVIEW_MODE": "off"}).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_misspelt_provider_embeddings_or_strategy_is_named_at_start_up(tmp_path):
     done = _check(
         {"data": str(tmp_path), "MEMORY_LLM_PROVIDER": "gemni", "MEMORY_EMBEDDINGS": "loacl", "MEMORY_RECALL_STRATEGY": "hybird"}

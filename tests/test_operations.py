@@ -72,6 +72,7 @@ def test_json_log_lines_parse_and_keep_extras():
     assert entry["level"] == "WARNING" and entry["message"] == "memory 7 failed" and entry["memory_id"] == 7
 
 
+@pytest.mark.slow
 def test_json_logs_are_switched_on_by_the_setting():
     env = {**os.environ, "MEMORY_LOG_FORMAT": "json", "DJANGO_SETTINGS_MODULE": "memoryagent.settings"}
     code = "import django, logging; django.setup(); logging.getLogger('memories').warning('hello %s', 'team')"

@@ -390,6 +390,7 @@ def check_deploy(env: dict) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_for_production_settings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE")}
     env.update(
@@ -406,6 +407,7 @@ def test_check_deploy_is_clean_for_production_settings(tmp_path):
     assert "no issues" in done.stdout
 
 
+@pytest.mark.slow
 def test_check_deploy_flags_plain_http_settings(tmp_path):
     """The same check fails when HTTPS is not declared: the clean run above is not vacuous."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "MEMORY_HTTPS")}
