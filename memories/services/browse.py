@@ -1,7 +1,7 @@
 """Listing and searching an owner's memories for the bank page and the API.
 
 Text search and the topic and entity filters go through the full-text index recall uses
-(search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
+(recall/search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
 "tulips" finds "tulip" and a filter over 100,000 memories reads the index instead of
 every row. A topic or entity filter is an exact match on one list item, checked on the
 few rows the index returns; the JSON is read as JSON, so "Zürich" matches however the
@@ -26,7 +26,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
-from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
+from ..recall.search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
 from . import fields
 from .entities import spellings
 from .history import memory_history

@@ -19,9 +19,10 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Q
 
-from .. import embeddings, search, textutil
+from .. import embeddings, textutil
+from ..recall import search
 from ..embeddings import index as vector_index
-from ..currency import not_expired
+from ..recall.current import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import MemoryNote, Provider
 from ..models import Event, Memory, MemoryLink, MemoryVector

@@ -26,7 +26,7 @@ from django.core.cache import cache
 from django.db import connection as default_connection
 
 from .readable import READABLE_SQL, readable_condition, readable_memories
-from .textutil import STOPWORDS, cjk_terms, fold, has_cjk, stem, words
+from ..textutil import STOPWORDS, cjk_terms, fold, has_cjk, stem, words
 
 FTS_TABLE = "memories_memory_fts"
 PG_COLUMN = "search_vector"
