@@ -22,7 +22,6 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.db import OperationalError, close_old_connections
-from django.db.models import prefetch_related_objects
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
@@ -43,7 +42,7 @@ from ..services import (
 )
 from ..services import busy
 from ..services import delete_memory as tombstone_memory
-from ..services import get_memory as find_memory
+from ..services import access_memory
 from ..services import update_memory as correct_memory
 from ..services.browse import SORTS, link_prefetches, owned_source_ids
 from ..services.query import recall_context
@@ -98,6 +97,8 @@ async def _run(fn: Callable[..., Any], /, *args, needs: str = ApiToken.Scope.REA
         try:
             return fn(caller, *args, **kwargs)
         except RefusedError as exc:
+            raise ToolError(str(exc)) from None
+        except Memory.DoesNotExist as exc:
             raise ToolError(str(exc)) from None
         except ProviderError as exc:
             raise ToolError(f"The model provider failed: {exc}") from None
@@ -290,17 +291,11 @@ def _found(result: RecallResult) -> tuple[list[Found], list[InsightOut]]:
     return memories, [_insight_out(c) for c in result.consolidations]
 
 
-def _with_links(memory: Memory | None, owner) -> Memory | None:
-    if memory is not None:
-        prefetch_related_objects([memory], *link_prefetches(owner=owner))
-    return memory
-
-
 def _own_memory(caller: Caller, memory_id: int) -> Memory:
-    memory = _with_links(find_memory(owner=caller.owner, memory_id=memory_id), caller.owner)
-    if memory is None:
-        raise ToolError(f"No memory {memory_id}.")
-    return memory
+    """One of the caller's memories with its connections; Memory.DoesNotExist ("No memory N.")
+    otherwise, which _run turns into the tool's error."""
+    with_links = Memory.objects.prefetch_related(*link_prefetches(owner=caller.owner))
+    return access_memory(caller.owner, memory_id, memories=with_links)
 
 
 # -- the server ------------------------------------------------------------------------------
@@ -482,10 +477,7 @@ def build_server() -> MCPServer:
         def do(caller: Caller) -> MemoryOut:
             if not changes:
                 raise ToolError("Give at least one of summary, entities, topics, importance, occurred_at.")
-            try:
-                correct_memory(owner=caller.owner, memory_id=memory_id, changes=changes, actor=caller.actor)
-            except Memory.DoesNotExist:
-                raise ToolError(f"No memory {memory_id}.") from None
+            correct_memory(owner=caller.owner, memory_id=memory_id, changes=changes, actor=caller.actor)
             return _memory_out(_own_memory(caller, memory_id), full=True)
 
         return await _run(do, needs=ApiToken.Scope.WRITE)
@@ -564,11 +556,10 @@ def build_server() -> MCPServer:
     )
     async def memory_resource(memory_id: str) -> str:
         def do(caller: Caller) -> str:
-            memory = (
-                _with_links(find_memory(owner=caller.owner, memory_id=_resource_id(memory_id)), caller.owner)
-                if memory_id.isdigit()
-                else None
-            )
+            try:
+                memory = _own_memory(caller, _resource_id(memory_id)) if memory_id.isdigit() else None
+            except Memory.DoesNotExist:
+                memory = None
             if memory is None:
                 raise ResourceNotFoundError(f"No memory {memory_id}.")
             return _memory_out(memory, full=True).model_dump_json(indent=2)
@@ -585,7 +576,7 @@ def build_server() -> MCPServer:
     async def insight_resource(insight_id: str) -> str:
         def do(caller: Caller) -> str:
             consolidation = (
-                Consolidation.all_objects.filter(owner=caller.owner, pk=_resource_id(insight_id)).first()
+                Consolidation.all_objects.owned_by(caller.owner).filter(pk=_resource_id(insight_id)).first()
                 if insight_id.isdigit()
                 else None
             )

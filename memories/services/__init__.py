@@ -1,7 +1,7 @@
 """The flows of the design as plain functions. Views, tasks, commands, the API and admin
 actions call these, never each other."""
 
-from .browse import filter_memories, get_memory
+from .browse import filter_memories
 from .bulk import bulk_remember
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
 from .errors import EditError, IngestError, RefusedError, RestoreError, RetryError
@@ -35,7 +35,7 @@ from .lifecycle import (
     update_memory,
 )
 from .forgetting import apply_retention, fade_importance, maintain, mark_used
-from .owners import default_owner, may_fetch_original, resolve_owner
+from .owners import access_memory, default_owner, may_fetch_original, resolve_owner
 from .query import QueryResult, answer_question
 from .updates import detect_updates, mark_superseded, recent_updates, undo_update
 
@@ -54,6 +54,7 @@ __all__ = [
     "QueryResult",
     "RejectedContentError",
     "answer_question",
+    "access_memory",
     "approve_memory",
     "bulk_remember",
     "clear_owner",
@@ -68,7 +69,6 @@ __all__ = [
     "deleted_memories",
     "extract_memory",
     "filter_memories",
-    "get_memory",
     "ingest_file",
     "ingest_text",
     "needs_model_memories",

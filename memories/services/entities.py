@@ -36,7 +36,7 @@ def full_names(*, owner, first: str) -> set[str]:
     """The multi-word entities of the space that start with this one word."""
     if not first or " " in first:
         return set()
-    rows = Memory.objects.filter(owner=owner).filter(_prefixed(first)).values_list("entities", flat=True)[:SCAN]
+    rows = Memory.objects.owned_by(owner).filter(_prefixed(first)).values_list("entities", flat=True)[:SCAN]
     return {
         str(e) for row in rows for e in row or [] if str(e).startswith(first + " ") and str(e)[len(first) + 1 :][:1].isupper()
     }

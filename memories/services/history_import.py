@@ -372,7 +372,9 @@ class _Writer:
             get_user_model().objects.select_for_update().filter(pk=self.owner.pk).first()
             stored = self._stored(hashes)
             refused = set(
-                RejectedContent.objects.filter(owner=self.owner, content_hash__in=hashes).values_list("content_hash", flat=True)
+                RejectedContent.objects.owned_by(self.owner)
+                .filter(content_hash__in=hashes)
+                .values_list("content_hash", flat=True)
             )
             fresh, seen = [], set()
             for item in batch:
@@ -421,7 +423,7 @@ class _Writer:
         what a changed note's new version supersedes (a query per note would walk all of
         the owner's rows each time)."""
         self.earlier_notes = {}
-        earlier = Memory.objects.filter(owner=self.owner, source__startswith="markdown:").values_list("pk", "metadata")
+        earlier = Memory.objects.owned_by(self.owner).filter(source__startswith="markdown:").values_list("pk", "metadata")
         for pk, metadata in earlier.iterator():
             if isinstance(metadata, dict) and metadata.get("imported_from") == "markdown":
                 self.earlier_notes.setdefault(str(metadata.get("path")), []).append((pk, metadata.get("part")))

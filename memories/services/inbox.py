@@ -131,7 +131,7 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
         owner, error = fallback, str(exc)
     else:
         error = ""
-    seen = ProcessedFile.objects.filter(owner=owner, path=key)
+    seen = ProcessedFile.objects.owned_by(owner).filter(path=key)
     # Same path, size and mtime as a recorded version: unchanged, no need to hash it again.
     if seen.filter(size=info.st_size, mtime=info.st_mtime).exists():
         return

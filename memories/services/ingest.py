@@ -61,7 +61,7 @@ class RejectedContentError(IngestError):
 
 
 def _refuse_rejected(owner, digest: str) -> None:
-    if rejected := RejectedContent.objects.filter(owner=owner, content_hash=digest).first():
+    if rejected := RejectedContent.objects.owned_by(owner).filter(content_hash=digest).first():
         raise RejectedContentError(rejected)
 
 
@@ -134,7 +134,7 @@ def ingest_text(
     expires = parse_expires_at(expires_at)
     digest = content_hash(text)
     _refuse_rejected(owner, digest)
-    if existing := Memory.objects.filter(owner=owner, content_hash=digest).first():
+    if existing := Memory.objects.owned_by(owner).filter(content_hash=digest).first():
         return IngestResult(existing, created=False)
     memory = Memory(
         owner=owner,
@@ -155,7 +155,7 @@ def _create(memory: Memory, actor: Actor, *, queue: bool = False) -> IngestResul
         # pass the check before it. SQLite's IMMEDIATE transactions already serialise
         # writers; on PostgreSQL locking the owner's row serialises one owner's ingests.
         get_user_model().objects.select_for_update().filter(pk=memory.owner_id).first()
-        if existing := Memory.objects.filter(owner_id=memory.owner_id, content_hash=memory.content_hash).first():
+        if existing := Memory.objects.owned_by(memory.owner_id).filter(content_hash=memory.content_hash).first():
             return IngestResult(existing, created=False)
         memory.save()
         record(memory, Event.Action.CREATED, actor, after={"source": memory.source, "content_hash": memory.content_hash})
@@ -181,7 +181,8 @@ def _link_near_duplicate(memory: Memory, actor: Actor) -> None:
         same_band |= Q(**{f"sim_band{i}": getattr(memory, f"sim_band{i}")})
     mine = textutil.shingles(memory.raw_text[:NEAR_DUPLICATE_CHARS])
     candidates = (
-        Memory.objects.filter(owner=memory.owner, duplicate_of__isnull=True)
+        Memory.objects.owned_by(memory.owner)
+        .filter(duplicate_of__isnull=True)
         .filter(same_band)
         .exclude(pk=memory.pk)
         .order_by("pk")[:50]
@@ -231,7 +232,7 @@ def ingest_file(
             raise IngestError(f"{name!r} is empty.")
         sha = digest.hexdigest()
         _refuse_rejected(owner, sha)
-        if existing := Memory.objects.filter(owner=owner, content_hash=sha).first():
+        if existing := Memory.objects.owned_by(owner).filter(content_hash=sha).first():
             return IngestResult(existing, created=False)
         if (left := quota.room(owner)) is not None and size > left:
             raise quota.refusal(what=repr(name))
@@ -489,7 +490,7 @@ def should_yield(memory_id: int) -> bool:
     if memory is None:
         return False
     fresh = timezone.now() - STUCK_AFTER
-    busy = Memory.objects.filter(owner_id=memory.owner_id, extracting_since__gte=fresh).exclude(pk=memory_id).exists()
+    busy = Memory.objects.owned_by(memory.owner_id).filter(extracting_since__gte=fresh).exclude(pk=memory_id).exists()
     if not busy:
         return False
     # Waiting input whose task is alive (touched within the lease): lost tasks are the sweeper's.
@@ -520,7 +521,9 @@ def retry_failed(*, owner, actor: Actor = SYSTEM) -> list[int]:
     caller extracts them."""
     with transaction.atomic():
         # Locked, so a retry running at the same moment does not record the same memories.
-        failed = list(Memory.objects.select_for_update().filter(owner=owner, status=Memory.Status.FAILED).only("pk", "owner_id"))
+        failed = list(
+            Memory.objects.select_for_update().owned_by(owner).filter(status=Memory.Status.FAILED).only("pk", "owner_id")
+        )
         ids = [memory.pk for memory in failed]
         _back_to_pending(Memory.objects.filter(pk__in=ids))
         record_many(failed, Event.Action.RETRIED, actor, note="every failed memory retried")
@@ -530,7 +533,7 @@ def retry_failed(*, owner, actor: Actor = SYSTEM) -> list[int]:
 def retry_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory:
     """Put a failed memory back to pending and queue its extraction again."""
     with transaction.atomic():
-        if not _back_to_pending(Memory.objects.filter(pk=memory_id, owner=owner)):
+        if not _back_to_pending(Memory.objects.owned_by(owner).filter(pk=memory_id)):
             raise RetryError("Only a failed memory of yours can be retried.")
         memory = Memory.objects.get(pk=memory_id)
         record(memory, Event.Action.RETRIED, actor)
@@ -550,7 +553,7 @@ def needs_model_memories(*, owner=None):
     memories = Memory.objects.filter(metadata__needs_model=True).filter(
         Q(provider__startswith="offline") | Q(status=Memory.Status.FAILED)
     )
-    return memories.filter(owner=owner) if owner is not None else memories
+    return memories.owned_by(owner) if owner is not None else memories
 
 
 def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
@@ -558,7 +561,7 @@ def reextract_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory 
     An extracted memory keeps its extraction, and its place in recall, until the new one
     succeeds: a failure leaves it as it was, with the failure noted in `error` and the
     history. Pending or failed input takes the ordinary extraction path."""
-    memory = Memory.objects.filter(owner=owner, pk=memory_id).first()
+    memory = Memory.objects.owned_by(owner).filter(pk=memory_id).first()
     if memory is None:
         return None
     if memory.status not in (Memory.Status.READY, Memory.Status.REVIEW):

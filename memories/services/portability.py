@@ -157,7 +157,7 @@ def _export_lines(owner) -> Iterator[bytes]:
             "user": owner.get_username(),
         }
     )
-    for memory in Memory.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
+    for memory in Memory.all_objects.owned_by(owner).order_by("pk").iterator(chunk_size=500):
         record = {"type": "memory", "id": memory.pk}
         record.update(
             {
@@ -175,7 +175,7 @@ def _export_lines(owner) -> Iterator[bytes]:
             yield emit({"type": "file_chunk", "memory": memory.pk, "seq": seq, "data": data})
     # Only the owner's memories, as sources and as link ends: an export never names another space's.
     through = Consolidation.sources.through.objects.filter(memory__owner=owner)
-    for consolidation in Consolidation.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
+    for consolidation in Consolidation.all_objects.owned_by(owner).order_by("pk").iterator(chunk_size=500):
         yield emit(
             {
                 "type": "consolidation",
@@ -191,9 +191,7 @@ def _export_lines(owner) -> Iterator[bytes]:
                 "retired_at": _iso(consolidation.retired_at),
             }
         )
-    for link in (
-        MemoryLink.objects.filter(from_memory__owner=owner, to_memory__owner=owner).order_by("pk").iterator(chunk_size=2000)
-    ):
+    for link in MemoryLink.objects.owned_by(owner).order_by("pk").iterator(chunk_size=2000):
         yield emit(
             {
                 "type": "link",
@@ -204,7 +202,7 @@ def _export_lines(owner) -> Iterator[bytes]:
                 "created_at": _iso(link.created_at),
             }
         )
-    for tombstone in RejectedContent.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
+    for tombstone in RejectedContent.objects.owned_by(owner).order_by("pk").iterator(chunk_size=2000):
         yield emit(
             {
                 "type": "tombstone",
@@ -214,7 +212,7 @@ def _export_lines(owner) -> Iterator[bytes]:
                 "rejected_at": _iso(tombstone.rejected_at),
             }
         )
-    for event in Event.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
+    for event in Event.objects.owned_by(owner).order_by("pk").iterator(chunk_size=2000):
         yield emit(
             {
                 "type": "event",
@@ -713,9 +711,9 @@ class _Writer:
         self.memories_done = False
         self.line_no = 0
         self.empty = not (
-            Memory.all_objects.filter(owner=owner).exists()
-            or RejectedContent.objects.filter(owner=owner).exists()
-            or Consolidation.all_objects.filter(owner=owner).exists()
+            Memory.all_objects.owned_by(owner).exists()
+            or RejectedContent.objects.owned_by(owner).exists()
+            or Consolidation.all_objects.owned_by(owner).exists()
         )
         self.before_max = Memory.all_objects.aggregate(top=Max("pk"))["top"] or 0
 
@@ -793,13 +791,14 @@ class _Writer:
             return {}
         known: dict[str, tuple[str, int | None]] = {}
         for digest, pk in (
-            Memory.all_objects.filter(owner=self.owner, content_hash__in=hashes, pk__lte=self.before_max)
+            Memory.all_objects.owned_by(self.owner)
+            .filter(content_hash__in=hashes, pk__lte=self.before_max)
             .order_by(F("deleted_at").desc(nulls_last=True), "pk")
             .values_list("content_hash", "pk")
         ):
             known[digest] = ("have", pk)  # the last wins: a live one, the newest
-        for digest in RejectedContent.objects.filter(owner=self.owner, content_hash__in=hashes).values_list(
-            "content_hash", flat=True
+        for digest in (
+            RejectedContent.objects.owned_by(self.owner).filter(content_hash__in=hashes).values_list("content_hash", flat=True)
         ):
             known.setdefault(digest, ("refused", None))
             if known[digest][0] == "have":
@@ -878,7 +877,7 @@ class _Writer:
     def _consolidation(self, r: dict) -> None:
         sources = [self.memories[s] for s in r["sources"] if self.memories.get(s) is not None]
         if not self.empty:
-            same = Consolidation.all_objects.filter(owner=self.owner, summary=r["summary"], insight=r["insight"]).first()
+            same = Consolidation.all_objects.owned_by(self.owner).filter(summary=r["summary"], insight=r["insight"]).first()
             if same is not None:
                 self.consolidations[r["id"]] = same.pk
                 return
@@ -931,7 +930,7 @@ class _Writer:
                 self._tombstone(r)
 
     def _tombstone(self, r: dict) -> None:
-        if not self.empty and Memory.objects.filter(owner=self.owner, content_hash=r["content_hash"]).exists():
+        if not self.empty and Memory.objects.owned_by(self.owner).filter(content_hash=r["content_hash"]).exists():
             return  # the space holds this content and keeps it: its decision, not the export's
         ref = r["memory_ref"]
         _, created = RejectedContent.objects.get_or_create(
