@@ -6,12 +6,8 @@ from .bulk import bulk_remember
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
 from .errors import EditError, IngestError, RefusedError, RestoreError, RetryError
 from .history import INBOX_WATCHER, SCHEDULER, SYSTEM, Actor, consolidation_history, memory_history
-from .ingest import (
-    IngestResult,
-    RejectedContentError,
+from .extraction import (
     extract_memory,
-    ingest_file,
-    ingest_text,
     needs_model_memories,
     queue_extraction,
     reextract_memory,
@@ -20,6 +16,7 @@ from .ingest import (
     retry_memory,
     should_yield,
 )
+from .ingest import IngestResult, RejectedContentError, ingest_file, ingest_text
 from .lifecycle import (
     approve_memory,
     clear_owner,

@@ -43,7 +43,8 @@ from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import history
 from .errors import IngestError
 from .history import SYSTEM, Actor
-from .ingest import parse_occurred_at, queue_extraction
+from .extraction import queue_extraction
+from .ingest import parse_occurred_at
 from .lifecycle import supersede_memory
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ KINDS = formats.KINDS
 # machine (scripts/bench_history_import.py: 73 / 100 / 228 ms median at 50 / 100 / 200).
 BATCH = 100
 # What an assistant's reply is worth next to the person's own words (0.5 before extraction);
-# extraction keeps it at most ASSISTANT_MAX_IMPORTANCE (ingest._apply_extraction).
+# extraction keeps it at most ASSISTANT_MAX_IMPORTANCE (extraction._apply_extraction).
 ASSISTANT_IMPORTANCE = 0.2
 DELETED_BEFORE = "deleted before (it stays deleted)"
 

@@ -58,7 +58,9 @@ from ..models import Consolidation, Event, Memory, MemoryLink, RejectedContent, 
 from . import fields, quota
 from .history import SYSTEM, Actor
 from .embed import queue_vectors
-from .ingest import MAX_TEXT_CHARS, _fingerprint, _link_near_duplicate, queue_extraction
+from .duplicates import fingerprint, link_near_duplicate
+from .extraction import queue_extraction
+from .ingest import MAX_TEXT_CHARS
 
 FORMAT = "always-on-memory-export"
 VERSION = 1
@@ -768,7 +770,7 @@ class _Writer:
             if r["values"]["content_hash"] in known:
                 continue
             memory = Memory(owner=self.owner, **r["values"])
-            _fingerprint(memory)  # MinHash of the text: computed here, not while holding the lock
+            fingerprint(memory)  # MinHash of the text: computed here, not while holding the lock
             if r["has_file"]:
                 self._store_file(memory, self.checked.files.pop(r["id"]))
             made.append((r, memory))
@@ -823,7 +825,7 @@ class _Writer:
 
     def _save_memory(self, r: dict, memory: Memory) -> None:
         if memory.sim_band0 is None:
-            _fingerprint(memory)
+            fingerprint(memory)
         # raw: as loaddata saves, with the exported created_at/updated_at instead of the clock's.
         memory.save_base(raw=True)
         self.memories[r["id"]] = memory.pk
@@ -864,7 +866,7 @@ class _Writer:
         for start in range(0, len(ids), BATCH // 4):  # each compares with up to 50 candidates
             with _write_batch():
                 for memory in Memory.objects.filter(pk__in=ids[start : start + BATCH // 4]).order_by("pk"):
-                    _link_near_duplicate(memory, self.actor)
+                    link_near_duplicate(memory, self.actor)
                     self.result.near_duplicates += memory.duplicate_of_id is not None
 
     # -- the rest
