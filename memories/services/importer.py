@@ -186,6 +186,17 @@ class _CheckedExport:
         self.source_user = ""
         self.file_bytes = 0
         self.stage = 0
+        # Each kind of record and its check, which returns what the writer stores (None:
+        # nothing to store). The end line is read apart (_finish).
+        self.checks: dict[str, Callable[[dict], dict | None]] = {
+            "header": self._header,
+            "memory": self._memory,
+            "file_chunk": self._file_chunk,
+            "consolidation": self._consolidation,
+            "link": self._link,
+            "tombstone": self._tombstone,
+            "event": self._event,
+        }
 
     def __enter__(self) -> _CheckedExport:
         return self
@@ -225,7 +236,7 @@ class _CheckedExport:
             if kind != "file_chunk":
                 self._close_file()
             try:
-                checked = getattr(self, f"_{kind}")(record)
+                checked = self.checks[kind](record)
             except ImportRefused:
                 raise
             except fields.EditError as exc:
@@ -517,6 +528,14 @@ class _Writer:
             or Consolidation.all_objects.owned_by(owner).exists()
         )
         self.before_max = Memory.all_objects.aggregate(top=Max("pk"))["top"] or 0
+        # Each kind of checked record and what writes a batch of them.
+        self.writers: dict[str, Callable[[list[dict]], None]] = {
+            "memory": self._memory_batch,
+            "consolidation": self._consolidation_batch,
+            "link": self._link_batch,
+            "tombstone": self._tombstone_batch,
+            "event": self._event_batch,
+        }
 
     def run(self) -> ImportResult:
         batch: list[tuple[int, dict]] = []
@@ -537,7 +556,7 @@ class _Writer:
         if kind != "memory" and not self.memories_done:
             self._step("memory references", self._resolve_references)
         self.line_no = batch[0][0]
-        self._step(f"{kind} records", lambda: getattr(self, f"_{kind}_batch")([record for _, record in batch]))
+        self._step(f"{kind} records", lambda: self.writers[kind]([record for _, record in batch]))
 
     def _step(self, what: str, write: Callable[[], None]) -> None:
         """One step of the import; a failure stops the import and says what is stored."""
