@@ -26,7 +26,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
-from ..recall.search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
+from ..recall import search
+from ..recall.search import TEXT_COLUMNS
 from . import fields
 from .entities import spellings
 from .history import memory_history
@@ -57,51 +58,10 @@ def _words(text: str) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:MAX_SEARCH_WORDS]
 
 
-def _fts5_phrase(words: list[str]) -> str:
-    # Only \w characters are left, so nothing here can end the quoted string or be FTS syntax.
-    return '"' + " ".join(words) + '"'
-
-
 # A filter whose index lookup finds at most this many candidates is answered from that id
 # list (exact count, no walk over the owner's rows); more, and the page walks the owner's
 # rows in order, checking each (a common value fills a page within a few rows).
 CANDIDATE_LIMIT = 2000
-
-
-def _candidate_ids(
-    columns: tuple[str, ...], words: list[str], *, phrase: bool, within: list[int] | None = None
-) -> list[int] | None:
-    """Ids of memories (any owner, any state) whose columns hold the words (all of them,
-    or as one phrase), from the index; None when there are more than CANDIDATE_LIMIT or
-    no index to ask (another database). `within` (ids another filter found) narrows it."""
-    # Ids are ints from the database, written into the SQL as such.
-    narrow = f" AND {{id}} IN ({', '.join(str(int(pk)) for pk in within)})" if within else ""
-    if within is not None and not within:
-        return []
-    if connection.vendor == "sqlite":
-        terms = _fts5_phrase(words) if phrase else " AND ".join(_fts5_phrase([w]) for w in words)
-        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s{narrow.format(id='rowid')} LIMIT %s"
-        params = [f"{{{' '.join(columns)}}} : ({terms})", CANDIDATE_LIMIT + 1]
-    elif connection.vendor == "postgresql":
-        # The tsvector holds every text column; plainto/phraseto parse the words safely.
-        function = "phraseto_tsquery" if phrase else "plainto_tsquery"
-        sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s){narrow.format(id='id')} LIMIT %s"
-        params = [" ".join(words), CANDIDATE_LIMIT + 1]
-    else:
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        ids = [row[0] for row in cursor.fetchall()]
-    return ids if len(ids) <= CANDIDATE_LIMIT else None
-
-
-def _matching_ids(columns: tuple[str, ...], words: list[str]) -> RawSQL | None:
-    if connection.vendor == "sqlite":
-        match = f"{{{' '.join(columns)}}} : ({' AND '.join(_fts5_phrase([w]) for w in words)})"
-        return RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
-    if connection.vendor == "postgresql":
-        return RawSQL(f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ plainto_tsquery('english', %s)", [" ".join(words)])
-    return None
 
 
 def _has_item(column: str, value: str) -> RawSQL:
@@ -122,7 +82,7 @@ def _filter_item(
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
     words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
-    ids = _candidate_ids((column,), words, phrase=True, within=within) if words else None
+    ids = search.candidate_ids((column,), words, phrase=True, limit=CANDIDATE_LIMIT, within=within) if words else None
     if ids is not None:
         memories = memories.filter(pk__in=ids)
     return memories.filter(_has_item(column, value)), ids if ids is not None else within
@@ -132,9 +92,9 @@ def _search(memories: QuerySet[Memory], q: str, within: list[int] | None) -> Que
     words = _words(q)
     if not words:
         return memories
-    if (ids := _candidate_ids(TEXT_COLUMNS, words, phrase=False, within=within)) is not None:
+    if (ids := search.candidate_ids(TEXT_COLUMNS, words, phrase=False, limit=CANDIDATE_LIMIT, within=within)) is not None:
         return memories.filter(pk__in=ids)
-    if (matching := _matching_ids(TEXT_COLUMNS, words)) is not None:
+    if (matching := search.matching_ids(TEXT_COLUMNS, words)) is not None:
         return memories.filter(pk__in=matching)
     for word in words:
         memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)
