@@ -48,7 +48,7 @@ from ..services import delete_memory as tombstone_memory
 from ..services import access_memory
 from ..services import update_memory as correct_memory
 from ..services.browse import SORTS, link_prefetches, owned_source_ids
-from ..services.query import recall_context
+from ..services.query import clean_question, recall_context
 from ..services.status import engine_status, space_counts
 
 MAX_ID = 2**63 - 1
@@ -381,9 +381,7 @@ async def search_memories(
     k: Annotated[int, Field(ge=1, le=100, description="How many memories to return at most.")] = 10,
 ) -> SearchOut:
     def do(caller: Caller) -> SearchOut:
-        question = " ".join(query.split())
-        if not question:
-            raise ToolError("Ask a question.")
+        question = clean_question(query)
         _limit(caller, "recall")
         try:
             result = recall_context(owner=caller.owner, question=question, k=k)

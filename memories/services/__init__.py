@@ -4,7 +4,7 @@ actions call these, never each other."""
 from .browse import filter_memories
 from .bulk import bulk_remember
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
-from .errors import EditError, IngestError, RefusedError, RestoreError, RetryError
+from .errors import EditError, IngestError, QuestionError, RefusedError, RestoreError, RetryError
 from .history import INBOX_WATCHER, SCHEDULER, SYSTEM, Actor, consolidation_history, memory_history
 from .extraction import (
     extract_memory,
@@ -48,6 +48,7 @@ __all__ = [
     "RefusedError",
     "RestoreError",
     "RetryError",
+    "QuestionError",
     "QueryResult",
     "RejectedContentError",
     "answer_question",

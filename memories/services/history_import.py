@@ -36,13 +36,13 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from .. import textutil
 from ..extract import history as formats
 from ..extract.history import DamagedExport
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import history
 from .errors import IngestError
 from .history import SYSTEM, Actor
+from .duplicates import fingerprint
 from .extraction import queue_extraction
 from .ingest import parse_occurred_at
 from .lifecycle import supersede_memory
@@ -129,12 +129,6 @@ class HistoryImportResult:
         if self.skipped:
             text += " Skipped: " + ", ".join(self.skipped_lines) + "."
         return text
-
-
-def _fingerprint(memory: Memory) -> None:
-    bands = textutil.minhash_bands(memory.raw_text[:50_000])
-    if bands is not None:
-        memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -366,7 +360,7 @@ class _Writer:
             known = self._stored(hashes)
             for item in batch:
                 if item.key and item.memory.content_hash not in known:
-                    _fingerprint(item.memory)
+                    fingerprint(item.memory)
         with transaction.atomic():
             # As in ingest._create: one owner's writers queue here, so two imports of the
             # same export at once store it once.
