@@ -487,7 +487,7 @@ class ConsolidationAdminForm(forms.ModelForm):
         sources = self.fields.get("sources")
         if sources is not None and self.instance.owner_id is not None:
             # Deleted ones too: a stale insight keeps the source that left, and saving must not drop it.
-            sources.queryset = Memory.all_objects.filter(owner_id=self.instance.owner_id)
+            sources.queryset = Memory.all_objects.owned_by(self.instance.owner_id)
             if isinstance(sources.widget, OwnersMemoriesWidget):
                 sources.widget.owner_id = self.instance.owner_id
 

@@ -30,7 +30,7 @@ class MemoriesConfig(AppConfig):
 def install_search_index(using="default", **kwargs):
     from django.db import connections
 
-    from . import search
+    from .recall import search
 
     search.install(connections[using])
 

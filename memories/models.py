@@ -29,7 +29,19 @@ def original_upload_path(instance, filename):
 LIVE = Q(deleted_at__isnull=True, superseded_by__isnull=True)
 
 
-class LiveMemoryManager(models.Manager):
+class OwnedQuerySet(models.QuerySet):
+    """Rows of one space. The owner rule is written here once: every read or write of a
+    person's things starts from `owned_by(owner)` (a user or a user id), so a lookup that
+    forgets the owner stands out in review."""
+
+    def owned_by(self, owner):
+        return self.filter(owner=owner)
+
+
+OwnedManager = models.Manager.from_queryset(OwnedQuerySet)
+
+
+class LiveMemoryManager(OwnedManager):
     """Memories still in force: not deleted, not superseded by a newer version.
 
     The default manager, so every list, recall and lookup leaves tombstoned memories
@@ -103,7 +115,7 @@ class Memory(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = LiveMemoryManager()
-    all_objects = models.Manager()
+    all_objects = OwnedManager()
 
     class Meta:
         verbose_name = "memory"
@@ -201,6 +213,8 @@ class MemoryVector(models.Model):
     text_hash = models.CharField(max_length=64)  # of the text embedded (embed_text)
     embedded_at = models.DateTimeField(auto_now=True)
 
+    objects = OwnedManager()
+
     class Meta:
         indexes = [models.Index(fields=["owner", "model", "embedded_at"], name="vector_owner_model")]
 
@@ -208,7 +222,7 @@ class MemoryVector(models.Model):
         return f"Vector of memory {self.memory_id} ({self.model}, {self.dim})"
 
 
-class ConsolidationQuerySet(models.QuerySet):
+class ConsolidationQuerySet(OwnedQuerySet):
     def current(self):
         """Insights whose sources all still stand: the ones recall may use."""
         return self.filter(stale_at__isnull=True)
@@ -234,7 +248,7 @@ class Consolidation(models.Model):
     retired_at = models.DateTimeField(null=True, blank=True)
 
     objects = ActiveConsolidationManager()
-    all_objects = models.Manager()
+    all_objects = OwnedManager()
 
     class Meta:
         verbose_name = "consolidation"
@@ -261,12 +275,20 @@ class Consolidation(models.Model):
         return f"Consolidation {self.pk}: {self.insight[:60]}"
 
 
+class MemoryLinkQuerySet(models.QuerySet):
+    def owned_by(self, owner):
+        """Links within one space: both ends the owner's."""
+        return self.filter(from_memory__owner=owner, to_memory__owner=owner)
+
+
 class MemoryLink(models.Model):
     from_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_out")
     to_memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="links_in")
     relationship = models.CharField(max_length=500)
     consolidation = models.ForeignKey(Consolidation, on_delete=models.CASCADE, null=True, blank=True, related_name="links")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MemoryLinkQuerySet.as_manager()
 
     class Meta:
         verbose_name = "memory link"
@@ -307,6 +329,8 @@ class ConsolidationRun(models.Model):
     memories_consolidated = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 
+    objects = OwnedManager()
+
     class Meta:
         verbose_name = "consolidation run"
         verbose_name_plural = "consolidation runs"
@@ -333,6 +357,8 @@ class ProcessedFile(models.Model):
     error = models.TextField(blank=True)
     memory = models.ForeignKey(Memory, on_delete=models.SET_NULL, null=True, blank=True, related_name="inbox_files")
     processed_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
 
     class Meta:
         verbose_name = "inbox file"
@@ -402,6 +428,8 @@ class ApiToken(models.Model):
         order = list(self.Scope.values)
         return order.index(self.scope) >= order.index(needed)
 
+    objects = OwnedManager()
+
     class Meta:
         verbose_name = "API token"
         verbose_name_plural = "API tokens"
@@ -419,6 +447,8 @@ class RejectedContent(models.Model):
     memory_ref = models.PositiveBigIntegerField(null=True, blank=True, help_text="The memory it was (kept after a purge).")
     reason = models.CharField(max_length=200, blank=True)
     rejected_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
 
     class Meta:
         verbose_name = "rejected content"
@@ -480,6 +510,8 @@ class Event(models.Model):
     note = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
+    objects = OwnedManager()
+
     class Meta:
         verbose_name = "history event"
         verbose_name_plural = "history events"
@@ -505,6 +537,8 @@ class ProviderUsage(models.Model):
     calls = models.PositiveIntegerField(default=0)
     failures = models.PositiveIntegerField(default=0)
     breaker_trips = models.PositiveIntegerField(default=0)
+
+    objects = OwnedManager()
 
     class Meta:
         ordering = ["day"]

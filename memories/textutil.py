@@ -6,7 +6,6 @@ import hashlib
 import re
 import unicodedata
 from functools import lru_cache
-from collections import Counter
 
 # Counts written as words, as dates ("two weeks ago") and answers ("three times") use them.
 NUMBER_WORDS = {
@@ -108,22 +107,6 @@ def terms(text: str) -> list[str]:
 def sentences(text: str) -> list[str]:
     parts = (p.strip(" \t\r\n-*•") for p in _SENTENCE_RE.split(text))
     return [" ".join(p.split()) for p in parts if p and len(p.strip()) > 1]
-
-
-def keywords(text: str, limit: int = 6) -> list[str]:
-    """Most frequent content words (unstemmed form shown), ties broken by first use."""
-    counts: Counter[str] = Counter()
-    display: dict[str, str] = {}
-    order: dict[str, int] = {}
-    for i, w in enumerate(words(text)):
-        if w in STOPWORDS or len(w) < 3 or w.isdigit():
-            continue
-        s = stem(w)
-        counts[s] += 1
-        display.setdefault(s, w)
-        order.setdefault(s, i)
-    ranked = sorted(counts, key=lambda s: (-counts[s], order[s]))
-    return [display[s] for s in ranked[:limit]]
 
 
 def estimate_tokens(text: str) -> int:

@@ -60,8 +60,13 @@ class TimedTransactions:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=5000)
-    parser.add_argument("--old", action="store_true", help="also time the previous importer (git HEAD~ of portability.py)")
-    parser.add_argument("--old-rev", default="", help="the commit whose portability.py is the old importer")
+    parser.add_argument("--old", action="store_true", help="also time the previous importer (git HEAD~ of --old-path)")
+    parser.add_argument("--old-rev", default="", help="the commit whose --old-path is the old importer")
+    parser.add_argument(
+        "--old-path",
+        default="memories/services/importer.py",
+        help="the old importer's path in that commit (before the split: memories/services/portability.py)",
+    )
     parser.add_argument("--pause", type=float, nargs="*", default=None, help="SQLITE_PAUSE values to compare (seconds)")
     parser.add_argument("--memory-batch", type=int, default=0, help="MEMORY_BATCH to use instead of the importer's")
     args = parser.parse_args()
@@ -80,7 +85,8 @@ def main():
     from django_q.conf import Conf
 
     from memories.models import Consolidation, Event, Memory, MemoryLink, content_hash
-    from memories.services import portability
+    from memories.services import importer
+    from memories.services.export import export_space
 
     Conf.SYNC = False  # queued tasks go to the ORM broker, not run here
     call_command("migrate", verbosity=0)
@@ -116,7 +122,7 @@ def main():
     for start in range(0, len(memories), 50):
         insight = Consolidation.objects.create(owner=alice, summary=f"Batch {start}", insight=f"Insight over {start}")
         insight.sources.set(memories[start : start + 50])
-    data = b"".join(portability.export_space(owner=alice))
+    data = b"".join(export_space(owner=alice))
     print(
         f"seeded and exported {args.memories:,} memories, {args.memories:,} events, {args.memories - 1:,} links "
         f"({len(data) / 1e6:.1f} MB) in {time.perf_counter() - started:.1f}s ({data_dir})"
@@ -163,22 +169,22 @@ def main():
 
     print(f"\n{'import':<34} {'txns':>6} {'longest ms':>10} {'median ms':>10} {'total s':>8} {'writer ms':>11}")
     if args.memory_batch:
-        portability.MEMORY_BATCH = args.memory_batch
-    print(f"memories {portability.MEMORY_BATCH} a transaction, other records {portability.BATCH}")
-    for i, pause in enumerate(args.pause or [portability.SQLITE_PAUSE]):
-        portability.SQLITE_PAUSE = pause
+        importer.MEMORY_BATCH = args.memory_batch
+    print(f"memories {importer.MEMORY_BATCH} a transaction, other records {importer.BATCH}")
+    for i, pause in enumerate(args.pause or [importer.SQLITE_PAUSE]):
+        importer.SQLITE_PAUSE = pause
         bob = users.create_user(f"bob-{i}", password="bench-password-123")
-        timed(portability, bob, f"into an empty space, pause {pause * 1000:.0f} ms")
-        timed(portability, bob, f"again into the same space, pause {pause * 1000:.0f} ms")
+        timed(importer, bob, f"into an empty space, pause {pause * 1000:.0f} ms")
+        timed(importer, bob, f"again into the same space, pause {pause * 1000:.0f} ms")
     if args.old:
         rev = args.old_rev or "HEAD~"
         source = subprocess.run(
-            ["git", "show", f"{rev}:memories/services/portability.py"], cwd=ROOT, capture_output=True, text=True, check=True
+            ["git", "show", f"{rev}:{args.old_path}"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout
-        old = types.ModuleType("memories.services._portability_old")
+        old = types.ModuleType("memories.services._importer_old")
         old.__package__ = "memories.services"
         sys.modules[old.__name__] = old  # dataclasses look their module up
-        exec(compile(source, f"{rev}:portability.py", "exec"), old.__dict__)  # noqa: S102 - the repository's own file
+        exec(compile(source, f"{rev}:{args.old_path}", "exec"), old.__dict__)  # noqa: S102 - the repository's own file
         timed(old, users.create_user("carol", password="bench-password-123"), f"old importer ({rev}), empty space")
 
 

@@ -63,7 +63,8 @@ def main() -> None:
     from django.core.management import call_command
 
     import memories.recall as recall_package
-    from memories import embeddings, search
+    from memories import embeddings
+    from memories.recall import search
     from memories.management.commands.evaluate import bulk_remember, load_locomo
     from memories.recall import recall
     from memories.recall.meaning import MeaningArm

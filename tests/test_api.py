@@ -328,6 +328,13 @@ def test_query_bad_inputs(api, query, status):
     assert response.json()["detail"]
 
 
+def test_a_blank_question_is_refused_in_the_same_words_by_recall_and_query(api):
+    # services.query.clean_question: one check for the API, MCP and the pages.
+    for path in ("/api/recall", "/api/query"):
+        response = api.get(path, {"q": "  \t "})
+        assert response.status_code == 400 and response.json()["detail"] == "Ask a question.", path
+
+
 def test_consolidate_endpoint(api, notes):
     response = api.post("/api/consolidate")
     assert response.status_code == 200

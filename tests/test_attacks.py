@@ -721,7 +721,7 @@ def test_api_refuses_oversized_multipart_bodies_in_json(user):
 
 
 def _export_lines(owner) -> list[bytes]:
-    from memories.services.portability import export_space
+    from memories.services.export import export_space
 
     return b"".join(export_space(owner=owner)).splitlines(keepends=True)
 
@@ -752,7 +752,7 @@ def _edited(lines: list[bytes], kind: str, change) -> io.BytesIO:
 
 
 def test_an_edited_text_with_a_recomputed_checksum_does_not_keep_the_old_hash(user, other_user, memory_factory):
-    from memories.services.portability import import_space
+    from memories.services.importer import import_space
 
     original = "The vault code is 4711 and only Alice knows it."
     memory_factory(original)
@@ -781,7 +781,7 @@ def test_an_edited_text_with_a_recomputed_checksum_does_not_keep_the_old_hash(us
     ids=lambda c: next(iter(c)),
 )
 def test_field_types_the_app_never_writes_are_refused_and_nothing_is_imported(user, other_user, memory_factory, change):
-    from memories.services.portability import ImportRefused, import_space
+    from memories.services.importer import ImportRefused, import_space
 
     memory_factory("An ordinary note about the garden.")
     with pytest.raises(ImportRefused) as refused:
@@ -795,7 +795,7 @@ def test_field_types_the_app_never_writes_are_refused_and_nothing_is_imported(us
 
 
 def test_imported_history_is_marked_imported_and_never_credited_to_the_importer(user, other_user):
-    from memories.services.portability import import_space
+    from memories.services.importer import import_space
 
     token = api_client(user)
     assert token.post("/api/ingest", {"text": "Alice's note via her token."}, content_type="application/json").status_code == 201
@@ -806,7 +806,7 @@ def test_imported_history_is_marked_imported_and_never_credited_to_the_importer(
 
 
 def test_a_file_name_with_windows_parent_folders_is_imported_as_a_plain_name(user, other_user, settings):
-    from memories.services.portability import import_space
+    from memories.services.importer import import_space
 
     ingest_file(owner=user, fileobj=io.BytesIO(b"plain notes " * 10), name="notes.txt")
 
@@ -821,7 +821,7 @@ def test_a_file_name_with_windows_parent_folders_is_imported_as_a_plain_name(use
 
 def test_vectors_are_made_after_an_import(user, other_user, memory_factory, settings, fake_openai, sync_tasks):
     from memories.models import MemoryVector
-    from memories.services.portability import import_space
+    from memories.services.importer import import_space
 
     settings.MEMORY_LLM_PROVIDER, settings.OPENAI_MODEL = "offline", ""
     for text in ("The boat is moored at pier 4.", "The sails were repaired in May.", "Winter storage is in Hamble."):
@@ -835,14 +835,14 @@ def test_vectors_are_made_after_an_import(user, other_user, memory_factory, sett
 def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was_stored(
     user, other_user, memory_factory, monkeypatch
 ):
-    from memories.services import portability
+    from memories.services import importer
 
-    monkeypatch.setattr(portability, "MEMORY_BATCH", 2)
+    monkeypatch.setattr(importer, "MEMORY_BATCH", 2)
     for i in range(5):
         memory_factory(f"Note number {i} about the allotment.")
     data = b"".join(_export_lines(user))
     opened = []
-    real_atomic = portability.transaction.atomic
+    real_atomic = importer.transaction.atomic
 
     @contextmanager
     def counted(*args, **kwargs):
@@ -853,10 +853,10 @@ def test_an_import_writes_in_short_transactions_and_a_late_failure_says_what_was
     def disk_full(self, records):
         raise OSError("disk full")
 
-    monkeypatch.setattr(portability.transaction, "atomic", counted)
-    monkeypatch.setattr(portability._Writer, "_event_batch", disk_full)
-    with pytest.raises(portability.ImportStopped) as stopped:
-        portability.import_space(owner=other_user, lines=io.BytesIO(data))
+    monkeypatch.setattr(importer.transaction, "atomic", counted)
+    monkeypatch.setattr(importer._Writer, "_event_batch", disk_full)
+    with pytest.raises(importer.ImportStopped) as stopped:
+        importer.import_space(owner=other_user, lines=io.BytesIO(data))
     assert "Stored before it: 5 memories" in str(stopped.value) and "disk full" in str(stopped.value)
     assert Memory.objects.filter(owner=other_user).count() == 5
     assert len(opened) >= 3  # five memories in batches of two: three transactions at least
@@ -1033,7 +1033,7 @@ def test_a_storage_quota_stops_uploads_that_would_fill_the_disk(user, settings):
 
 
 def test_records_out_of_the_exports_order_are_refused(user, other_user, memory_factory):
-    from memories.services.portability import ImportRefused, import_space
+    from memories.services.importer import ImportRefused, import_space
 
     memory_factory("A note that will come last.")
     lines = _export_lines(user)

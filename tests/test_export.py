@@ -26,9 +26,10 @@ from memories.services import (
     supersede_memory,
     update_memory,
 )
-from memories.services import portability
+from memories.services import export
+from memories.services.export import export_space
 from memories.services.history import Actor
-from memories.services.portability import ImportRefused, export_space, import_space
+from memories.services.importer import ImportRefused, import_space
 from memories.services.tokens import create_token
 
 FALCON = [
@@ -47,7 +48,7 @@ PDF_TEXT = b"Quarterly notes: Falcon is on track. " * 40
 @pytest.fixture
 def small_chunks(monkeypatch):
     # Several file pieces for a small file: the chunking is exercised without big files.
-    monkeypatch.setattr(portability, "FILE_CHUNK", 256)
+    monkeypatch.setattr(export, "FILE_CHUNK", 256)
 
 
 def build_space(owner) -> dict:
@@ -115,7 +116,7 @@ def canonical(owner) -> dict:
     return {
         "memories": [
             (
-                {name: getattr(m, name) for name in (*portability.MEMORY_FIELDS, *portability.FACT_FIELDS)},
+                {name: getattr(m, name) for name in (*export.MEMORY_FIELDS, *export.FACT_FIELDS)},
                 ref(m.duplicate_of_id),
                 ref(m.superseded_by_id),
                 ref(m.outdated_by_id),

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "memories"
 
 # The layer of each first part of a module's name under memories/ (higher calls lower).
-BASE = {"models", "textutil", "search", "currency", "readable", "ratelimit", "logredact", "logs", "schedule", "modelapi"}
+BASE = {"models", "textutil", "ratelimit", "logredact", "logs", "schedule", "modelapi"}
 CORE = {"recall", "embeddings", "llm", "extract"}
 SERVICES = {"services"}
 LAYER = {**{name: 0 for name in BASE}, **{name: 1 for name in CORE}, **{name: 2 for name in SERVICES}}

@@ -80,7 +80,8 @@ def test_memory_page_shows_every_state_to_its_owner_and_nothing_to_others(user, 
     assert [e.action for e in page.events] and page.context()["memory"] == new
     gone = browse.memory_page(owner=user, memory_id=old.pk)
     assert gone.memory.state == Memory.State.SUPERSEDED
-    assert browse.memory_page(owner=other_user, memory_id=new.pk) is None
+    with pytest.raises(Memory.DoesNotExist):  # access_memory: someone else's is not found
+        browse.memory_page(owner=other_user, memory_id=new.pk)
 
 
 def test_run_state_from_idle_to_queued_to_running_to_finished(user, other_user, memory_factory):

@@ -53,7 +53,7 @@ def test_commands_print_only_their_results_into_a_pipe(tmp_path, user):
 def test_rebuild_reports_progress_in_chunks(monkeypatch, memory_factory):
     from django.db import connection
 
-    from memories import search
+    from memories.recall import search
 
     for i in range(5):
         memory_factory(f"Chunked note {i} about the harbour and boats {i}.")

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from memories import search
+from memories.recall import search
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.recall import FULL_TEXT_RANKS, date_spans, recall
 
@@ -99,7 +99,7 @@ def test_every_arm_reads_the_memories_of_one_rule(user, other_user, memory_facto
     """readable.py states which memories recall may read once; the ORM filter, the plain
     SQL recall's arms use and the full-text index's scope all follow it. Expiry passes
     with time, so only the ORM filter and recall's final list apply it."""
-    from memories.readable import READABLE_BY_DATE_SQL, READABLE_SQL, readable_memories
+    from memories.recall.readable import READABLE_BY_DATE_SQL, READABLE_SQL, readable_memories
 
     def note(what, **kw):
         return memory_factory(f"Zeppelin note: {what}.", occurred_at=when(2024, 5, 1), **kw)

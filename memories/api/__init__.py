@@ -28,6 +28,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from .. import __version__
 from ..llm import ProviderError
+from ..models import Memory
 from ..services import RefusedError, RejectedContentError, busy
 from .auth import session_auth, token_auth
 from .common import RateLimited
@@ -140,6 +141,12 @@ def _rate_limited(request, exc):
 @api.exception_handler(Http404)
 def _not_found(request, exc):
     return _error(request, 404, "Not found.")
+
+
+@api.exception_handler(Memory.DoesNotExist)
+def _no_such_memory(request, exc):
+    # access_memory's refusal, alike for a missing memory and someone else's: "No memory N."
+    return _error(request, 404, str(exc))
 
 
 @api.exception_handler(RefusedError)

@@ -40,7 +40,7 @@ def actor(request) -> Actor:
 
 def own_consolidations(request) -> QuerySet[Consolidation]:
     # Only the owner's memories count as sources, whatever rows the table holds.
-    return Consolidation.objects.filter(owner=request.auth).prefetch_related(source_prefetch(owner=request.auth))
+    return Consolidation.objects.owned_by(request.auth).prefetch_related(source_prefetch(owner=request.auth))
 
 
 class Paging(Schema):

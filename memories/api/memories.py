@@ -17,6 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..models import Memory
 from ..services import (
+    access_memory,
     browse,
     RestoreError,
     RetryError,
@@ -47,12 +48,9 @@ def with_connections(memories: QuerySet[Memory], *, owner) -> QuerySet[Memory]:
 
 
 def own_memory(request, memory_id: int) -> Memory:
-    """The caller's memory, or 404 whether it does not exist or is someone else's, in the
-    words every other route here uses for an id it does not know."""
-    memory = with_connections(Memory.objects.filter(owner=request.auth, pk=memory_id), owner=request.auth).first()
-    if memory is None:
-        raise HttpError(404, f"No memory {memory_id}.")
-    return memory
+    """The caller's memory with its connections, or a 404 whether it does not exist or is
+    someone else's (access_memory's Memory.DoesNotExist; api/__init__.py maps it)."""
+    return access_memory(request.auth, memory_id, memories=with_connections(Memory.objects, owner=request.auth))
 
 
 # --- the list ------------------------------------------------------------------------------
@@ -239,10 +237,7 @@ def memory_update(request, payload: s.MemoryPatch, memory_id: int = MemoryId):
         for field, value in payload.model_dump(exclude_unset=True).items()
         if value is not None or field == "expires_at"
     }
-    try:
-        update_memory(owner=request.auth, memory_id=memory_id, changes=changes, actor=actor(request))
-    except Memory.DoesNotExist:
-        raise HttpError(404, f"No memory {memory_id}.") from None
+    update_memory(owner=request.auth, memory_id=memory_id, changes=changes, actor=actor(request))
     return own_memory(request, memory_id)
 
 

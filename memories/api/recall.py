@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ..recall import RecallResult
 from ..services import answer_question
-from ..services.query import recall_context
+from ..services.query import clean_question, recall_context
 from . import schemas as s
 from .common import actor, enforce_rate
 
@@ -47,9 +47,7 @@ class RecallParams(Schema):
 )
 def recall(request, params: Query[RecallParams]):
     enforce_rate(request, "recall")
-    question = " ".join(params.q.split())
-    if not question:
-        raise HttpError(400, "Ask a question.")
+    question = clean_question(params.q)
     try:
         result = recall_context(owner=request.auth, question=question, strategy=params.strategy, k=params.k)
     except ValueError as exc:

@@ -154,7 +154,7 @@ class MemoryDetail(MemoryOut):
 
     @staticmethod
     def resolve_supersedes(obj: Memory) -> list[int]:
-        return list(Memory.objects.filter(owner_id=obj.owner_id, outdated_by=obj).order_by("pk").values_list("pk", flat=True))
+        return list(Memory.objects.owned_by(obj.owner_id).filter(outdated_by=obj).order_by("pk").values_list("pk", flat=True))
 
 
 class MemoryList(Schema):

@@ -11,7 +11,7 @@ from ninja import Router
 
 from ..embeddings import status as embeddings_status
 from ..services import clear_owner
-from ..services.portability import export_space
+from ..services.export import export_space
 from ..services.status import engine_status, space_counts
 from .common import actor, needs_scope
 

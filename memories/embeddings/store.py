@@ -3,7 +3,7 @@
 
 Hidden memories keep no vector. A memory deleted, superseded or found a near-duplicate
 loses its vector at that moment, by a trigger in the database (as the full-text index's
-scope token follows the same columns: search.py), so every code path that hides a memory
+scope token follows the same columns: recall/search.py), so every code path that hides a memory
 (ORM save, queryset update, raw SQL) is covered without having to remember to, and a
 vector computed for a memory hidden meanwhile is not stored. What hidden memories held
 must not move how visible ones rank: the meaning arm's "typical memory" (embeddings/

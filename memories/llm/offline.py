@@ -26,13 +26,14 @@ from .base import (
 # Kept for callers that read them from here; the linear versions live in extractive.entities.
 DATE_RE = entities_mod.DATE_RE
 AMOUNT_RE = entities_mod.AMOUNT_RE
-MONTHS = "|".join(entities_mod.MONTH_NAMES)
+MONTHS = "|".join(textutil.MONTH_NAMES)
 # Words that open a sentence but are not names (recall's speaker signal reads them too).
 NOT_ENTITIES = textutil.NOT_ENTITIES
 # When something happened, said the way people say it ("last weekend", "two days ago").
 RELATIVE_TIME_RE = re.compile(
     r"\b(?:yesterday|tonight|recently|tomorrow|(?:last|this|next|past)\s+(?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
+    + "|".join(textutil.WEEKDAYS)
+    + r")|(?:\d+|a|an|one|two|three|four|five|six|few|couple of)\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
     re.I,
 )
 # Someone reporting what they did or have: "I joined", "we went", "my daughter".

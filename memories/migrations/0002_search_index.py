@@ -1,4 +1,4 @@
-"""The lexical index recall ranks with (see memories/search.py): an FTS5 table kept in step
+"""The lexical index recall ranks with (see memories/recall/search.py): an FTS5 table kept in step
 by triggers on SQLite, a generated tsvector column with a GIN index on PostgreSQL. Other
 databases get nothing and recall falls back to a slow scan."""
 
@@ -6,7 +6,7 @@ from django.db import migrations
 
 
 def forwards(apps, schema_editor):
-    from memories import search
+    from memories.recall import search
 
     search.install(schema_editor.connection)
     # Memories stored before this migration are indexed too.
@@ -14,7 +14,7 @@ def forwards(apps, schema_editor):
 
 
 def backwards(apps, schema_editor):
-    from memories import search
+    from memories.recall import search
 
     search.uninstall(schema_editor.connection)
 

@@ -1,4 +1,4 @@
-"""Recall's lexical index, version 2 (see memories/search.py): on SQLite a contentless FTS5
+"""Recall's lexical index, version 2 (see memories/recall/search.py): on SQLite a contentless FTS5
 table that also indexes a scope token (the owner, while the memory is readable), so a
 search filters by owner and ranks inside FTS instead of joining every match to
 memories_memory. Its triggers now also follow status, owner and the soft-delete columns.
@@ -8,7 +8,7 @@ from django.db import migrations
 
 
 def forwards(apps, schema_editor):
-    from memories import search
+    from memories.recall import search
 
     # Replace the old layout and fill the new one from the stored memories.
     if schema_editor.connection.vendor == "sqlite":

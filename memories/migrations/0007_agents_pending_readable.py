@@ -7,7 +7,7 @@ from django.db import migrations
 
 
 def forwards(apps, schema_editor):
-    from memories import search
+    from memories.recall import search
 
     if schema_editor.connection.vendor == "sqlite":
         search.install(schema_editor.connection)

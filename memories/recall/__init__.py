@@ -12,9 +12,9 @@ Strategies:
   (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
   question names (speaker.py), the key words of the best matches (feedback.py), the
   turns around a hit in the same conversation and memories linked to it
-  (neighbours.py), what is true now (currency.py); the token budget (budget.py) decides
+  (neighbours.py), what is true now (current.py); the token budget (budget.py) decides
   what is read, with the consolidations over what was found (consolidations.py). Which
-  memories any of it may read is memories/readable.py.
+  memories any of it may read is readable.py; the full-text index it searches is search.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from datetime import datetime
 from django.conf import settings
 
 from ..models import Memory
-from ..readable import READABLE_STATUSES, readable_memories, usable_consolidations
+from .readable import READABLE_STATUSES, readable_memories, usable_consolidations
 from .budget import FULL_TEXT_RANKS, max_context_tokens
 from .dates import DateSpan, date_spans
 from .fusion import fuse
@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 # Read-your-writes: a memory still waiting for extraction is read by its raw text (see
-# memories/readable.py), and says so.
+# readable.py), and says so.
 PENDING_REASON = "pending: saved, not extracted yet (found by its text)"
 
 STRATEGIES = {"hybrid": recall_hybrid, "recent": recall_recent}

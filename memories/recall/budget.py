@@ -10,7 +10,7 @@ from ..llm.base import AnswerContext
 from ..models import Memory
 from ..textutil import estimate_tokens
 from .candidates import Candidate
-from ..readable import READABLE_SQL, readable_memories
+from .readable import READABLE_SQL, readable_memories
 from .sql import MEMORY_TABLE
 from .result import memory_note
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from .dates import DateSpan
-from ..readable import READABLE_SQL
+from .readable import READABLE_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
 from .words import keys

@@ -7,7 +7,7 @@ from collections import defaultdict
 from django.db.models import Q
 
 from ..models import Consolidation
-from ..readable import usable_consolidations
+from .readable import usable_consolidations
 from .result import Recalled
 from .words import cached_stem, terms
 

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from django.db import connection
 from django.utils import timezone
 
-from ..readable import READABLE_BY_DATE_SQL
+from .readable import READABLE_BY_DATE_SQL
 from ..textutil import NUMBER_WORDS
 from .sql import MEMORY_TABLE
 

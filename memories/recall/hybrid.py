@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from .. import currency, search
+from . import current, search
 from ..textutil import fold
 from . import feedback, lexical, meaning, neighbours, newer, speaker
 from .budget import within_budget
@@ -68,7 +68,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     # What is true now: expired memories out, each superseded one below its successor.
-    ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
+    ranked = current.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
     ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)
     chosen, brief = within_budget(owner, ranked, k)
     explainer = Explainer(q_words, expansion, fallback=fallback)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import search
+from . import search
 
 
 def relevance(owner, query: list[str], pool: int) -> dict[int, float]:

@@ -10,7 +10,7 @@ from collections import defaultdict
 from django.db import connection
 
 from .candidates import Candidate
-from ..readable import READABLE_SQL
+from .readable import READABLE_SQL
 from .sql import LINK_TABLE, MEMORY_TABLE, placeholders
 
 W_NEIGHBOUR = 0.5  # share of a hit's score a turn next to it gets (halved per step away)

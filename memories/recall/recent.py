@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..readable import readable_memories, usable_consolidations
+from .readable import readable_memories, usable_consolidations
 from .result import RecallResult, Recalled
 
 RECENT_CONSOLIDATIONS = 10

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from django.db.models.functions import Substr
 
-from ..readable import readable_memories
+from .readable import readable_memories
 from ..textutil import NOT_ENTITIES
 from .words import cached_stem
 

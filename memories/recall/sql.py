@@ -1,6 +1,6 @@
 """Recall reads memories with plain SQL: a few hundred rows a question, where the ORM's
 query building and row conversion cost more than the database does. Which rows it may
-read is memories/readable.py."""
+read is readable.py."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .. import search
+from . import search
 from ..textutil import STOPWORDS, fold, stem, words
 
 # Recall stems the same few thousand words over and over; remembering them is most of its speed.

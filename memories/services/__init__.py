@@ -1,17 +1,13 @@
 """The flows of the design as plain functions. Views, tasks, commands, the API and admin
 actions call these, never each other."""
 
-from .browse import filter_memories, get_memory
+from .browse import filter_memories
 from .bulk import bulk_remember
 from .consolidate import ConsolidationBusy, consolidate_all, consolidate_owner, queue_consolidation
-from .errors import EditError, IngestError, RefusedError, RestoreError, RetryError
+from .errors import EditError, IngestError, QuestionError, RefusedError, RestoreError, RetryError
 from .history import INBOX_WATCHER, SCHEDULER, SYSTEM, Actor, consolidation_history, memory_history
-from .ingest import (
-    IngestResult,
-    RejectedContentError,
+from .extraction import (
     extract_memory,
-    ingest_file,
-    ingest_text,
     needs_model_memories,
     queue_extraction,
     reextract_memory,
@@ -20,6 +16,7 @@ from .ingest import (
     retry_memory,
     should_yield,
 )
+from .ingest import IngestResult, RejectedContentError, ingest_file, ingest_text
 from .lifecycle import (
     approve_memory,
     clear_owner,
@@ -35,7 +32,7 @@ from .lifecycle import (
     update_memory,
 )
 from .forgetting import apply_retention, fade_importance, maintain, mark_used
-from .owners import default_owner, may_fetch_original, resolve_owner
+from .owners import access_memory, default_owner, may_fetch_original, resolve_owner
 from .query import QueryResult, answer_question
 from .updates import detect_updates, mark_superseded, recent_updates, undo_update
 
@@ -51,9 +48,11 @@ __all__ = [
     "RefusedError",
     "RestoreError",
     "RetryError",
+    "QuestionError",
     "QueryResult",
     "RejectedContentError",
     "answer_question",
+    "access_memory",
     "approve_memory",
     "bulk_remember",
     "clear_owner",
@@ -68,7 +67,6 @@ __all__ = [
     "deleted_memories",
     "extract_memory",
     "filter_memories",
-    "get_memory",
     "ingest_file",
     "ingest_text",
     "needs_model_memories",

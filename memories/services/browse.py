@@ -1,7 +1,7 @@
 """Listing and searching an owner's memories for the bank page and the API.
 
 Text search and the topic and entity filters go through the full-text index recall uses
-(search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
+(recall/search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
 "tulips" finds "tulip" and a filter over 100,000 memories reads the index instead of
 every row. A topic or entity filter is an exact match on one list item, checked on the
 few rows the index returns; the JSON is read as JSON, so "Zürich" matches however the
@@ -26,12 +26,13 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
-from ..search import FTS_TABLE, PG_COLUMN, TEXT_COLUMNS
+from ..recall import search
+from ..recall.search import TEXT_COLUMNS
 from . import fields
 from .entities import spellings
 from .history import memory_history
 from .inbox import refused_files
-from .owners import may_fetch_original
+from .owners import access_memory, may_fetch_original
 from .status import RunState, consolidation_run
 from .updates import recent_updates
 
@@ -57,51 +58,10 @@ def _words(text: str) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:MAX_SEARCH_WORDS]
 
 
-def _fts5_phrase(words: list[str]) -> str:
-    # Only \w characters are left, so nothing here can end the quoted string or be FTS syntax.
-    return '"' + " ".join(words) + '"'
-
-
 # A filter whose index lookup finds at most this many candidates is answered from that id
 # list (exact count, no walk over the owner's rows); more, and the page walks the owner's
 # rows in order, checking each (a common value fills a page within a few rows).
 CANDIDATE_LIMIT = 2000
-
-
-def _candidate_ids(
-    columns: tuple[str, ...], words: list[str], *, phrase: bool, within: list[int] | None = None
-) -> list[int] | None:
-    """Ids of memories (any owner, any state) whose columns hold the words (all of them,
-    or as one phrase), from the index; None when there are more than CANDIDATE_LIMIT or
-    no index to ask (another database). `within` (ids another filter found) narrows it."""
-    # Ids are ints from the database, written into the SQL as such.
-    narrow = f" AND {{id}} IN ({', '.join(str(int(pk)) for pk in within)})" if within else ""
-    if within is not None and not within:
-        return []
-    if connection.vendor == "sqlite":
-        terms = _fts5_phrase(words) if phrase else " AND ".join(_fts5_phrase([w]) for w in words)
-        sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s{narrow.format(id='rowid')} LIMIT %s"
-        params = [f"{{{' '.join(columns)}}} : ({terms})", CANDIDATE_LIMIT + 1]
-    elif connection.vendor == "postgresql":
-        # The tsvector holds every text column; plainto/phraseto parse the words safely.
-        function = "phraseto_tsquery" if phrase else "plainto_tsquery"
-        sql = f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ {function}('english', %s){narrow.format(id='id')} LIMIT %s"
-        params = [" ".join(words), CANDIDATE_LIMIT + 1]
-    else:
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        ids = [row[0] for row in cursor.fetchall()]
-    return ids if len(ids) <= CANDIDATE_LIMIT else None
-
-
-def _matching_ids(columns: tuple[str, ...], words: list[str]) -> RawSQL | None:
-    if connection.vendor == "sqlite":
-        match = f"{{{' '.join(columns)}}} : ({' AND '.join(_fts5_phrase([w]) for w in words)})"
-        return RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
-    if connection.vendor == "postgresql":
-        return RawSQL(f"SELECT id FROM memories_memory WHERE {PG_COLUMN} @@ plainto_tsquery('english', %s)", [" ".join(words)])
-    return None
 
 
 def _has_item(column: str, value: str) -> RawSQL:
@@ -122,7 +82,7 @@ def _filter_item(
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
     words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
-    ids = _candidate_ids((column,), words, phrase=True, within=within) if words else None
+    ids = search.candidate_ids((column,), words, phrase=True, limit=CANDIDATE_LIMIT, within=within) if words else None
     if ids is not None:
         memories = memories.filter(pk__in=ids)
     return memories.filter(_has_item(column, value)), ids if ids is not None else within
@@ -132,9 +92,9 @@ def _search(memories: QuerySet[Memory], q: str, within: list[int] | None) -> Que
     words = _words(q)
     if not words:
         return memories
-    if (ids := _candidate_ids(TEXT_COLUMNS, words, phrase=False, within=within)) is not None:
+    if (ids := search.candidate_ids(TEXT_COLUMNS, words, phrase=False, limit=CANDIDATE_LIMIT, within=within)) is not None:
         return memories.filter(pk__in=ids)
-    if (matching := _matching_ids(TEXT_COLUMNS, words)) is not None:
+    if (matching := search.matching_ids(TEXT_COLUMNS, words)) is not None:
         return memories.filter(pk__in=matching)
     for word in words:
         memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)
@@ -186,7 +146,7 @@ def filter_memories(
     cheap enough to page through 100,000 rows). Text search matches every word, stemmed, in
     the text, summary, entities, topics or source. date_from and date_to are whole days,
     both included, of occurred_at or created_at (date_by)."""
-    memories = Memory.objects.filter(owner=owner)
+    memories = Memory.objects.owned_by(owner)
     within = None
     field = DATE_FIELDS.get(date_by, "occurred_at")
     date_from, date_to = clamp_day(date_from), clamp_day(date_to)
@@ -227,11 +187,6 @@ def _unindexed(field: str):
     return column.desc() if field.startswith("-") else column.asc()
 
 
-def get_memory(*, owner, memory_id: int) -> Memory | None:
-    """One of the owner's live memories, or None (also when it is someone else's)."""
-    return Memory.objects.filter(owner=owner, pk=memory_id).first()
-
-
 def count_matches(memories: QuerySet[Memory], *, cap: int | None = None) -> tuple[int, bool]:
     """How many memories a filtered list holds, counted up to `cap` (True when there are
     more): counting every match of a common word costs a scan; "1,000+" does not."""
@@ -247,7 +202,7 @@ def facets(*, owner, column: str, limit: int = MAX_FACETS) -> tuple[list[tuple[s
     reading every row's JSON at 100,000 memories takes seconds."""
     if column not in ("topics", "entities"):
         raise ValueError(column)
-    live = Memory.objects.filter(owner=owner)
+    live = Memory.objects.owned_by(owner)
     total = live.count()
     key = f"memories:facets:{owner.pk}:{column}:{total}"
     if (cached := cache.get(key)) is not None:
@@ -311,7 +266,7 @@ def bank_page(*, owner, after: int | None = None, before: int | None = None, siz
     total, more = _bank_count(memories, filters)
     order = SORTS.get(filters.get("sort") or "new", SORTS["new"])
     anchor_id = after or before
-    anchor = Memory.objects.filter(owner=owner, pk=anchor_id).first() if anchor_id else None
+    anchor = Memory.objects.owned_by(owner).filter(pk=anchor_id).first() if anchor_id else None
     if anchor is not None and before:
         backwards = [o[1:] if o.startswith("-") else f"-{o}" for o in order]
         rows = list(_keyset(memories, order, anchor, forward=False).order_by(*backwards)[: size + 1])
@@ -359,14 +314,12 @@ def _with_link_counts(memories: list[Memory], *, owner) -> list[Memory]:
     return memories
 
 
-def find_memory(*, owner, memory_id: int) -> Memory | None:
+def any_state(*, owner, memory_id: int) -> Memory:
     """One of the owner's memories in any state, deleted and superseded included (its page
-    still shows what happened to it and offers the way back); None for anyone else's."""
-    return (
-        Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by")
-        .filter(owner=owner, pk=memory_id)
-        .first()
-    )
+    still shows what happened to it and offers the way back), with what it points to;
+    Memory.DoesNotExist for anyone else's (access_memory)."""
+    related = Memory.all_objects.select_related("duplicate_of", "superseded_by", "outdated_by")
+    return access_memory(owner, memory_id, memories=related)
 
 
 @dataclass
@@ -384,25 +337,24 @@ class MemoryPage:
         return dict(vars(self))
 
 
-def memory_page(*, owner, memory_id: int) -> MemoryPage | None:
-    """What a memory's page shows, in any state of the memory; None when it is not the owner's."""
-    memory = find_memory(owner=owner, memory_id=memory_id)
-    if memory is None:
-        return None
+def memory_page(*, owner, memory_id: int) -> MemoryPage:
+    """What a memory's page shows, in any state of the memory; Memory.DoesNotExist when it
+    is not the owner's."""
+    memory = any_state(owner=owner, memory_id=memory_id)
     # memory_links: only links whose other end is the owner's too, newest first, out then in.
     links = list(memory_links(owner=owner, memory=memory).select_related("from_memory", "to_memory").order_by("-created_at"))
     return MemoryPage(
         memory=memory,
         connections=[(link.relationship, link.to_memory, "to") for link in links if link.from_memory_id == memory.pk]
         + [(link.relationship, link.from_memory, "from") for link in links if link.from_memory_id != memory.pk],
-        consolidations=memory.consolidations.filter(owner=owner).order_by("-created_at"),
-        inbox_files=ProcessedFile.objects.filter(owner=owner, memory=memory),
+        consolidations=memory.consolidations.owned_by(owner).order_by("-created_at"),
+        inbox_files=ProcessedFile.objects.owned_by(owner).filter(memory=memory),
         events=memory_history(owner=owner, memory_id=memory.pk),
         # The live managers hide these (they are out of the record), but the page should say they exist.
-        older_versions=Memory.all_objects.filter(owner=owner, superseded_by=memory).order_by("-created_at"),
-        near_duplicates=Memory.objects.filter(owner=owner, duplicate_of=memory).order_by("pk"),
+        older_versions=Memory.all_objects.owned_by(owner).filter(superseded_by=memory).order_by("-created_at"),
+        near_duplicates=Memory.objects.owned_by(owner).filter(duplicate_of=memory).order_by("pk"),
         # Facts change: the older facts this memory superseded.
-        outdates=Memory.objects.filter(owner=owner, outdated_by=memory).order_by("-occurred_at"),
+        outdates=Memory.objects.owned_by(owner).filter(outdated_by=memory).order_by("-occurred_at"),
     )
 
 
@@ -431,18 +383,19 @@ def source_prefetch(*, owner, deleted_too: bool = False) -> Prefetch:
     """A prefetch of consolidations' `sources` that holds only the owner's memories, by id;
     `deleted_too`: deleted and superseded ones as well (a stale insight shows which left)."""
     memories = Memory.all_objects if deleted_too else Memory.objects
-    return Prefetch("sources", queryset=memories.filter(owner=owner).order_by("pk"))
+    return Prefetch("sources", queryset=memories.owned_by(owner).order_by("pk"))
 
 
 def owned_source_ids(consolidation: Consolidation) -> list[int]:
     """The ids of a consolidation's live sources that are its owner's, in order."""
-    return list(consolidation.sources.filter(owner_id=consolidation.owner_id).order_by("pk").values_list("pk", flat=True))
+    return list(consolidation.sources.owned_by(consolidation.owner_id).order_by("pk").values_list("pk", flat=True))
 
 
 def memory_consolidations(*, owner, memory: Memory) -> QuerySet[Consolidation]:
     """The owner's insights that have this memory among their sources, newest first."""
     return (
-        Consolidation.objects.filter(owner=owner, sources=memory)
+        Consolidation.objects.owned_by(owner)
+        .filter(sources=memory)
         .prefetch_related(source_prefetch(owner=owner))
         .order_by("-created_at", "-id")
     )
@@ -458,9 +411,12 @@ def history_page(*, owner, memory_id: int) -> HistoryPage | None:
     """Who changed one of the owner's memories, newest first, also after a purge; None when
     the owner never had a memory with that id."""
     events = memory_history(owner=owner, memory_id=memory_id)
-    memory = find_memory(owner=owner, memory_id=memory_id)
-    if memory is None and not events.exists():
-        return None
+    try:
+        memory = any_state(owner=owner, memory_id=memory_id)
+    except Memory.DoesNotExist:
+        if not events.exists():
+            return None
+        memory = None  # purged: its history stays
     return HistoryPage(memory=memory, events=events)
 
 
@@ -480,7 +436,7 @@ def purge_record(*, owner, memory_id: int) -> Event | None:
 def current_memories(*, owner, memory_ids: list[int]) -> list[Memory]:
     """The owner's live memories with these ids as they are now (a task may have run since
     they were read), in the order given."""
-    found = Memory.objects.filter(owner=owner, pk__in=memory_ids).in_bulk()
+    found = Memory.objects.owned_by(owner).filter(pk__in=memory_ids).in_bulk()
     return [found[pk] for pk in memory_ids if pk in found]
 
 
@@ -490,21 +446,24 @@ def restorable(*, owner, memory_ids) -> list[int]:
     if not ids:
         return []
     return list(
-        Memory.all_objects.filter(owner=owner, pk__in=ids, deleted_at__isnull=False).order_by("pk").values_list("pk", flat=True)
+        Memory.all_objects.owned_by(owner)
+        .filter(pk__in=ids, deleted_at__isnull=False)
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
 
 
 def ingest_page(*, owner) -> dict:
     """The newest memories (their status as it changes) and recent inbox refusals."""
     return {
-        "recent": Memory.objects.filter(owner=owner).order_by("-created_at", "-id")[:RECENT_ON_INGEST],
+        "recent": Memory.objects.owned_by(owner).order_by("-created_at", "-id")[:RECENT_ON_INGEST],
         "refused": refused_files(owner=owner),
     }
 
 
 def review_page(*, owner, page: str | None) -> Page:
     """Memories waiting for review, oldest first: the order they came in."""
-    waiting = Memory.objects.filter(owner=owner, status=Memory.Status.REVIEW).order_by("created_at", "id")
+    waiting = Memory.objects.owned_by(owner).filter(status=Memory.Status.REVIEW).order_by("created_at", "id")
     return Paginator(waiting, PAGE_SIZE).get_page(page)
 
 
@@ -519,7 +478,7 @@ def insights_page(*, owner, page: str | None, requested_at: datetime | None) -> 
     """The consolidations page: the owner's insights, the facts that changed, and the run."""
     insights = (
         # Deleted sources too, so a stale insight can show which source left.
-        Consolidation.objects.filter(owner=owner)
+        Consolidation.objects.owned_by(owner)
         .prefetch_related(source_prefetch(owner=owner, deleted_too=True))
         .order_by("-created_at", "-id")
     )

@@ -55,7 +55,9 @@ def note_for(memory: Memory) -> MemoryNote:
 
 def unconsolidated(owner):
     # Near-duplicates add nothing to an insight their original is already part of.
-    return Memory.objects.filter(owner=owner, status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True)
+    return Memory.objects.owned_by(owner).filter(
+        status=Memory.Status.READY, consolidated_at__isnull=True, duplicate_of__isnull=True
+    )
 
 
 def _start_run(owner) -> ConsolidationRun:
@@ -94,7 +96,7 @@ def consolidate_owner(
         provider = get_provider()
         if max_batches is None and provider.is_language_model:
             max_batches = settings.MEMORY_CONSOLIDATE_MAX_BATCHES
-        for stale in Consolidation.objects.filter(owner=owner, stale_at__isnull=False).order_by("pk"):
+        for stale in Consolidation.objects.owned_by(owner).filter(stale_at__isnull=False).order_by("pk"):
             _rederive(stale, provider, actor)
         backlog = list(unconsolidated(owner).order_by("created_at", "pk")[: settings.MEMORY_CONSOLIDATE_MAX_BACKLOG])
         by_id = {m.pk: m for m in backlog}
@@ -191,7 +193,7 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
     before = consolidation_snapshot(consolidation)
     # Only the owner's sources: a row naming another space's memory must not put its text in this insight.
     remaining = list(
-        consolidation.sources.filter(owner_id=consolidation.owner_id, status=Memory.Status.READY).order_by("created_at", "pk")
+        consolidation.sources.owned_by(consolidation.owner_id).filter(status=Memory.Status.READY).order_by("created_at", "pk")
     )
     if len(remaining) < 2:
         with transaction.atomic():
@@ -217,7 +219,7 @@ def queue_consolidation(*, owner) -> bool:
     False when a run of theirs is already going: its result is what they are waiting for."""
     from django_q.tasks import async_task
 
-    if ConsolidationRun.objects.filter(owner=owner, finished_at__isnull=True).exists():
+    if ConsolidationRun.objects.owned_by(owner).filter(finished_at__isnull=True).exists():
         return False
     async_task("memories.tasks.consolidate_owner", owner.pk, task_name=f"consolidate-{owner.pk}")
     return True
@@ -247,7 +249,7 @@ def consolidate_all(*, actor: Actor = SYSTEM, on_batch: Callable[[int], None] | 
             log.info("consolidation for %s already running; skipped", owner)
         except Exception:
             log.exception("consolidation for %s failed; going on with the next owner", owner)
-            if failed := ConsolidationRun.objects.filter(owner=owner).order_by("-pk").first():
+            if failed := ConsolidationRun.objects.owned_by(owner).order_by("-pk").first():
                 outcomes.append(ConsolidationOutcome(run=failed, consolidations=[]))
     return outcomes
 

@@ -103,7 +103,7 @@ def embeddable(owner=None):
     """Memories that get a vector: the ones recall may read, plus those waiting for review
     (so approval makes them findable at once)."""
     rows = Memory.objects.filter(status__in=(Memory.Status.READY, Memory.Status.REVIEW), duplicate_of__isnull=True)
-    return rows.filter(owner=owner) if owner is not None else rows
+    return rows.owned_by(owner) if owner is not None else rows
 
 
 def needing_vectors(embedder: Embedder, *, owner=None, everything: bool = False):

@@ -14,18 +14,6 @@ from ..models import Memory
 SCAN = 500
 
 
-def json_item(field: str, value: str) -> Q:
-    """Rows whose JSON list `field` holds `value`. PostgreSQL compares the text itself;
-    SQLite stores non-ASCII characters escaped (\u00e9), so both spellings are looked for."""
-    exact = Q(**{f"{field}__icontains": f'"{value}"'})
-    escaped = json.dumps(value)
-    return exact | Q(**{f"{field}__icontains": escaped}) if escaped != f'"{value}"' else exact
-
-
-def _quoted(value: str) -> Q:
-    return json_item("entities", value)
-
-
 def _prefixed(value: str) -> Q:
     escaped = json.dumps(value)[:-1]
     q = Q(entities__icontains=f'"{value} ')
@@ -36,7 +24,7 @@ def full_names(*, owner, first: str) -> set[str]:
     """The multi-word entities of the space that start with this one word."""
     if not first or " " in first:
         return set()
-    rows = Memory.objects.filter(owner=owner).filter(_prefixed(first)).values_list("entities", flat=True)[:SCAN]
+    rows = Memory.objects.owned_by(owner).filter(_prefixed(first)).values_list("entities", flat=True)[:SCAN]
     return {
         str(e) for row in rows for e in row or [] if str(e).startswith(first + " ") and str(e)[len(first) + 1 :][:1].isupper()
     }
@@ -66,10 +54,3 @@ def spellings(*, owner, entity: str) -> list[str]:
         if full_names(owner=owner, first=first) == {entity}:
             names.add(first)
     return sorted(names)
-
-
-def entity_filter(*, owner, entity: str) -> Q:
-    q = Q()
-    for name in spellings(owner=owner, entity=entity):
-        q |= _quoted(name)
-    return q

@@ -22,5 +22,9 @@ class RestoreError(RefusedError):
     """A deleted memory cannot come back as it is (its content is stored again meanwhile)."""
 
 
+class QuestionError(RefusedError):
+    """Nothing to ask: the question is blank once its whitespace is squeezed out."""
+
+
 class RetryError(RefusedError):
     """Only a failed memory of the caller's can be extracted again."""

@@ -53,7 +53,7 @@ def fade_importance(*, now: datetime | None = None, actor: Actor = SCHEDULER, ow
         Q(last_recalled_at__isnull=True) | Q(last_recalled_at__lt=cutoff)
     )
     if owner is not None:
-        idle = idle.filter(owner=owner)
+        idle = idle.owned_by(owner)
     changed = 0
     rows = idle.only("id", "owner_id", "importance", "base_importance", "created_at", "last_recalled_at").order_by("pk")
     batch: list[Memory] = []
@@ -108,8 +108,12 @@ def mark_used(*, owner, memory_ids, now: datetime | None = None, actor: Actor = 
     if not ids:
         return
     now = now or timezone.now()
-    mine = Memory.objects.filter(owner=owner, pk__in=ids).filter(
-        Q(last_recalled_at__isnull=True) | Q(last_recalled_at__lt=now - USED_RESOLUTION) | Q(base_importance__isnull=False)
+    mine = (
+        Memory.objects.owned_by(owner)
+        .filter(pk__in=ids)
+        .filter(
+            Q(last_recalled_at__isnull=True) | Q(last_recalled_at__lt=now - USED_RESOLUTION) | Q(base_importance__isnull=False)
+        )
     )
     try:
         with transaction.atomic():
@@ -147,7 +151,7 @@ def apply_retention(*, now: datetime | None = None, actor: Actor = SCHEDULER) ->
 
 
 def _retain(space: SpaceSettings, now: datetime, actor: Actor) -> int:
-    old = Memory.objects.filter(owner=space.owner, occurred_at__lt=now - timedelta(days=space.retention_days))
+    old = Memory.objects.owned_by(space.owner).filter(occurred_at__lt=now - timedelta(days=space.retention_days))
     prefixes = space.source_prefixes()
     if prefixes:
         matches = Q()

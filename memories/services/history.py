@@ -49,7 +49,7 @@ def consolidation_snapshot(consolidation: Consolidation) -> dict:
     return {
         "summary": consolidation.summary,
         "insight": consolidation.insight,
-        "sources": sorted(consolidation.sources.filter(owner_id=consolidation.owner_id).values_list("pk", flat=True)),
+        "sources": sorted(consolidation.sources.owned_by(consolidation.owner_id).values_list("pk", flat=True)),
     }
 
 
@@ -98,8 +98,8 @@ def record_many(memories, action: str, actor: Actor | None, *, after: dict | Non
 
 def memory_history(*, owner, memory_id: int):
     """The events of one of the owner's memories, newest first (also after a purge)."""
-    return Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory_id)
+    return Event.objects.owned_by(owner).filter(subject_type=Event.Subject.MEMORY, subject_id=memory_id)
 
 
 def consolidation_history(*, owner, consolidation_id: int):
-    return Event.objects.filter(owner=owner, subject_type=Event.Subject.CONSOLIDATION, subject_id=consolidation_id)
+    return Event.objects.owned_by(owner).filter(subject_type=Event.Subject.CONSOLIDATION, subject_id=consolidation_id)

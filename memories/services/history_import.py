@@ -36,14 +36,15 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from .. import textutil
 from ..extract import history as formats
 from ..extract.history import DamagedExport
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import history
 from .errors import IngestError
 from .history import SYSTEM, Actor
-from .ingest import parse_occurred_at, queue_extraction
+from .duplicates import fingerprint
+from .extraction import queue_extraction
+from .ingest import parse_occurred_at
 from .lifecycle import supersede_memory
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ KINDS = formats.KINDS
 # machine (scripts/bench_history_import.py: 73 / 100 / 228 ms median at 50 / 100 / 200).
 BATCH = 100
 # What an assistant's reply is worth next to the person's own words (0.5 before extraction);
-# extraction keeps it at most ASSISTANT_MAX_IMPORTANCE (ingest._apply_extraction).
+# extraction keeps it at most ASSISTANT_MAX_IMPORTANCE (extraction._apply_extraction).
 ASSISTANT_IMPORTANCE = 0.2
 DELETED_BEFORE = "deleted before (it stays deleted)"
 
@@ -128,12 +129,6 @@ class HistoryImportResult:
         if self.skipped:
             text += " Skipped: " + ", ".join(self.skipped_lines) + "."
         return text
-
-
-def _fingerprint(memory: Memory) -> None:
-    bands = textutil.minhash_bands(memory.raw_text[:50_000])
-    if bands is not None:
-        memory.sim_band0, memory.sim_band1, memory.sim_band2, memory.sim_band3 = bands
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -365,14 +360,16 @@ class _Writer:
             known = self._stored(hashes)
             for item in batch:
                 if item.key and item.memory.content_hash not in known:
-                    _fingerprint(item.memory)
+                    fingerprint(item.memory)
         with transaction.atomic():
             # As in ingest._create: one owner's writers queue here, so two imports of the
             # same export at once store it once.
             get_user_model().objects.select_for_update().filter(pk=self.owner.pk).first()
             stored = self._stored(hashes)
             refused = set(
-                RejectedContent.objects.filter(owner=self.owner, content_hash__in=hashes).values_list("content_hash", flat=True)
+                RejectedContent.objects.owned_by(self.owner)
+                .filter(content_hash__in=hashes)
+                .values_list("content_hash", flat=True)
             )
             fresh, seen = [], set()
             for item in batch:
@@ -421,7 +418,7 @@ class _Writer:
         what a changed note's new version supersedes (a query per note would walk all of
         the owner's rows each time)."""
         self.earlier_notes = {}
-        earlier = Memory.objects.filter(owner=self.owner, source__startswith="markdown:").values_list("pk", "metadata")
+        earlier = Memory.objects.owned_by(self.owner).filter(source__startswith="markdown:").values_list("pk", "metadata")
         for pk, metadata in earlier.iterator():
             if isinstance(metadata, dict) and metadata.get("imported_from") == "markdown":
                 self.earlier_notes.setdefault(str(metadata.get("path")), []).append((pk, metadata.get("part")))

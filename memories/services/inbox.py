@@ -17,7 +17,9 @@ from django.utils import timezone
 
 from ..models import ProcessedFile
 from .history import INBOX_WATCHER
-from .ingest import IngestError, extract_memory, ingest_file, queue_extraction
+from .errors import IngestError
+from .extraction import extract_memory, queue_extraction
+from .ingest import ingest_file
 from .inboxfs import ensure_folders, move_aside, open_regular_file, printable, routes_by_folder
 from .lifecycle import supersede_memory
 from .owners import default_owner
@@ -131,7 +133,7 @@ def _process(path: Path, rel: Path, info, fallback, report: ScanReport, extract:
         owner, error = fallback, str(exc)
     else:
         error = ""
-    seen = ProcessedFile.objects.filter(owner=owner, path=key)
+    seen = ProcessedFile.objects.owned_by(owner).filter(path=key)
     # Same path, size and mtime as a recorded version: unchanged, no need to hash it again.
     if seen.filter(size=info.st_size, mtime=info.st_mtime).exists():
         return

@@ -16,12 +16,15 @@ from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
 from .embed import embed_after_extraction
 from .errors import EditError, IngestError, RestoreError
 from .ingest import parse_expires_at, parse_occurred_at
-from .owners import default_owner
+from .owners import access_memory, default_owner
 
 
-def _own(owner, memory_id, manager=None) -> Memory | None:
-    manager = manager or Memory.objects
-    return manager.filter(owner=owner, pk=memory_id).first()
+def _own(owner, memory_id: int, **how) -> Memory | None:
+    """access_memory, or None: these services answer "no such memory of yours" with None."""
+    try:
+        return access_memory(owner, memory_id, **how)
+    except Memory.DoesNotExist:
+        return None
 
 
 def _withdraw(memory: Memory, actor: Actor) -> None:
@@ -46,9 +49,7 @@ def update_memory(*, owner, memory_id: int, changes: dict, actor: Actor = SYSTEM
         raise EditError(f"These fields cannot be edited: {', '.join(sorted(unknown))}.")
     with transaction.atomic():
         # Locked: the "before" recorded is what this edit replaced, not what another did.
-        memory = _own(owner, memory_id, Memory.objects.select_for_update())
-        if memory is None:
-            raise Memory.DoesNotExist
+        memory = access_memory(owner, memory_id, lock=True)
         # A value that is already stored is not a change: nothing to save or record.
         clean = {name: value for name, value in _validated(changes).items() if getattr(memory, name) != value}
         if not clean:
@@ -124,15 +125,15 @@ def delete_memories(*, owner, memory_ids: list[int], actor: Actor = SYSTEM) -> l
 def restore_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Bring a deleted memory back; it is consolidated again on the next run."""
     with transaction.atomic():
-        memory = Memory.all_objects.filter(owner=owner, pk=memory_id, deleted_at__isnull=False).first()
+        memory = _own(owner, memory_id, memories=Memory.all_objects.filter(deleted_at__isnull=False))
         if memory is None:
             return None
-        if Memory.objects.filter(owner=owner, content_hash=memory.content_hash).exists():
+        if Memory.objects.owned_by(owner).filter(content_hash=memory.content_hash).exists():
             raise RestoreError("The same content is stored again as another memory; delete that one first.")
         memory.deleted_at = None
         memory.consolidated_at = None
         memory.save(update_fields=["deleted_at", "consolidated_at", "updated_at"])
-        RejectedContent.objects.filter(owner=owner, content_hash=memory.content_hash).delete()
+        RejectedContent.objects.owned_by(owner).filter(content_hash=memory.content_hash).delete()
         record(memory, Event.Action.RESTORED, actor, after=snapshot(memory))
     # Its vector went when it was deleted (embeddings/store.py); it follows again.
     embed_after_extraction(memory)
@@ -168,7 +169,7 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
     """Erase a memory's content for good (a privacy request). What stays: the content hash
     (so it stays rejected) and the events, stripped of every value they held."""
     with transaction.atomic():
-        memory = Memory.all_objects.filter(owner=owner, pk=memory_id).first()
+        memory = _own(owner, memory_id, any_state=True)
         if memory is None:
             return False
         if memory.is_live:
@@ -176,7 +177,7 @@ def purge_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> bool:
         RejectedContent.objects.update_or_create(
             owner=owner, content_hash=memory.content_hash, defaults={"memory_ref": memory.pk, "reason": "purged"}
         )
-        Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(
+        Event.objects.owned_by(owner).filter(subject_type=Event.Subject.MEMORY, subject_id=memory.pk).update(
             before={}, after={}, note=""
         )
         # An update's reason quotes both facts ("residence: A -> B") and is recorded on the
@@ -242,15 +243,15 @@ def clear_owner(*, owner, inbox_files: bool = True, actor: Actor = SYSTEM) -> di
     removed, as the original design's clear did (unless inbox_files=False). Unlike a single
     delete it leaves nothing that refuses content: whatever is sent afterwards is new."""
     now = timezone.now()
-    paths = list(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)) if inbox_files else []
+    paths = list(ProcessedFile.objects.owned_by(owner).values_list("path", flat=True)) if inbox_files else []
     with transaction.atomic():
-        live = Memory.objects.filter(owner=owner)
+        live = Memory.objects.owned_by(owner)
         memories = list(live.values_list("pk", "content_hash"))
-        RejectedContent.objects.filter(owner=owner).delete()
+        RejectedContent.objects.owned_by(owner).delete()
         live.update(deleted_at=now)
         MemoryLink.objects.filter(from_memory__owner=owner).delete()
-        consolidations = Consolidation.objects.filter(owner=owner).update(retired_at=now)
-        processed = ProcessedFile.objects.filter(owner=owner).delete()[0]
+        consolidations = Consolidation.objects.owned_by(owner).update(retired_at=now)
+        processed = ProcessedFile.objects.owned_by(owner).delete()[0]
         Event.objects.bulk_create(
             Event(
                 owner=owner,
@@ -285,15 +286,17 @@ def _remove_inbox_file(owner, path: Path) -> bool:
 def clearable_inbox_files(*, owner) -> int:
     """How many files in the inbox folder a clear would remove (for the danger zone)."""
     inbox = inboxfs.inbox_root()
-    paths = (Path(p) for p in dict.fromkeys(ProcessedFile.objects.filter(owner=owner).values_list("path", flat=True)))
+    paths = (Path(p) for p in dict.fromkeys(ProcessedFile.objects.owned_by(owner).values_list("path", flat=True)))
     return sum(1 for path in paths if path.is_relative_to(inbox) and not path.is_symlink() and path.is_file())
 
 
 def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Review mode: a person lets an extracted memory into the record."""
     with transaction.atomic():
-        updated = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).update(
-            status=Memory.Status.READY, updated_at=timezone.now()
+        updated = (
+            Memory.objects.owned_by(owner)
+            .filter(pk=memory_id, status=Memory.Status.REVIEW)
+            .update(status=Memory.Status.READY, updated_at=timezone.now())
         )
         if not updated:
             return None
@@ -306,7 +309,7 @@ def approve_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | 
 def reject_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | None:
     """Review mode: rejected content is tombstoned like a delete."""
     with transaction.atomic():
-        memory = Memory.objects.filter(owner=owner, pk=memory_id, status=Memory.Status.REVIEW).first()
+        memory = _own(owner, memory_id, memories=Memory.objects.filter(status=Memory.Status.REVIEW))
         if memory is None:
             return None
         record(memory, Event.Action.REJECTED, actor)
@@ -315,4 +318,4 @@ def reject_memory(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | N
 
 def deleted_memories(*, owner):
     """The owner's tombstoned memories, newest first, for restore."""
-    return Memory.all_objects.filter(owner=owner, deleted_at__isnull=False).order_by("-deleted_at")
+    return Memory.all_objects.owned_by(owner).filter(deleted_at__isnull=False).order_by("-deleted_at")

@@ -2,6 +2,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 
+from ..models import Memory
+
 
 DEFAULT_OWNER_NAME = "owner"
 
@@ -56,3 +58,21 @@ def may_fetch_original(*, user, memory) -> bool:
     if not user.is_authenticated or not memory.original:
         return False
     return memory.owner_id == user.pk or (user.is_staff and user.has_perm("memories.view_memory"))
+
+
+def access_memory(owner, memory_id: int, *, any_state: bool = False, lock: bool = False, memories=None) -> Memory:
+    """One of the owner's memories: the one lookup every path (pages, API, MCP, the services
+    that change a memory) makes for "this memory of yours", as Zulip's access_message.
+
+    Live ones only (not deleted or superseded), unless `any_state`; `lock` takes a row lock
+    for a change; `memories` narrows further (a state, prefetches). Raises
+    Memory.DoesNotExist, "No memory N.", alike whether it does not exist or is someone
+    else's: the API and MCP show those words, the pages a 404."""
+    if memories is None:
+        memories = Memory.all_objects if any_state else Memory.objects
+    if lock:
+        memories = memories.select_for_update()
+    try:
+        return memories.owned_by(owner).get(pk=memory_id)
+    except Memory.DoesNotExist:
+        raise Memory.DoesNotExist(f"No memory {memory_id}.") from None

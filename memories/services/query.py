@@ -10,6 +10,7 @@ from ..llm import ProviderError, get_provider, provider_name
 from ..llm.base import CITATION_RE, cited_ids
 from ..recall import RecallResult, recall
 from . import usage
+from .errors import QuestionError
 from .forgetting import mark_used
 from .history import SYSTEM, Actor
 
@@ -29,9 +30,7 @@ def answer_question(
     *, owner, question: str, strategy: str | None = None, k: int | None = None, actor: Actor = SYSTEM
 ) -> QueryResult:
     """Raises ProviderError when the model fails; a question is not stored, so nothing is lost."""
-    question = " ".join((question or "").split())
-    if not question:
-        raise ValueError("Ask a question.")
+    question = clean_question(question)
     started = time.monotonic()
     context = recall_context(owner=owner, question=question, strategy=strategy, k=k)
     provider = get_provider()
@@ -55,6 +54,15 @@ def answer_question(
         provider_is_language_model=provider.is_language_model,
         elapsed_ms=int((time.monotonic() - started) * 1000),
     )
+
+
+def clean_question(question: str | None) -> str:
+    """The question as every caller reads it, its whitespace squeezed; QuestionError (a 400
+    on the API, a tool error on MCP) when nothing is left."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise QuestionError("Ask a question.")
+    return question
 
 
 def recall_context(*, owner, question: str, strategy: str | None = None, k: int | None = None) -> RecallResult:

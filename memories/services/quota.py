@@ -16,7 +16,7 @@ from .errors import IngestError
 
 def used_bytes(owner) -> int:
     """The sizes of the owner's stored originals, deleted memories' too (their files stay until purged)."""
-    files = Memory.all_objects.filter(owner=owner).exclude(original="")
+    files = Memory.all_objects.owned_by(owner).exclude(original="")
     return files.aggregate(total=Sum(Cast(KT("metadata__size"), BigIntegerField())))["total"] or 0
 
 

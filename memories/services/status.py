@@ -53,7 +53,7 @@ def engine_status() -> EngineStatus:
 
 
 def space_counts(*, owner) -> dict[str, int]:
-    by_status = dict(Memory.objects.filter(owner=owner).values_list("status").annotate(n=Count("id")).order_by())
+    by_status = dict(Memory.objects.owned_by(owner).values_list("status").annotate(n=Count("id")).order_by())
     return {
         "memories": sum(by_status.values()),
         "ready": by_status.get(Memory.Status.READY, 0),
@@ -61,7 +61,7 @@ def space_counts(*, owner) -> dict[str, int]:
         "failed": by_status.get(Memory.Status.FAILED, 0),
         "review": by_status.get(Memory.Status.REVIEW, 0),
         "unconsolidated": unconsolidated(owner).count(),
-        "consolidations": Consolidation.objects.filter(owner=owner).count(),
+        "consolidations": Consolidation.objects.owned_by(owner).count(),
         # Vectors follow in the background (services/embed.py): found by words until then.
         "waiting_for_vector": waiting_for_vectors(owner=owner),
     }
@@ -81,7 +81,7 @@ def task_queue_length() -> int | None:
 
 def waiting_review(*, owner) -> int:
     """Memories of this owner waiting for review (the nav shows the number)."""
-    return Memory.objects.filter(owner=owner, status=Memory.Status.REVIEW).count()
+    return Memory.objects.owned_by(owner).filter(status=Memory.Status.REVIEW).count()
 
 
 def engine_display() -> dict:
@@ -113,12 +113,12 @@ def status_panel(*, owner) -> dict:
 
 def space_totals(*, owner) -> dict[str, int]:
     """What clearing the owner's space would remove (the danger zone says it before asking)."""
-    owned = Memory.objects.filter(owner=owner)
+    owned = Memory.objects.owned_by(owner)
     return {
         "memory_count": owned.count(),
         "file_count": owned.exclude(original="").count(),
-        "consolidation_count": Consolidation.objects.filter(owner=owner).count(),
-        "processed_count": ProcessedFile.objects.filter(owner=owner).count(),
+        "consolidation_count": Consolidation.objects.owned_by(owner).count(),
+        "processed_count": ProcessedFile.objects.owned_by(owner).count(),
         "inbox_file_count": clearable_inbox_files(owner=owner),
     }
 
@@ -144,7 +144,7 @@ class RunState:
 def consolidation_run(*, owner, requested_at: datetime | None = None) -> RunState:
     """Where the owner's consolidation stands; `requested_at` is when the owner last asked
     for a run (the page remembers it), so a run not started yet shows as queued."""
-    latest = ConsolidationRun.objects.filter(owner=owner).first()
+    latest = ConsolidationRun.objects.owned_by(owner).first()
     expired = requested_at is not None and timezone.now() - requested_at > QUEUED_FOR
     pending_request = None if expired else requested_at
     if latest is not None and latest.finished_at is None:
@@ -168,7 +168,7 @@ def consolidation_run(*, owner, requested_at: datetime | None = None) -> RunStat
         progress=progress,
         waiting=unconsolidated(owner).count(),
         next_run=next_consolidation_run(),
-        retired_since_run=Consolidation.all_objects.filter(owner=owner, retired_at__gt=latest.finished_at).count()
+        retired_since_run=Consolidation.all_objects.owned_by(owner).filter(retired_at__gt=latest.finished_at).count()
         if latest is not None and latest.finished_at is not None
         else 0,
     )

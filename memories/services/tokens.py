@@ -115,8 +115,8 @@ def authenticate(plaintext: str | None):
 
 def revoke_token(*, owner, token_id: int) -> bool:
     """Revoke one of the owner's tokens; False when they have no such active token."""
-    return bool(ApiToken.objects.filter(owner=owner, pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now()))
+    return bool(ApiToken.objects.owned_by(owner).filter(pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now()))
 
 
 def tokens_of(owner):
-    return ApiToken.objects.filter(owner=owner).order_by("revoked_at", "-created_at")
+    return ApiToken.objects.owned_by(owner).order_by("revoked_at", "-created_at")

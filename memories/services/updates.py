@@ -19,9 +19,10 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Q
 
-from .. import embeddings, search, textutil
+from .. import embeddings, textutil
+from ..recall import search
 from ..embeddings import index as vector_index
-from ..currency import not_expired
+from ..recall.current import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
 from ..llm.base import MemoryNote, Provider
 from ..models import Event, Memory, MemoryLink, MemoryVector
@@ -79,7 +80,7 @@ def lexical_arm(memory: Memory, limit: int) -> list[int]:
 
 def recent_arm(memory: Memory, limit: int) -> list[int]:
     older = Q(occurred_at__lt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__lt=memory.pk)
-    rows = Memory.objects.filter(owner_id=memory.owner_id, status=Memory.Status.READY).filter(older)
+    rows = Memory.objects.owned_by(memory.owner_id).filter(status=Memory.Status.READY).filter(older)
     return list(rows.order_by("-occurred_at", "-pk").values_list("pk", flat=True)[: min(limit, RECENT)])
 
 
@@ -95,7 +96,7 @@ def meaning_arm(memory: Memory, limit: int) -> list[int]:
     (services/embed.py), so a memory just extracted has none yet: its text is embedded here
     for the search (in the extraction's worker), and its stored vector still comes later."""
     try:
-        row = MemoryVector.objects.filter(memory=memory, owner_id=memory.owner_id).first()
+        row = MemoryVector.objects.owned_by(memory.owner_id).filter(memory=memory).first()
         if row is not None:
             query, model, dim = np.frombuffer(row.vector, dtype="<f4"), row.model, row.dim
         else:
@@ -198,8 +199,10 @@ def mark_superseded(*, old: Memory, new: Memory, reason: str = "", actor: Actor 
     reason = " ".join((reason or "a newer fact").split())[:200]
     with transaction.atomic():
         # Only if still current: two updates of one fact at once mark it once.
-        changed = Memory.objects.filter(pk=old.pk, owner_id=new.owner_id, outdated_by__isnull=True).update(
-            outdated_by=new, valid_until=new.occurred_at
+        changed = (
+            Memory.objects.owned_by(new.owner_id)
+            .filter(pk=old.pk, outdated_by__isnull=True)
+            .update(outdated_by=new, valid_until=new.occurred_at)
         )
         if not changed:
             return False
@@ -216,7 +219,7 @@ def undo_update(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | Non
     """ "Not an update": the superseded memory is current again, the link goes, the pair
     is remembered so it is not judged an update again; recorded on both memories."""
     with transaction.atomic():
-        old = Memory.objects.filter(owner=owner, pk=memory_id, outdated_by__isnull=False).first()
+        old = Memory.objects.owned_by(owner).filter(pk=memory_id, outdated_by__isnull=False).first()
         if old is None:
             return None
         new_id, until = old.outdated_by_id, old.valid_until
@@ -227,7 +230,7 @@ def undo_update(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | Non
         MemoryLink.objects.filter(from_memory_id=new_id, to_memory=old, relationship__startswith=LINK_PREFIX).delete()
         before = {"outdated_by": new_id, "valid_until": until.isoformat() if until else None}
         record(old, Event.Action.NOT_UPDATE, actor, before=before, note=f"memory {new_id} does not change this fact")
-        if new := Memory.all_objects.filter(owner=owner, pk=new_id).first():
+        if new := Memory.all_objects.owned_by(owner).filter(pk=new_id).first():
             record(new, Event.Action.NOT_UPDATE, actor, before={"supersedes": old.pk}, note=f"does not change memory {old.pk}")
     return old
 
@@ -235,7 +238,7 @@ def undo_update(*, owner, memory_id: int, actor: Actor = SYSTEM) -> Memory | Non
 def release_successors(memory: Memory, actor: Actor, *, why: str) -> list[int]:
     """Memories the given one superseded are current again (it left the record)."""
     released = []
-    for old in Memory.objects.filter(owner_id=memory.owner_id, outdated_by=memory):
+    for old in Memory.objects.owned_by(memory.owner_id).filter(outdated_by=memory):
         before = {"outdated_by": memory.pk, "valid_until": old.valid_until.isoformat() if old.valid_until else None}
         old.outdated_by, old.valid_until = None, None
         old.save(update_fields=["outdated_by", "valid_until", "updated_at"])
@@ -246,9 +249,9 @@ def release_successors(memory: Memory, actor: Actor, *, why: str) -> list[int]:
 
 def recent_updates(*, owner, limit: int = 20):
     """The latest updates found for the owner (the consolidations page lists them)."""
-    events = list(Event.objects.filter(owner=owner, subject_type=Event.Subject.MEMORY, action=Event.Action.OUTDATED)[:limit])
+    events = list(Event.objects.owned_by(owner).filter(subject_type=Event.Subject.MEMORY, action=Event.Action.OUTDATED)[:limit])
     ids = {e.subject_id for e in events} | {e.after.get("outdated_by") for e in events if isinstance(e.after, dict)}
-    memories = Memory.all_objects.filter(owner=owner, pk__in=[i for i in ids if i]).in_bulk()
+    memories = Memory.all_objects.owned_by(owner).filter(pk__in=[i for i in ids if i]).in_bulk()
     out = []
     for e in events:
         old, new = memories.get(e.subject_id), memories.get((e.after or {}).get("outdated_by"))

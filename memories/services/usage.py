@@ -30,7 +30,7 @@ def _bump(*, owner_id: int | None, provider: str, **counts: int) -> None:
     try:
         # A savepoint, so a failed count cannot poison a transaction the caller is in.
         with transaction.atomic():
-            rows = ProviderUsage.objects.filter(owner_id=owner_id, day=day, provider=provider)
+            rows = ProviderUsage.objects.owned_by(owner_id).filter(day=day, provider=provider)
             if rows.update(**changes):
                 return
             try:

@@ -81,7 +81,7 @@ def graph_data(
     near-duplicates, insights it shares), at most `limit` — how the page expands a node.
     """
     limit = max(1, min(limit, GRAPH_MAX_LIMIT))
-    own = Memory.objects.filter(owner=owner)
+    own = Memory.objects.owned_by(owner)
     if focus is not None:
         if not own.filter(pk=focus).exists():
             raise Memory.DoesNotExist(f"No memory {focus}.")
@@ -150,7 +150,7 @@ def _insight_hubs(*, owner, ids: set[int]) -> tuple[list[dict], list[dict]]:
     # Rows by the indexed memory column first, then which of their insights count: a join
     # filtered on both sides makes SQLite walk the whole table.
     rows = list(through.objects.filter(memory_id__in=ids).values_list("consolidation_id", "memory_id"))
-    active = set(Consolidation.objects.filter(owner=owner, pk__in={c for c, _ in rows}).values_list("pk", flat=True))
+    active = set(Consolidation.objects.owned_by(owner).filter(pk__in={c for c, _ in rows}).values_list("pk", flat=True))
     sources = defaultdict(list)
     for consolidation_id, memory_id in rows:
         if consolidation_id in active:
@@ -158,7 +158,7 @@ def _insight_hubs(*, owner, ids: set[int]) -> tuple[list[dict], list[dict]]:
     # A hub joining two or more shown memories says something; one with a single source shown is noise.
     chosen = sorted((c for c, m in sources.items() if len(m) >= 2), key=lambda c: (-len(sources[c]), -c))[:INSIGHT_LIMIT]
     hubs, edges = [], []
-    for c in Consolidation.objects.filter(owner=owner, pk__in=chosen).order_by("-pk"):
+    for c in Consolidation.objects.owned_by(owner).filter(pk__in=chosen).order_by("-pk"):
         hubs.append(
             {
                 "id": f"c{c.pk}",
@@ -187,7 +187,7 @@ def _neighbourhood(*, owner, start: int, depth: int, limit: int) -> list[int]:
     seen = [start]
     known = {start}
     frontier = {start}
-    own = Memory.objects.filter(owner=owner)
+    own = Memory.objects.owned_by(owner)
     through = Consolidation.sources.through
     for _ in range(depth):
         found: list[int] = []
@@ -224,12 +224,13 @@ def graph_facets(*, owner, top: int = 12) -> dict:
     """The commonest topics and sources (for the filter lists and the colour key)."""
     topics: Counter = Counter()
     for row in (
-        Memory.objects.filter(owner=owner, status=Memory.Status.READY)
+        Memory.objects.owned_by(owner)
+        .filter(status=Memory.Status.READY)
         .order_by("-created_at")
         .values_list("topics", flat=True)[:5000]
     ):
         topics.update(t for t in (row or [])[:1])
-    sources = Memory.objects.filter(owner=owner).values("source").annotate(n=Count("id")).order_by("-n", "source")[:top]
+    sources = Memory.objects.owned_by(owner).values("source").annotate(n=Count("id")).order_by("-n", "source")[:top]
     return {"topics": [t for t, _ in topics.most_common(top)], "sources": [r["source"] for r in sources if r["source"]]}
 
 
@@ -301,7 +302,7 @@ def timeline_data(*, owner, zoom: str = "month", date_from: date | None = None, 
     date_from, date_to = clamp_day(date_from), clamp_day(date_to)
     if zoom not in ZOOMS:
         raise ValueError(f"zoom must be one of {', '.join(ZOOMS)}")
-    memories = Memory.objects.filter(owner=owner)
+    memories = Memory.objects.owned_by(owner)
     counts: dict[str, dict[date, int]] = {}
     span: list[date] = []
     for key, field in (("occurred", "occurred_at"), ("stored", "created_at")):
@@ -315,7 +316,7 @@ def timeline_data(*, owner, zoom: str = "month", date_from: date | None = None, 
             per_bucket[_bucket_start(day, zoom)] += n
         counts[key] = dict(per_bucket)
         span += list(per_bucket)
-    runs_qs = ConsolidationRun.objects.filter(owner=owner)
+    runs_qs = ConsolidationRun.objects.owned_by(owner)
     if date_from:
         runs_qs = runs_qs.filter(started_at__gte=day_start(date_from))
     if date_to:
@@ -374,7 +375,7 @@ def stats_data(*, owner, days: int = 30) -> dict:
     today = timezone.localdate()
     start = today - timedelta(days=days - 1)
     since = day_start(start)
-    memories = Memory.objects.filter(owner=owner)
+    memories = Memory.objects.owned_by(owner)
     day_list = _days(start, today)
 
     per_day = _per_day(memories.filter(created_at__gte=since), "created_at")
@@ -411,7 +412,8 @@ def stats_data(*, owner, days: int = 30) -> dict:
         for name in ("calls", "failures", "breaker_trips"):
             usage[row["day"]][name] += row[name]
     providers = list(
-        ProviderUsage.objects.filter(owner=owner, day__gte=start)
+        ProviderUsage.objects.owned_by(owner)
+        .filter(day__gte=start)
         .values("provider")
         .annotate(n=Count("id"))
         .order_by("provider")

@@ -9,7 +9,7 @@ from django_htmx.http import reswap, retarget
 
 from .. import ratelimit
 from ..models import Memory
-from ..services import browse
+from ..services import access_memory, browse
 
 
 # Tells the sidebar (and anything else listening) that counts may have changed.
@@ -34,20 +34,23 @@ def _over_limit(request, scope: str):
     return response
 
 
+NOT_YOURS = "No memory of yours with that id."
+
+
 def _owned_memory(request, memory_id: int) -> Memory:
     # Another owner's memory is indistinguishable from a missing one.
-    memory = browse.get_memory(owner=request.user, memory_id=memory_id)
-    if memory is None:
-        raise Http404("No memory of yours with that id.")
-    return memory
+    try:
+        return access_memory(request.user, memory_id)
+    except Memory.DoesNotExist:
+        raise Http404(NOT_YOURS) from None
 
 
 def _owned_any(request, memory_id: int) -> Memory:
     """One of the owner's memories in any state (its page says what happened to it)."""
-    memory = browse.find_memory(owner=request.user, memory_id=memory_id)
-    if memory is None:
-        raise Http404("No memory of yours with that id.")
-    return memory
+    try:
+        return browse.any_state(owner=request.user, memory_id=memory_id)
+    except Memory.DoesNotExist:
+        raise Http404(NOT_YOURS) from None
 
 
 def _card(request, memory: Memory, **extra):

@@ -35,7 +35,7 @@ def memory_retry(request, memory_id: int):
         memory = services.retry_memory(owner=request.user, memory_id=memory_id, actor=Actor.for_user(request.user))
     except services.RetryError as exc:
         return _error(request, str(exc))
-    memory = browse.get_memory(owner=request.user, memory_id=memory.pk) or memory
+    memory = _owned_memory(request, memory.pk)  # as it is now: extraction may have run inline
     if not request.htmx:
         messages.success(request, f"Memory {memory.pk} is being extracted again.")
         return redirect("memories:detail", memory.pk)

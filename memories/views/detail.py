@@ -16,13 +16,14 @@ from ..forms import MemoryEditForm
 from ..models import Memory
 from ..services import browse
 from ..services.history import Actor
-from ._common import CHANGED, _error, _owned_memory, _owned_any
+from ._common import CHANGED, NOT_YOURS, _error, _owned_memory, _owned_any
 
 
 def _detail_context(request, memory_id: int, form=None) -> dict:
-    page = browse.memory_page(owner=request.user, memory_id=memory_id)
-    if page is None:
-        raise Http404("No memory of yours with that id.")
+    try:
+        page = browse.memory_page(owner=request.user, memory_id=memory_id)
+    except Memory.DoesNotExist:
+        raise Http404(NOT_YOURS) from None
     memory = page.memory
     return {
         **page.context(),
@@ -65,7 +66,7 @@ def memory_edit(request, memory_id: int):
         form.add_error(exc.field if exc.field in form.fields else None, str(exc))
         return _edit_refused(request, memory, form)
     except Memory.DoesNotExist:
-        raise Http404("No memory of yours with that id.") from None
+        raise Http404(NOT_YOURS) from None
     return _edited(request, memory, f"Memory {memory.pk} corrected: {', '.join(f.replace('_', ' ') for f in changes)}.")
 
 
@@ -107,7 +108,7 @@ def memory_history(request, memory_id: int):
     """Who changed what, newest first; still there after a purge, for the owner only."""
     history = browse.history_page(owner=request.user, memory_id=memory_id)
     if history is None:
-        raise Http404("No memory of yours with that id.")
+        raise Http404(NOT_YOURS)
     context = {"memory": history.memory, "memory_id": memory_id, "events": history.events}
     if request.htmx:
         return render(request, "memories/history.html#history", context)

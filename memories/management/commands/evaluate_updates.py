@@ -92,7 +92,7 @@ def run_scenario(scenario: dict, background: list[dict], *, k: int, answer: bool
         expected = {(ids[a], ids[b]) for a, b in scenario.get("updates", [])}
         marked = {
             (pk, new)
-            for pk, new in Memory.objects.filter(owner=owner, outdated_by__isnull=False).values_list("pk", "outdated_by_id")
+            for pk, new in Memory.objects.owned_by(owner).filter(outdated_by__isnull=False).values_list("pk", "outdated_by_id")
         }
         # In a chain A -> B -> C, C superseding A directly is as good as through B.
         out["false"] = sorted(marked - expected - _transitive(expected))

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from ...services.portability import export_space
+from ...services.export import export_space
 from ._base import MemoryCommand
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from ...services import Actor
-from ...services.portability import ImportRefused, import_space
+from ...services.importer import ImportRefused, import_space
 from ._base import MemoryCommand
 
 

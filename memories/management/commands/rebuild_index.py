@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 
-from ... import search
+from ...recall import search
 from ...models import Memory
 from ._base import progress_bar
 

@@ -22,7 +22,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from .models import Memory
+from ..models import Memory
 
 # How far a chain of updates (A -> B -> C -> ...) is followed to its current end.
 MAX_CHAIN = 10

@@ -9,7 +9,7 @@ and not expired. Failed ones are not: their text is kept for a retry, not vouche
 - `readable_condition()`, `READABLE_SQL`: the same for plain SQL (recall's candidates,
   the full-text index's scope token and queries in search.py) - all of it but expiry,
   which passes with time and so cannot be kept in an index: recall drops expired
-  memories from its ranked list (currency.prefer_current).
+  memories from its ranked list (current.prefer_current).
 
 In review mode (MEMORY_REVIEW_MODE) recall() also leaves pending ones out of what it
 hands over: new input waits for a person's approval. That is a setting read per call,
@@ -18,8 +18,8 @@ where the index's scope is fixed in its triggers.
 
 from __future__ import annotations
 
-from . import currency
-from .models import Consolidation, Memory
+from . import current
+from ..models import Consolidation, Memory
 
 READABLE_STATUSES = (Memory.Status.READY, Memory.Status.PENDING)
 # Columns that hide a memory once set: deleted, superseded (the default manager's LIVE),
@@ -33,7 +33,7 @@ def readable_memories(owner):
     live (the default manager leaves out deleted and superseded ones), not a near-duplicate,
     and not expired."""
     return Memory.objects.filter(owner=owner, status__in=READABLE_STATUSES, duplicate_of__isnull=True).filter(
-        currency.not_expired()
+        current.not_expired()
     )
 
 

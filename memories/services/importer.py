@@ -1,24 +1,9 @@
-"""Export and import of a whole memory space, as one JSON Lines stream.
+"""Import of a whole memory space from an export (the format: services/export.py).
 
-The format (version 1) is one JSON object a line, each with a "type", in this order:
-
-  header         {"type": "header", "format": "always-on-memory-export", "version": 1,
-                  "exported_at", "user"}
-  memory         every field of every memory, deleted and superseded ones too, by id; references
-                  (duplicate_of, superseded_by) are ids within the export. "original" is null or
-                  {"name", "size", "sha256", "chunks"} (or {"name", "missing": true} when the
-                  file was gone), and is followed by its file:
-  file_chunk     {"memory", "seq", "data"}: the original file, base64, FILE_CHUNK bytes a line
-  consolidation  summary, insight, source ids (all of them, deleted sources too), stale/retired
-  link           from, to, relationship, consolidation
-  tombstone      content hash, reason, memory_ref, rejected_at: what stays refused
-  event          the history: subject, action, actor, before, after, note, created_at
-  end            {"type": "end", "counts": {type: lines}, "sha256": <hex of every line before it>}
-
-Both directions stream: export reads rows with iterators and files in chunks; import holds
-only the id maps. Import reads and checks the whole file first (the end line's counts and
-checksum, and every field the way the app checks what it writes, services/fields.py), so a
-corrupt, cut-off or tampered export imports nothing; then it writes in short transactions.
+Import streams, holding only the id maps. It reads and checks the whole file first (the end
+line's counts and checksum, and every field the way the app checks what it writes,
+services/fields.py), so a corrupt, cut-off or tampered export imports nothing; then it
+writes in short transactions.
 Content hashes are recomputed, history is marked as imported, and vectors are made anew by
 this installation's backend.
 
@@ -45,215 +30,29 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.files import File
 from django.db import connection, transaction
 from django.db.models import F, Max
-from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import fields, quota
 from .history import SYSTEM, Actor
 from .embed import queue_vectors
-from .ingest import MAX_TEXT_CHARS, _fingerprint, _link_near_duplicate, queue_extraction
+from .duplicates import fingerprint, link_near_duplicate
+from .extraction import queue_extraction
+from .ingest import MAX_TEXT_CHARS
+from .export import FORMAT, TYPES, VERSION
 
-FORMAT = "always-on-memory-export"
-VERSION = 1
-FILE_CHUNK = 512 * 1024
 QUEUE_AT_ONCE = 100
-TYPES = ("header", "memory", "file_chunk", "consolidation", "link", "tombstone", "event", "end")
 # The order records come in (a memory's file pieces follow it, so the two share a place).
 STAGES = {"header": 0, "memory": 1, "file_chunk": 1, "consolidation": 2, "link": 3, "tombstone": 4, "event": 5}
 # How the history of an imported space names who acted: what the file says, marked as such.
 IMPORTED = "imported: "
 # Keys of an event's before/after that hold memory ids.
 MEMORY_REF_KEYS = ("duplicate_of", "superseded_by", "outdated_by", "sources")
-
-MEMORY_FIELDS = (
-    "source",
-    "raw_text",
-    "mime_type",
-    "metadata",
-    "summary",
-    "entities",
-    "topics",
-    "importance",
-    "occurred_at",
-    "status",
-    "error",
-    "attempts",
-    "provider",
-    "consolidated_at",
-    "content_hash",
-    "deleted_at",
-    "created_at",
-    "updated_at",
-)
-# Facts that changed and forgetting (added in version 1 too; an export written before them has
-# none, which reads as "current, never expires").
-FACT_FIELDS = ("valid_until", "expires_at", "last_recalled_at", "base_importance")
-DATETIME_FIELDS = {
-    "occurred_at",
-    "consolidated_at",
-    "deleted_at",
-    "created_at",
-    "updated_at",
-    "stale_at",
-    "retired_at",
-    "rejected_at",
-    "valid_until",
-    "expires_at",
-    "last_recalled_at",
-}
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _line(record: dict) -> bytes:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-# -- export ----------------------------------------------------------------------------------
-
-
-def export_space(*, owner) -> Iterator[bytes]:
-    """The owner's whole space as JSON Lines, one encoded line at a time.
-
-    On PostgreSQL the export reads one snapshot (a read-only repeatable-read transaction), so
-    memories, links and history written while it streams cannot disagree. SQLite's write
-    transactions here are IMMEDIATE (they would lock out every writer for the length of the
-    export), so there it reads rows as they are; the importer skips a link or source whose
-    memory is not in the file."""
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            yield from _export_lines(owner)
-    else:
-        yield from _export_lines(owner)
-
-
-def _export_lines(owner) -> Iterator[bytes]:
-    digest = hashlib.sha256()
-    counts: Counter[str] = Counter()
-
-    def emit(record: dict) -> bytes:
-        line = _line(record)
-        digest.update(line)
-        counts[record["type"]] += 1
-        return line
-
-    yield emit(
-        {
-            "type": "header",
-            "format": FORMAT,
-            "version": VERSION,
-            "exported_at": timezone.now().isoformat(),
-            "user": owner.get_username(),
-        }
-    )
-    for memory in Memory.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
-        record = {"type": "memory", "id": memory.pk}
-        record.update(
-            {
-                name: _iso(getattr(memory, name)) if name in DATETIME_FIELDS else getattr(memory, name)
-                for name in (*MEMORY_FIELDS, *FACT_FIELDS)
-            }
-        )
-        record["duplicate_of"] = memory.duplicate_of_id
-        record["superseded_by"] = memory.superseded_by_id
-        record["outdated_by"] = memory.outdated_by_id
-        chunks = _file_chunks(memory)
-        record["original"] = next(chunks) if memory.original else None
-        yield emit(record)
-        for seq, data in enumerate(chunks):
-            yield emit({"type": "file_chunk", "memory": memory.pk, "seq": seq, "data": data})
-    # Only the owner's memories, as sources and as link ends: an export never names another space's.
-    through = Consolidation.sources.through.objects.filter(memory__owner=owner)
-    for consolidation in Consolidation.all_objects.filter(owner=owner).order_by("pk").iterator(chunk_size=500):
-        yield emit(
-            {
-                "type": "consolidation",
-                "id": consolidation.pk,
-                "summary": consolidation.summary,
-                "insight": consolidation.insight,
-                # The through table, not .sources: the related manager hides deleted sources.
-                "sources": sorted(through.filter(consolidation_id=consolidation.pk).values_list("memory_id", flat=True)),
-                "provider": consolidation.provider,
-                "created_at": _iso(consolidation.created_at),
-                "updated_at": _iso(consolidation.updated_at),
-                "stale_at": _iso(consolidation.stale_at),
-                "retired_at": _iso(consolidation.retired_at),
-            }
-        )
-    for link in (
-        MemoryLink.objects.filter(from_memory__owner=owner, to_memory__owner=owner).order_by("pk").iterator(chunk_size=2000)
-    ):
-        yield emit(
-            {
-                "type": "link",
-                "from": link.from_memory_id,
-                "to": link.to_memory_id,
-                "relationship": link.relationship,
-                "consolidation": link.consolidation_id,
-                "created_at": _iso(link.created_at),
-            }
-        )
-    for tombstone in RejectedContent.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
-        yield emit(
-            {
-                "type": "tombstone",
-                "content_hash": tombstone.content_hash,
-                "memory_ref": tombstone.memory_ref,
-                "reason": tombstone.reason,
-                "rejected_at": _iso(tombstone.rejected_at),
-            }
-        )
-    for event in Event.objects.filter(owner=owner).order_by("pk").iterator(chunk_size=2000):
-        yield emit(
-            {
-                "type": "event",
-                "subject_type": event.subject_type,
-                "subject_id": event.subject_id,
-                "action": event.action,
-                "actor": event.actor,
-                "by_owner": event.actor_user_id == owner.pk,
-                "before": event.before,
-                "after": event.after,
-                "note": event.note,
-                "created_at": _iso(event.created_at),
-            }
-        )
-    yield _line({"type": "end", "counts": dict(counts), "sha256": digest.hexdigest()})
-
-
-def _file_chunks(memory: Memory) -> Iterator:
-    """First the file's description, then its content as base64 chunks. The file is read
-    twice (hash, then content) so that neither pass holds it in memory."""
-    if not memory.original:
-        return
-    name = memory.file_name
-    try:
-        sha, size = hashlib.sha256(), 0
-        with memory.original.open("rb") as fh:
-            while block := fh.read(FILE_CHUNK):
-                sha.update(block)
-                size += len(block)
-    except OSError:
-        yield {"name": name, "missing": True}
-        return
-    yield {"name": name, "size": size, "sha256": sha.hexdigest(), "chunks": -(-size // FILE_CHUNK)}
-    with memory.original.open("rb") as fh:
-        while block := fh.read(FILE_CHUNK):
-            yield base64.b64encode(block).decode("ascii")
-
-
-# -- import ----------------------------------------------------------------------------------
 
 # Records one write transaction holds. On SQLite every write transaction locks out every
 # other writer: a batch of 200 links or events takes tens of milliseconds, a memory row
@@ -387,6 +186,17 @@ class _CheckedExport:
         self.source_user = ""
         self.file_bytes = 0
         self.stage = 0
+        # Each kind of record and its check, which returns what the writer stores (None:
+        # nothing to store). The end line is read apart (_finish).
+        self.checks: dict[str, Callable[[dict], dict | None]] = {
+            "header": self._header,
+            "memory": self._memory,
+            "file_chunk": self._file_chunk,
+            "consolidation": self._consolidation,
+            "link": self._link,
+            "tombstone": self._tombstone,
+            "event": self._event,
+        }
 
     def __enter__(self) -> _CheckedExport:
         return self
@@ -426,7 +236,7 @@ class _CheckedExport:
             if kind != "file_chunk":
                 self._close_file()
             try:
-                checked = getattr(self, f"_{kind}")(record)
+                checked = self.checks[kind](record)
             except ImportRefused:
                 raise
             except fields.EditError as exc:
@@ -713,11 +523,19 @@ class _Writer:
         self.memories_done = False
         self.line_no = 0
         self.empty = not (
-            Memory.all_objects.filter(owner=owner).exists()
-            or RejectedContent.objects.filter(owner=owner).exists()
-            or Consolidation.all_objects.filter(owner=owner).exists()
+            Memory.all_objects.owned_by(owner).exists()
+            or RejectedContent.objects.owned_by(owner).exists()
+            or Consolidation.all_objects.owned_by(owner).exists()
         )
         self.before_max = Memory.all_objects.aggregate(top=Max("pk"))["top"] or 0
+        # Each kind of checked record and what writes a batch of them.
+        self.writers: dict[str, Callable[[list[dict]], None]] = {
+            "memory": self._memory_batch,
+            "consolidation": self._consolidation_batch,
+            "link": self._link_batch,
+            "tombstone": self._tombstone_batch,
+            "event": self._event_batch,
+        }
 
     def run(self) -> ImportResult:
         batch: list[tuple[int, dict]] = []
@@ -738,7 +556,7 @@ class _Writer:
         if kind != "memory" and not self.memories_done:
             self._step("memory references", self._resolve_references)
         self.line_no = batch[0][0]
-        self._step(f"{kind} records", lambda: getattr(self, f"_{kind}_batch")([record for _, record in batch]))
+        self._step(f"{kind} records", lambda: self.writers[kind]([record for _, record in batch]))
 
     def _step(self, what: str, write: Callable[[], None]) -> None:
         """One step of the import; a failure stops the import and says what is stored."""
@@ -770,7 +588,7 @@ class _Writer:
             if r["values"]["content_hash"] in known:
                 continue
             memory = Memory(owner=self.owner, **r["values"])
-            _fingerprint(memory)  # MinHash of the text: computed here, not while holding the lock
+            fingerprint(memory)  # MinHash of the text: computed here, not while holding the lock
             if r["has_file"]:
                 self._store_file(memory, self.checked.files.pop(r["id"]))
             made.append((r, memory))
@@ -793,13 +611,14 @@ class _Writer:
             return {}
         known: dict[str, tuple[str, int | None]] = {}
         for digest, pk in (
-            Memory.all_objects.filter(owner=self.owner, content_hash__in=hashes, pk__lte=self.before_max)
+            Memory.all_objects.owned_by(self.owner)
+            .filter(content_hash__in=hashes, pk__lte=self.before_max)
             .order_by(F("deleted_at").desc(nulls_last=True), "pk")
             .values_list("content_hash", "pk")
         ):
             known[digest] = ("have", pk)  # the last wins: a live one, the newest
-        for digest in RejectedContent.objects.filter(owner=self.owner, content_hash__in=hashes).values_list(
-            "content_hash", flat=True
+        for digest in (
+            RejectedContent.objects.owned_by(self.owner).filter(content_hash__in=hashes).values_list("content_hash", flat=True)
         ):
             known.setdefault(digest, ("refused", None))
             if known[digest][0] == "have":
@@ -824,7 +643,7 @@ class _Writer:
 
     def _save_memory(self, r: dict, memory: Memory) -> None:
         if memory.sim_band0 is None:
-            _fingerprint(memory)
+            fingerprint(memory)
         # raw: as loaddata saves, with the exported created_at/updated_at instead of the clock's.
         memory.save_base(raw=True)
         self.memories[r["id"]] = memory.pk
@@ -865,7 +684,7 @@ class _Writer:
         for start in range(0, len(ids), BATCH // 4):  # each compares with up to 50 candidates
             with _write_batch():
                 for memory in Memory.objects.filter(pk__in=ids[start : start + BATCH // 4]).order_by("pk"):
-                    _link_near_duplicate(memory, self.actor)
+                    link_near_duplicate(memory, self.actor)
                     self.result.near_duplicates += memory.duplicate_of_id is not None
 
     # -- the rest
@@ -878,7 +697,7 @@ class _Writer:
     def _consolidation(self, r: dict) -> None:
         sources = [self.memories[s] for s in r["sources"] if self.memories.get(s) is not None]
         if not self.empty:
-            same = Consolidation.all_objects.filter(owner=self.owner, summary=r["summary"], insight=r["insight"]).first()
+            same = Consolidation.all_objects.owned_by(self.owner).filter(summary=r["summary"], insight=r["insight"]).first()
             if same is not None:
                 self.consolidations[r["id"]] = same.pk
                 return
@@ -931,7 +750,7 @@ class _Writer:
                 self._tombstone(r)
 
     def _tombstone(self, r: dict) -> None:
-        if not self.empty and Memory.objects.filter(owner=self.owner, content_hash=r["content_hash"]).exists():
+        if not self.empty and Memory.objects.owned_by(self.owner).filter(content_hash=r["content_hash"]).exists():
             return  # the space holds this content and keeps it: its decision, not the export's
         ref = r["memory_ref"]
         _, created = RejectedContent.objects.get_or_create(
