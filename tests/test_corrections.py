@@ -29,6 +29,8 @@ from memories.services import (
 )
 from memories.services.inbox import scan_inbox
 
+from .test_owner_rule import state_of
+
 pytestmark = pytest.mark.django_db
 
 CLAIM = "The Lisbon office lease ends in June 2026 and will not be renewed, according to Marta."
@@ -115,13 +117,20 @@ def test_purge_erases_content_keeps_hash_and_event(user, memory_factory):
 
 
 def test_other_user_cannot_delete_restore_purge_or_edit(user, other_user, memory_factory):
+    """Refused in words, and nothing of the owner's changes: a purge or edit that ran and then
+    reported "not found" would pass a test of return values alone."""
     memory = memory_factory(CLAIM)
+    before = state_of(user)
     assert delete_memory(owner=other_user, memory_id=memory.pk) is None
     assert not purge_memory(owner=other_user, memory_id=memory.pk)
     with pytest.raises(Memory.DoesNotExist):
         update_memory(owner=other_user, memory_id=memory.pk, changes={"summary": "hacked"})
+    assert state_of(user) == before
     delete_memory(owner=user, memory_id=memory.pk)
+    deleted = state_of(user)
     assert restore_memory(owner=other_user, memory_id=memory.pk) is None
+    assert state_of(user) == deleted
+    assert not Event.objects.filter(owner=other_user).exists()
 
 
 def test_edits_are_validated_and_reach_recall(user, memory_factory):
