@@ -497,7 +497,7 @@ def test_gemini_judges_updates_with_a_schema(settings, fake_gemini, user):
 
 
 def test_offline_rules_on_pairs_written_after_them():
-    from memories.llm.update_rules import judge_pair
+    from memories.llm.extractive.update_rules import judge_pair
 
     pairs = json.loads(Path("tests/data/update_pairs.json").read_text())["pairs"]
     false = [p for p in pairs if not p["update"] and judge_pair(p["old"], p["new"])]

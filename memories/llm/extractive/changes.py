@@ -1,6 +1,6 @@
 """Does a newer note give another value for the same fact as an older one? By meaning.
 
-The pattern rules (llm/update_rules.py) know phrasings; this knows none. It reads the two
+The pattern rules (llm/extractive/update_rules.py) know phrasings; this knows none. It reads the two
 notes the way the evidence allows for anyone's words:
 
 - the same slot: the newer note has a sentence close in meaning to one of the older

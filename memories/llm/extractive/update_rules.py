@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import textutil
-from .base import MemoryNote, UpdateJudgement
-from .extractive import changes
+from ... import textutil
+from ..base import MemoryNote, UpdateJudgement
+from . import changes
 
 _MONTHS = (
     "january|february|march|april|(?-i:May)|june|july|august|september|october|november|december"
