@@ -71,8 +71,21 @@ PRO_DROP_VERB = re.compile(
 )
 # "My brother ...", "our neighbours ...": someone else is the subject when the noun after
 # the possessive is not in the other note.
-POSSESSIVE_SUBJECT = re.compile(r"^\W*(?:(?:so|and|but|well|oh|btw|fyi|today|yesterday)\W+)*(?:my|our)\s+(\w+)", re.I)
-THIRD_PERSON_SUBJECT = re.compile(r"^\W*(?:he|she|they|he's|she's|they're)\b", re.I)
+# The first-person possessives of English, German, Spanish, French and Portuguese (closed
+# classes), with "new" in each skipped: "my new manager" is still "my manager".
+_MY = (
+    r"(?:my|our|mein|meine|meinem|meinen|meiner|unser|unsere|mi|mis|nuestro|nuestra|nuestros|nuestras"
+    r"|mon|ma|mes|notre|nos|meu|minha|meus|minhas|nosso|nossa)"
+)
+_NEW = r"(?:new|nouveau|nouvel|nouvelle|nuevo|nueva|neu|neue|neuer|neuen|novo|nova)"
+POSSESSIVE_SUBJECT = re.compile(
+    rf"^\W*(?:(?:so|and|but|well|oh|btw|fyi|today|yesterday)\W+)*(?:(?:o|a|os|as|il|la)\s+)?{_MY}\s+(?:{_NEW}\s+)?([^\W\d_][\w-]*)",
+    re.I,
+)
+# "the number of my mother", "el número de mi madre", "le vélo de mon frère": a thing of
+# someone else, said with a preposition of possession.
+POSSESSIVE_OF = re.compile(rf"\b(?:of|de|da|do|von|vom)\s+{_MY}\s+([^\W\d_][\w-]*)", re.I)
+THIRD_PERSON_SUBJECT = re.compile(r"^\W*(?:he|she|they|he's|she's|they're|er|sie|il|elle|ils|elles|él|ella|ele|ela)\b", re.I)
 # English past tense: a regular ending, or one of the irregular past forms (a closed class).
 IRREGULAR_PAST = frozenset(
     "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
@@ -148,8 +161,12 @@ def _someone_else(sentence: str, other_text: str) -> bool:
     """The sentence is about someone the other note is not about."""
     if THIRD_PERSON_SUBJECT.search(sentence):
         return True
-    m = POSSESSIVE_SUBJECT.search(sentence)
-    return bool(m) and not _similar_word(m.group(1).lower(), _words(other_text))
+    other = _words(other_text)
+    return any(
+        not _similar_word(m.group(1).lower(), other)
+        for m in (POSSESSIVE_SUBJECT.search(sentence), *POSSESSIVE_OF.finditer(sentence))
+        if m
+    )
 
 
 def _past_event(sentence: str) -> bool:
@@ -241,8 +258,6 @@ def judge(old_text: str, new_text: str) -> Change | None:
     old_values, new_values = _one_kind(old_values, new_values, (old_s, new_s))
     if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
-    if _kinds(old_values).isdisjoint(_kinds(new_values)):
-        return None  # "launches in March" / "booked the venue in Berlin": a date and a place are two facts
     slot_evidence = names_old_value or _shared_slot_word(old_c, new_c, stops, names)
     if _past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
@@ -381,6 +396,8 @@ def _one_kind(old: list[str], new: list[str], sentences: tuple[str, ...]) -> tup
         old = [v for v in old if kinds([v]) == k_new]
     elif len(k_new) > 1:
         new = [v for v in new if kinds([v]) == k_old]
+    elif k_old != k_new:
+        return [], []  # "launches in March" / "booked the venue in Berlin": a date and a place are two facts
     return old, new
 
 
