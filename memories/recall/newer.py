@@ -55,7 +55,8 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
 
     def same_fact(a: int, b: int) -> bool:
         close = float(matrix[index[a], index[b]])
-        return close >= SAME_FACT or (close >= NEAR_FACT and nearest[a] == b and nearest[b] == a)
+        # A superseded one's nearest is its successor, not the older note: a's nearest suffices.
+        return close >= SAME_FACT or (close >= NEAR_FACT and nearest[a] == b and (nearest[b] == a or b in superseded))
 
     when = {c.id: c.occurred_at for c in head}
     # Each current memory, oldest first, goes just below the last newer memory that says

@@ -333,7 +333,10 @@ def _newer_by_meaning(context: AnswerContext) -> dict[int, MemoryNote]:
             for j, b in enumerate(notes)
             if b.occurred_at > a.occurred_at
             and b.id != a.id
-            and (close[i, j] >= SAME_FACT or (close[i, j] >= NEAR_FACT and nearest[i] == j and nearest[j] == i))
+            and (
+                close[i, j] >= SAME_FACT
+                or (close[i, j] >= NEAR_FACT and nearest[i] == j and (nearest[j] == i or b.valid_until is not None))
+            )
         ]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
