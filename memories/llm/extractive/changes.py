@@ -44,7 +44,10 @@ MAX_SENTENCES = 12
 # particles ("now", "no longer", "instead", "anymore"), and the adjective "new".
 CHANGE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
-    r"switched|changed|moved|replaced|took\s+(?:it\s+)?over|handover|reset)\b",
+    r"switched|changed|moved|replaced|took\s+(?:it\s+)?over|handover|reset"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
+    r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
     re.I,
 )
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
