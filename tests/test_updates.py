@@ -632,6 +632,8 @@ def test_two_close_facts_with_no_update_marked_rank_newer_first_for_now(user, me
         ("The quarterly report is due on 12 May.", "Booked the dentist for 19 May.", False),
         ("I'm based in Berlin.", "I'm traveling to Munich next week instead of Hamburg.", False),
         ("Choir practice is on Tuesdays.", "Choir is singing the Fauré Requiem this term.", False),
+        ("Je joue du piano le soir.", "Maintenant je joue aussi de la guitare le soir.", False),
+        ("The visa application is due on 3 June.", "The car service is due by 20 June.", False),
     ],
 )
 def test_the_same_slot_with_another_value_is_read_by_meaning_in_any_language(old, new, update, settings):

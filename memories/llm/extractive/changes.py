@@ -53,7 +53,12 @@ CHANGE = re.compile(
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
-ADDITION = re.compile(r"\b(?:also|too|as well|another|in addition|additionally|besides)\b", re.I)
+ADDITION = re.compile(
+    r"\b(?:also|too|as well|another|in addition|additionally|besides"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
+    re.I,
+)
 PAST_FRAME = re.compile(r"\b(?:used to|when i was|as a kid|as a child|growing up|years ago|back in)\b", re.I)
 FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours"
@@ -261,6 +266,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
     old_values, new_values = _one_kind(old_values, new_values, (old_s, new_s))
     if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
+    if _kinds(new_values) == {"quantity"} and _other_thing(old_c, new_c, old_text, new_text, stops):
+        return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
     slot_evidence = names_old_value or _shared_slot_word(old_c, new_c, stops, names)
     if _past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
@@ -352,6 +359,38 @@ def _kinds(values: list[str]) -> set[str]:
 def _quantity(value: str) -> bool:
     low = value.lower()
     return any(c.isdigit() for c in low) or low in NUMBER_WORDS or low in _TIME_WORDS or low.rstrip("s") in _TIME_WORDS
+
+
+def _other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: frozenset[str]) -> bool:
+    """A date or an amount of another thing: each note names what it is of (the content
+    words before the clause's first value) with a word the other note does not have ("the
+    tax return" / "the passport renewal"); a change verb or a word of time does not count
+    ("the standup moves to X from next week")."""
+
+    def head(clause: str) -> list[str]:
+        words = []
+        for token in _tokens(clause):
+            if _quantity(token):
+                break
+            low = token.lower()
+            if low not in stops and len(low) > 2 and textutil.stem(low) not in _NOT_A_THING:
+                words.append(low)
+        return words
+
+    old_words, new_words = _words(old_text), _words(new_text)
+    old_only = [w for w in head(old_c) if not _similar_word(w, new_words)]
+    new_only = [w for w in head(new_c) if not _similar_word(w, old_words)]
+    return bool(old_only) and bool(new_only)
+
+
+# Words of time and of change (closed classes): they say when or that, not of what.
+_NOT_A_THING = {
+    textutil.stem(w)
+    for w in (
+        "day days week weeks month months year years next last every each this today tomorrow tonight morning evening "
+        "weekend now switched changed moved moves replaced reset"
+    ).split()
+}
 
 
 def _shared_slot_word(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
