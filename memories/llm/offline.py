@@ -162,6 +162,6 @@ class OfflineProvider(Provider):
         return answers_mod.answer(question=question, context=context)
 
     def judge_updates(self, *, new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
-        from . import update_rules
+        from .extractive import update_rules
 
         return update_rules.judge(new, candidates)

@@ -2,7 +2,7 @@
 
 After extraction, the newest few older memories of the same owner that could state the
 same fact (the candidates) are judged by the provider in one call: a model with a
-structured prompt, or the offline rules (llm/update_rules.py). Each older memory judged
+structured prompt, or the offline rules (llm/extractive/update_rules.py). Each older memory judged
 updated is marked superseded (`outdated_by`, true until the newer one's `occurred_at`),
 linked to its successor with the relationship "updates: ...", and both get a history
 event. Nothing is lost: the old memory stays in the bank and, ranked below its successor,

@@ -255,8 +255,9 @@ def _current_first(
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
     picked_ids = {s.memory.id for s in picked}
+    newer = {} if past_question else _newer_by_meaning(context)
     if not past_question:
-        picked = _newer_first(picked)
+        picked = _newer_first(picked, newer)
     for s in picked:
         note = s.memory
         if note.valid_until:
@@ -267,6 +268,13 @@ def _current_first(
                 current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
             past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
+            later = newer.get(note.id)
+            if later is not None and later.id not in brought and later.id not in quoted:
+                # What no update check marked but says the same about one thing, later
+                # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
+                brought.add(later.id)
+                sentence = best_sentence(later)
+                current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
             current.append(_quote(s, when=when))
             if past_question:
                 # What held then, though only what replaced it matched the question's words.
@@ -279,24 +287,61 @@ def _current_first(
     return past + current if past_question else current + past
 
 
-def _newer_first(picked: list[_Sentence]) -> list[_Sentence]:
+def _newer_first(picked: list[_Sentence], newer: dict[int, MemoryNote]) -> list[_Sentence]:
     """Two current memories saying nearly the same about one thing (a change no update
     check caught): the newer is quoted first."""
-    current = [s for s in picked if not s.memory.valid_until and s.memory.occurred_at]
-    if len(current) < 2:
-        return picked
-    close = similarity.similarity_matrix([s.text for s in current], [s.text for s in current], queries_are_questions=False)
-    if not similarity.by_meaning():
-        return picked
     order = list(picked)
-    for i, a in enumerate(current):
-        for j in range(i + 1, len(current)):
-            b = current[j]
-            if close[i, j] >= SAME_FACT and b.memory.occurred_at > a.memory.occurred_at and a.memory.id != b.memory.id:
-                ia, ib = order.index(a), order.index(b)
-                if ib > ia:
-                    order[ia], order[ib] = b, a
+    for a in list(order):
+        later = newer.get(a.memory.id)
+        ib = next((i for i, s in enumerate(order) if later is not None and s.memory.id == later.id), None)
+        ia = order.index(a)
+        if ib is not None and ib > ia:
+            order.insert(ia, order.pop(ib))
     return order
+
+
+def _newer_by_meaning(context: AnswerContext) -> dict[int, MemoryNote]:
+    """For each current memory of the context, a newer current one that says nearly the
+    same about one thing (closer than SAME_FACT, or than NEAR_FACT when each is the
+    other's nearest in the context: recall/newer.py reads the stored vectors the same way).
+    A newer one that was itself superseded stands for its successor (the chain A, B -> C
+    whose link A -> B no check marked: C is quoted before A)."""
+    notes = [m for m in context.memories if m.occurred_at]
+    by_id = {m.id: m for m in context.memories}
+
+    def current(note: MemoryNote) -> MemoryNote | None:
+        seen: set[int] = set()
+        while note.valid_until and note.outdated_by in by_id and note.id not in seen:
+            seen.add(note.id)
+            note = by_id[note.outdated_by]
+        return None if note.valid_until else note
+
+    if len(notes) < 2:
+        return {}
+    texts = [(m.text or m.summary)[:1000] for m in notes]
+    close = np.array(similarity.similarity_matrix(texts, texts, queries_are_questions=False), dtype=np.float32)
+    if not similarity.by_meaning():
+        return {}
+    np.fill_diagonal(close, -1.0)
+    nearest = close.argmax(axis=1)
+    out: dict[int, MemoryNote] = {}
+    for i, a in enumerate(notes):
+        if a.valid_until:
+            continue
+        later = [
+            j
+            for j, b in enumerate(notes)
+            if b.occurred_at > a.occurred_at
+            and b.id != a.id
+            and (
+                close[i, j] >= SAME_FACT
+                or (close[i, j] >= NEAR_FACT and nearest[i] == j and (nearest[j] == i or b.valid_until is not None))
+            )
+        ]
+        found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
+        if found:
+            out[a.id] = max(found, key=lambda n: n.occurred_at)
+    return out
 
 
 def _asks_about_the_past(question: str, dated: bool) -> bool:
@@ -311,9 +356,10 @@ _PAST_Q = re.compile(
     r"|\b(?:did|was|were|had)\b.{0,60}\blast\s+(?:year|month|summer|winter|spring|autumn|fall)\b",
     re.I,
 )
-# Sentence closeness (by meaning) from which two memories say the same about one thing
-# (extractive/changes.py's same-slot bound).
+# Closeness (by meaning) of two memories' texts from which they say the same about one
+# thing, and the lower one for two that are each other's nearest (recall/newer.py's bounds).
 SAME_FACT = 0.90
+NEAR_FACT = 0.845
 
 
 def overview(context: AnswerContext) -> str:

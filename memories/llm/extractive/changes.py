@@ -1,6 +1,6 @@
 """Does a newer note give another value for the same fact as an older one? By meaning.
 
-The pattern rules (llm/update_rules.py) know phrasings; this knows none. It reads the two
+The pattern rules (llm/extractive/update_rules.py) know phrasings; this knows none. It reads the two
 notes the way the evidence allows for anyone's words:
 
 - the same slot: the newer note has a sentence close in meaning to one of the older
@@ -44,19 +44,56 @@ MAX_SENTENCES = 12
 # particles ("now", "no longer", "instead", "anymore"), and the adjective "new".
 CHANGE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
-    r"switched|changed|moved|replaced|took\\s+(?:it\\s+)?over|handover|reset)\b",
+    r"switched|changed|moved|replaced|took\s+(?:it\s+)?over|handover|reset"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
+    r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
     re.I,
 )
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
-ADDITION = re.compile(r"\b(?:also|too|as well|another|in addition|additionally|besides)\b", re.I)
+ADDITION = re.compile(
+    r"\b(?:also|too|as well|another|in addition|additionally|besides"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
+    re.I,
+)
 PAST_FRAME = re.compile(r"\b(?:used to|when i was|as a kid|as a child|growing up|years ago|back in)\b", re.I)
-FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours)\b", re.I)
+FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours"
+    # The first-person pronouns and possessives of German, Spanish, French, Portuguese and
+    # Italian (a closed class of each grammar).
+    r"|ich|mich|mir|mein|meine|meinen|meinem|meiner|wir|uns|unser|unsere"
+    r"|yo|mi|mis|nos|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras"
+    r"|je|j|moi|mon|ma|mes|nous|notre|nos"
+    r"|eu|meu|minha|meus|minhas|nós|nosso|nossa|io|mio|mia|noi)\b",
+    re.I,
+)
+# Spanish, Portuguese and Italian drop the pronoun: a note opening with a first-person verb
+# ("Vivo en Sevilla", "Trabalho na Natura", "Me mudé") is the writer's. The endings of the
+# first person singular (present -o, past -é/-ei/-í) are the grammar's, not a list of verbs.
+PRO_DROP = {"es", "pt", "it"}
+PRO_DROP_VERB = re.compile(
+    r"^\W*(?:(?:ahora|agora|ora|ya|já|hoy|hoje|desde\s+\w+|seit\s+\w+)\W+)?(?:me\s+|nos\s+)?[^\W\d_]{2,}(?:o|é|ei|í)\b", re.I
+)
 # "My brother ...", "our neighbours ...": someone else is the subject when the noun after
 # the possessive is not in the other note.
-POSSESSIVE_SUBJECT = re.compile(r"^\W*(?:(?:so|and|but|well|oh|btw|fyi|today|yesterday)\W+)*(?:my|our)\s+(\w+)", re.I)
-THIRD_PERSON_SUBJECT = re.compile(r"^\W*(?:he|she|they|he's|she's|they're)\b", re.I)
+# The first-person possessives of English, German, Spanish, French and Portuguese (closed
+# classes), with "new" in each skipped: "my new manager" is still "my manager".
+_MY = (
+    r"(?:my|our|mein|meine|meinem|meinen|meiner|unser|unsere|mi|mis|nuestro|nuestra|nuestros|nuestras"
+    r"|mon|ma|mes|notre|nos|meu|minha|meus|minhas|nosso|nossa)"
+)
+_NEW = r"(?:new|nouveau|nouvel|nouvelle|nuevo|nueva|neu|neue|neuer|neuen|novo|nova)"
+POSSESSIVE_SUBJECT = re.compile(
+    rf"^\W*(?:(?:so|and|but|well|oh|btw|fyi|today|yesterday)\W+)*(?:(?:o|a|os|as|il|la)\s+)?{_MY}\s+(?:{_NEW}\s+)?([^\W\d_][\w-]*)",
+    re.I,
+)
+# "the number of my mother", "el número de mi madre", "le vélo de mon frère": a thing of
+# someone else, said with a preposition of possession.
+POSSESSIVE_OF = re.compile(rf"\b(?:of|de|da|do|von|vom)\s+{_MY}\s+([^\W\d_][\w-]*)", re.I)
+THIRD_PERSON_SUBJECT = re.compile(r"^\W*(?:he|she|they|he's|she's|they're|er|sie|il|elle|ils|elles|él|ella|ele|ela)\b", re.I)
 # English past tense: a regular ending, or one of the irregular past forms (a closed class).
 IRREGULAR_PAST = frozenset(
     "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
@@ -99,7 +136,7 @@ def _values(sentence: str, stops: frozenset[str], names: frozenset[str] = frozen
 def _names(text: str) -> frozenset[str]:
     """Words the text capitalises inside a sentence (not as its first word)."""
     out = set()
-    for sentence, _ in _units(text):
+    for sentence in textutil.sentences(text) or [text]:
         out.update(t.lower() for t in _tokens(sentence)[1:] if t[:1].isupper())
     return frozenset(out)
 
@@ -121,7 +158,7 @@ def _similar_word(word: str, words: set[str]) -> bool:
     """The word, another form of it, or a typo of it ("favorit" for "favourite")."""
     stem = textutil.stem(word)
     for other in words:
-        if other == word or textutil.stem(other) == stem:
+        if other == word or textutil.stem(other) == stem or other.rstrip("s") == word.rstrip("s"):
             return True
         if len(word) > 4 and difflib.SequenceMatcher(None, word, other).ratio() >= 0.8:
             return True
@@ -132,8 +169,12 @@ def _someone_else(sentence: str, other_text: str) -> bool:
     """The sentence is about someone the other note is not about."""
     if THIRD_PERSON_SUBJECT.search(sentence):
         return True
-    m = POSSESSIVE_SUBJECT.search(sentence)
-    return bool(m) and not _similar_word(m.group(1).lower(), _words(other_text))
+    other = _words(other_text)
+    return any(
+        not _similar_word(m.group(1).lower(), other)
+        for m in (POSSESSIVE_SUBJECT.search(sentence), *POSSESSIVE_OF.finditer(sentence))
+        if m
+    )
 
 
 def _past_event(sentence: str) -> bool:
@@ -144,7 +185,7 @@ def _past_event(sentence: str) -> bool:
     return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
 
 
-CLAUSE_BREAK = re.compile(r"\s*[;:]\s*|,\s+(?:and|but|so)\s+|,\s+")
+CLAUSE_BREAK = re.compile(r"\s*[;:]\s*|,?\s+(?:and|but|so)\s+|,\s+")
 
 
 def judge(old_text: str, new_text: str) -> Change | None:
@@ -152,32 +193,47 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower():
         return None
     old_units, new_units = _units(old_text), _units(new_text)
-    vectors = similarity.meaning_vectors([c for c, _ in old_units] + [c for c, _ in new_units])
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    names = _names(old_text) | _names(new_text)
+    lang = language.language_of(f"{old_text} {new_text}")
+    clauses = [c for c, _ in old_units] + [c for c, _ in new_units]
+    # Each clause twice: as written, and with its values masked ("I live in X"), so that
+    # "same slot, another value" is read by the model from the slot's words alone.
+    vectors = similarity.meaning_vectors(clauses + [_masked(c, stops, names) for c in clauses])
     if vectors is None:
         return None
     vectors = np.asarray(vectors, dtype=np.float32)
-    close = vectors[len(old_units) :] @ vectors[: len(old_units)].T
+    n_old, n = len(old_units), len(clauses)
+    raw = vectors[n_old:n] @ vectors[:n_old].T
+    masked = vectors[n + n_old :] @ vectors[n : n + n_old].T
+    close = np.maximum(raw, masked)
+    by_mask = close > raw
     new_index, old_index = np.unravel_index(int(np.argmax(close)), close.shape)
     closeness = float(close[new_index, old_index])
+    # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
     # The closest clauses find the slot; their sentences hold its values and cues.
     old_s, new_s = old_units[old_index][1], new_units[new_index][1]
+    old_c, new_c = old_units[old_index][0], new_units[new_index][0]
     cue = bool(CHANGE.search(new_s)) or any(
         _similar_word(m.group(1).lower(), _words(old_text)) for m in NEW_THING.finditer(new_s)
     )
-    if closeness < (SAME_SLOT_WITH_CUE if cue else SAME_SLOT):
+    bar = SAME_SLOT_WITH_CUE if cue else SAME_SLOT
+    if closeness < bar:
         return None
+    # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
+    masked_only = bool(by_mask[new_index, old_index]) and float(raw[new_index, old_index]) < bar
     if ADDITION.search(new_s) and not re.search(r"\b(?:instead|no longer|anymore)\b", new_s, re.I):
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
     if _someone_else(new_s, old_text) or _someone_else(old_s, new_text):
         return None
-    stops = language.stopwords_for(f"{old_text} {new_text}")
-    names = _names(old_text) | _names(new_text)
-    if _other_subject(old_s, new_s, names) or _other_owner(old_s, new_s):
+    if _other_subject(old_s, new_s, names) or _other_owner(old_c, new_c):
         return None
     old_words, new_words = _words(old_text), _words(new_text)
-    if not _same_frame(old_s, new_s, stops, names) and not any(_mentions(v, new_words) for v in _values(old_s, stops, names)):
+    if not _same_frame(old_s, new_s, stops, names, lang) and not any(
+        _mentions(v, new_words) for v in _values(old_s, stops, names)
+    ):
         return None  # "School starts at 8:00" / "Soccer practice moved to 4:30"
     old_all = list(dict.fromkeys(_values(old_s, stops, names)))
     old_values = [v for v in old_all if not _mentions(v, new_words)]
@@ -196,32 +252,46 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # each sentence has that the other note does not, when the newer one says it changed.
         old_values = [w for w in _content(old_s, stops) if not _similar_word(w, new_words)]
         new_values = [w for w in _content(new_s, stops) if not _similar_word(w, old_words) and not CHANGE.fullmatch(w)]
+    if cue and named_old and new_values and _kinds(old_values).isdisjoint(_kinds(new_values)):
+        # "Crete fell through, we're doing Sardinia instead": what it names of the older
+        # note, of the new value's kind, is the value replaced (not the "two weeks").
+        old_values = [v for v in named_old if not _kinds([v]).isdisjoint(_kinds(new_values))] or old_values
     if not old_values or not new_values:
         return None
-    if _mixed(old_values) or _mixed(new_values):
+    names_old_value = any(not _quantity(v) for v in named_old)  # "Sold the Civic": not "May"
+    if masked_only and not (names_old_value or _shared_slot_word(old_c, new_c, stops, names)):
+        return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
+    if _replaces_another(new_c, old_text):
+        return None  # "... to Munich instead of Hamburg" does not replace Berlin
+    old_values, new_values = _one_kind(old_values, new_values, (old_s, new_s))
+    if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
-    if _kinds(old_values).isdisjoint(_kinds(new_values)):
-        return None  # "launches in March" / "booked the venue in Berlin": a date and a place are two facts
-    if _past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST):
-        return None
+    if _kinds(new_values) == {"quantity"} and _other_thing(old_c, new_c, old_text, new_text, stops):
+        return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
+    slot_evidence = names_old_value or _shared_slot_word(old_c, new_c, stops, names)
+    if _past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
+        return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
     if _past_event(new_s) and not cue and not named_old:
         return None
     return Change(tuple(old_values), tuple(new_values), closeness)
 
 
-def _first_person(sentence: str, names: frozenset[str]) -> bool:
+def _first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
     """The writer's: a first-person word, or a sentence that opens with its verb ("Sold
     the Civic ...", "Moved to Lyon")."""
     if FIRST_PERSON.search(sentence):
         return True
+    if (lang or language.language_of(sentence)) in PRO_DROP and PRO_DROP_VERB.search(sentence):
+        return True
     first = (_tokens(sentence) or [""])[0].lower()
-    return first not in names and (first in IRREGULAR_PAST or first.endswith("ed"))
+    # "Working as a barista", "Got hired", "Moved to Lyon": a note opening with its verb.
+    return first not in names and (first in IRREGULAR_PAST or first.endswith(("ed", "ing")))
 
 
-def _same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+def _same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str], lang: str = "") -> bool:
     """Both sentences are the writer's, or they share a word that is not a value ("the
     rent", "yoga", "number")."""
-    if _first_person(old_s, names) and _first_person(new_s, names):
+    if _first_person(old_s, names, lang) and _first_person(new_s, names, lang):
         return True
     frame_old = [w for w in _content(old_s, stops) if w not in names]
     frame_new = {w for w in _content(new_s, stops) if w not in names}
@@ -229,12 +299,30 @@ def _same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[
 
 
 def _units(text: str) -> list[tuple[str, str]]:
-    """(clause, its sentence) pairs: a long sentence's clauses are compared one by one."""
+    """(clause, its sentence) pairs: a long sentence's clauses are compared one by one. A
+    semicolon or a dash between words ends a statement as a full stop does ("Amara now owns
+    the migration; Kenji moved to search" is two facts, each with its own values)."""
     out = []
     for sentence in [s for s in textutil.sentences(text) if s.strip()] or [text]:
-        parts = [p.strip() for p in CLAUSE_BREAK.split(sentence)] if len(sentence.split()) > 8 else [sentence]
-        out.extend((p, sentence) for p in parts if len(p.split()) >= 2)
+        for piece in [p.strip() for p in HARD_BREAK.split(sentence)]:
+            if len(piece.split()) < 2:
+                continue
+            parts = [p.strip() for p in CLAUSE_BREAK.split(piece)] if len(piece.split()) > 8 else [piece]
+            out.extend((p, piece) for p in parts if len(p.split()) >= 2)
     return out[:MAX_SENTENCES] or [(text, text)]
+
+
+HARD_BREAK = re.compile(r"\s*;\s*|\s+[-–—]\s+")
+PLACEHOLDER = "X"
+
+
+def _masked(clause: str, stops: frozenset[str], names: frozenset[str]) -> str:
+    """The clause with each value (a name, a number, a code) replaced by one placeholder."""
+    out = clause
+    for value in sorted(set(_values(clause, stops, names)), key=len, reverse=True):
+        out = re.sub(rf"(?i)(?<![\w@.]){re.escape(value)}(?![\w@])", PLACEHOLDER, out)
+    # "Honda Civic" is one value: one placeholder.
+    return re.sub(rf"{PLACEHOLDER}(?:[\s,.]+{PLACEHOLDER})+", PLACEHOLDER, out)
 
 
 def _other_subject(old_s: str, new_s: str, names: frozenset[str]) -> bool:
@@ -242,7 +330,7 @@ def _other_subject(old_s: str, new_s: str, names: frozenset[str]) -> bool:
     ("Acme hired a new CFO"): two subjects."""
     for a, b in ((old_s, new_s), (new_s, old_s)):
         first = (_tokens(b) or [""])[0]
-        if _first_person(a, names) and not FIRST_PERSON.search(b) and first.lower() in names:
+        if _first_person(a, names) and not FIRST_PERSON.search(b) and first.lower() in names and first.lower() not in _words(a):
             return True
     return False
 
@@ -265,24 +353,122 @@ def _kinds(values: list[str]) -> set[str]:
     """What kind of value each is: a quantity (a date, a time, a number, a month or a
     weekday: closed classes) or a word (a place, a name, a thing). One fact's two values
     are of one kind; a date in one note and a place in the other are two facts."""
-    return {
-        "quantity" if any(c.isdigit() for c in v) or v.lower() in _TIME_WORDS or v.lower() in NUMBER_WORDS else "word"
-        for v in values
-    }
+    return {"quantity" if _quantity(v) else "word" for v in values}
 
 
-def _mixed(values: list[str]) -> bool:
-    numbers = [v for v in values if any(c.isdigit() for c in v) or v in NUMBER_WORDS]
-    return bool(numbers) and len(numbers) < len(values)
+def _quantity(value: str) -> bool:
+    low = value.lower()
+    return any(c.isdigit() for c in low) or low in NUMBER_WORDS or low in _TIME_WORDS or low.rstrip("s") in _TIME_WORDS
+
+
+def _other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: frozenset[str]) -> bool:
+    """A date or an amount of another thing: each note names what it is of (the content
+    words before the clause's first value) with a word the other note does not have ("the
+    tax return" / "the passport renewal"); a change verb or a word of time does not count
+    ("the standup moves to X from next week")."""
+
+    def head(clause: str) -> list[str]:
+        words = []
+        for token in _tokens(clause):
+            if _quantity(token):
+                break
+            low = token.lower()
+            if low not in stops and len(low) > 2 and textutil.stem(low) not in _NOT_A_THING:
+                words.append(low)
+        return words
+
+    old_words, new_words = _words(old_text), _words(new_text)
+    old_only = [w for w in head(old_c) if not _similar_word(w, new_words)]
+    new_only = [w for w in head(new_c) if not _similar_word(w, old_words)]
+    return bool(old_only) and bool(new_only)
+
+
+# Words of time and of change (closed classes): they say when or that, not of what.
+_NOT_A_THING = {
+    textutil.stem(w)
+    for w in (
+        "day days week weeks month months year years next last every each this today tomorrow tonight morning evening "
+        "weekend now switched changed moved moves replaced reset"
+    ).split()
+}
+
+
+def _shared_slot_word(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """A word of the slot, not of a value, in both clauses ("the standup", "habite")."""
+    old_slot = [w for w in _content(old_c, stops) if w not in names]
+    new_slot = {w for w in _content(new_c, stops) if w not in names and not CHANGE.fullmatch(w)}
+    return any(_similar_word(w, new_slot) for w in old_slot)
+
+
+# What a newer clause says it replaces, in the grammar of each language ("instead of",
+# "en lugar de", "au lieu de", "statt", "em vez de"): a closed class of prepositions.
+REPLACES = re.compile(
+    r"\b(?:instead of|rather than|en lugar de|en vez de|au lieu de|plutôt que|statt|anstatt|anstelle von|em vez de|ao invés de)"
+    r"\s+(?:the\s+|a\s+|my\s+|our\s+)?([^,.;!?]{1,40})",
+    re.I,
+)
+
+
+def _replaces_another(new_c: str, old_text: str) -> bool:
+    m = REPLACES.search(new_c)
+    if not m:
+        return False
+    old_words = _words(old_text)
+    return not any(_similar_word(w, old_words) for w in _words(m.group(1)) if len(w) > 2)
+
+
+def _one_kind(old: list[str], new: list[str], sentences: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The values of one kind on both sides. A number that is part of a name ("2012 Honda
+    Civic", "Tesla Model 3") is a word. When one side holds two kinds and the other one,
+    the other decides ("Seit April wohne ich in München" after "in Hamburg": the place);
+    when both hold two kinds, they are two facts (a place's price)."""
+    in_names = set().union(*(_numbers_in_names(s) for s in sentences))
+
+    def kinds(values):
+        return {"word" if v in in_names or not _quantity(v) else "quantity" for v in values}
+
+    k_old, k_new = kinds(old), kinds(new)
+    if len(k_old) > 1 and len(k_new) > 1:
+        return [], []
+    # Only a time or an amount beside the value may go ("since April", "from September");
+    # a name beside a date is what the date is of ("the Falcon launch ... March 15").
+    if len(k_old) > 1 and k_new == {"quantity"} or len(k_new) > 1 and k_old == {"quantity"}:
+        return [], []
+    if len(k_old) > 1:
+        old = [v for v in old if kinds([v]) == k_new]
+    elif len(k_new) > 1:
+        new = [v for v in new if kinds([v]) == k_old]
+    elif k_old != k_new:
+        return [], []  # "launches in March" / "booked the venue in Berlin": a date and a place are two facts
+    return old, new
+
+
+def _numbers_in_names(text: str) -> set[str]:
+    tokens = _tokens(text)
+    out = set()
+    for i, token in enumerate(tokens):
+        if any(c.isdigit() for c in token):
+            around = [t for j, t in enumerate(tokens) if j in (i - 1, i + 1) and j > 0]
+            if any(t[:1].isupper() and not _quantity(t) for t in around):
+                out.add(token.lower())
+    return out
 
 
 _POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
+
+
+_OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
 
 
 def _other_owner(old_s: str, new_s: str) -> bool:
     """ "Dad's phone number" after "my phone number", "Jake's brother" after "Jake": a thing
     of someone the other sentence does not give it to."""
     for a, b in ((old_s, new_s), (new_s, old_s)):
+        # "Tom's wife works at X" / "Tom works at X": the same verb, another doer.
+        m = _OWNER_VERB.match(a)
+        other = re.match(rf"^\W*{re.escape(m.group(1))}\s+(\w+)", b) if m else None
+        if other and textutil.stem(other.group(1).lower()) == textutil.stem(m.group(3).lower()):
+            return True
         b_low = b.lower()
         for m in _POSSESSIVE.finditer(a):
             owner, thing = m.group(1).lower(), m.group(2).lower()
@@ -305,6 +491,14 @@ def _other_kind(old_s: str, new_s: str, stops: frozenset[str]) -> tuple[str, str
         if j >= 3 and word in old_words and word not in stops and new_lower[j - 1] in ("the", "a", "an", "our", "my"):
             if new_lower[j - 2] in ("for", "of", "about") and new_lower[j - 3] not in stops and new_lower[j - 3] not in old_words:
                 return new_lower[j - 3], word
+    for a, b in ((old_tokens, new_tokens), (new_tokens, old_tokens)):
+        # "Rent for the garage spot" after "my rent": the same word, of another thing.
+        a_low, b_low = [t.lower() for t in a], {t.lower() for t in b}
+        for j in range(len(a_low) - 2):
+            if a_low[j] in b_low and a_low[j] not in stops and a_low[j + 1] in ("for", "of"):
+                k = j + 3 if a_low[j + 2] in ("the", "a", "an", "my", "our", "his", "her", "their") else j + 2
+                if k < len(a_low) and a_low[k] not in stops and a_low[k] not in b_low and not a[k][:1].isdigit():
+                    return a_low[j], a_low[k]
     for i, token in enumerate(old_tokens):
         word = token.lower()
         if i == 0 or word in stops or word not in new_lower or token[:1].isupper():

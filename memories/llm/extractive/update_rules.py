@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import textutil
-from .base import MemoryNote, UpdateJudgement
-from .extractive import changes
+from ... import textutil
+from ..base import MemoryNote, UpdateJudgement
+from . import changes
 
 _MONTHS = (
     "january|february|march|april|(?-i:May)|june|july|august|september|october|november|december"
@@ -229,34 +229,6 @@ ATTRIBUTES = (
             rf"\b(?:wi-?fi\s+)?(?P<key>phone number|phone|email|e-mail|email address|password|pin|code)\s+(?:for\s+(?:the\s+|my\s+)?[\w ]{{1,20}}?\s+)?"
             rf"(?:is|was|has been|was changed to|changed to|is now)\s+(?:now\s+|changed\s+to\s+)?{_VALUE}",
             rf"\b(?:changed|reset|updated)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi\s+)?(?P<key>password|pin|code|phone number|email)\s+to\s+{_VALUE}",
-        ),
-        person=False,
-    ),
-    Attribute(
-        "lead",
-        _p(
-            rf"\b(?:led|run|owned|managed|handled|coordinated|taught|coached)\s+by\s+{_VALUE}",
-            r"\b(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?"
-            r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)",
-            r"\b(?P<value>(?-i:[A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:now\s+)?(?:leads|runs|owns|manages|took over|is taking over|has taken over|is in charge of)\b",
-            r"\b(?P<value>(?-i:[A-Z])[\w'-]*)\s+is\s+(?:now\s+)?(?:my|our|the)\s+(?:new\s+)?"
-            r"(?P<key>lead|owner|manager|boss|head|coach|teacher|doctor|dentist|therapist|trainer|accountant|lawyer|mentor|tutor|nanny|babysitter|vet|pediatrician|physician|landlord|contact|point person|hairdresser|barber|advisor|supervisor)\b",
-        ),
-        person=False,
-    ),
-    Attribute(
-        "school",
-        _p(
-            r"\b(?:goes to|go to|going to|attends|attend|attending|enrolled (?:at|in)|studies at|study at|student at|switched to|"
-            r"transferred to|moved to|starts at|started at)\s+(?P<value>(?-i:[A-Z])[^,.;!?()\n]{0,40}?"
-            r"(?:School|Elementary|Academy|College|University|High|Kindergarten|Preschool|Nursery|Montessori)\b)",
-        ),
-    ),
-    Attribute(
-        "place",
-        _p(
-            rf"\b(?:is|are|was|will be)\s+(?:now\s+)?(?:held\s+|located\s+)?(?:on|in|at)\s+(?:the\s+)?{_VALUE}",
-            rf"\b(?:moved|moving|relocated|changed|switched)\s+(?:to|into)\s+(?:the\s+)?{_VALUE}",
         ),
         person=False,
     ),
@@ -488,10 +460,7 @@ def facts_of(text: str) -> list[Fact]:
         for pattern in attribute.patterns:
             for m in pattern.finditer(text):
                 value = _trim_value(m.group("value"))
-                if not value or (
-                    attribute.name == "place"
-                    and (DATE_VALUE.match(value) or AMOUNT_VALUE.match(value) or NUMBER.fullmatch(value))
-                ):
+                if not value:
                     continue
                 before = _clause_before(text, m.start())
                 sentence_end = re.search(r"[.!?;\n]|$", text[m.end() :]).start() + m.end()
@@ -500,13 +469,7 @@ def facts_of(text: str) -> list[Fact]:
                 if attribute.person:
                     subject = _person(before)
                 else:
-                    # A named lead is about the thing led, said before or after ("X now runs Y").
-                    subject = _thing(
-                        before + " " + text[m.end() : m.end() + 60]
-                        if attribute.name == "lead" and not m.groupdict().get("key")
-                        else before,
-                        value,
-                    )
+                    subject = _thing(before, value)
                 key = textutil.stem((m.groupdict().get("key") or "").lower().split(" ")[-1]) if m.groupdict().get("key") else ""
                 # Only the words right before the pattern: "I sold the Civic and drive a Tesla" drives a Tesla.
                 near = re.split(r"\b(?:and|but|then|so)\b|,", before)[-1]
