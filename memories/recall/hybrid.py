@@ -14,12 +14,15 @@ from . import feedback, lexical, meaning, neighbours, newer, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
-from .dates import date_phrases, date_pool, date_spans
+from .dates import TIME_UNITS, asks_time, date_phrases, date_pool, date_spans
 from .fusion import fuse
 from .reasons import Explainer
 from .result import RecallResult, Recalled
 from .scoring import base_score, fetch_scored
 from .words import cached_stem
+
+
+DROP_TIME_UNITS = True
 
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
@@ -31,6 +34,10 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(
         search.query_words(" ".join(date_phrases(question)))
     )
+    wants_time = asks_time(question)
+    if wants_time and DROP_TIME_UNITS:
+        # "In which month did Ann move?": the month is what is asked, not a word of the answer.
+        date_words |= TIME_UNITS
     q_words = [w for w in search.query_words(question) if w not in date_words]
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
@@ -48,8 +55,10 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    candidates = fetch(owner, ids)
-    q = Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
+    candidates = fetch(owner, ids, dates=bool(spans) or wants_time)
+    q = Question(
+        q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems), asks_time=wants_time
+    )
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)

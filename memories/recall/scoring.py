@@ -17,14 +17,18 @@ W_ENTITY = 0.08  # per question word that is one of the memory's entities or top
 MAX_ENTITY_BONUS = 0.2
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
+W_DATED = 0.0  # a memory whose words name a time, for a question that asks for one
 RECENT_HALF_LIFE_DAYS = 365
 
 
 def base_score(c: Candidate, q: Question) -> None:
     score = c.relevance
     if q.spans:
-        gain, c.date_reason = date_signal(q.spans, timezone.localtime(c.occurred_at).date())
+        gain, c.date_reason = date_signal(q.spans, timezone.localtime(c.occurred_at).date(), c.events)
         score += gain
+    elif q.asks_time and c.events:
+        # "When did Ann...?" is answered by the line that dates what she did ("... last Friday").
+        score += W_DATED
     score += own_words_bonus(c.speaker, q.speakers)
     shared = q.stems & c.keys
     if shared:
@@ -37,7 +41,7 @@ def base_score(c: Candidate, q: Question) -> None:
 
 def fetch_scored(owner, ids, q: Question) -> dict[int, Candidate]:
     """The owner's readable memories among `ids`, as candidates with their base score."""
-    fetched = fetch(owner, ids)
+    fetched = fetch(owner, ids, dates=q.reads_dates)
     for c in fetched.values():
         base_score(c, q)
     return fetched
