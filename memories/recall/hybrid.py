@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from .. import currency, search
 from ..textutil import fold
-from . import feedback, lexical, meaning, neighbours, newer, speaker
+from . import feedback, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -74,8 +74,11 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     neighbours.lend_support(candidates, seeds, near, linked)
     if q.speakers:
         speaker.prefer_named_speakers(candidates.values(), q.speakers)
+    sessions.prefer_best_sessions(candidates.values())
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
+    if sessions.asks_for_a_set(question):
+        ranked = sessions.spread(ranked)
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = currency.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
     ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)
