@@ -11,6 +11,7 @@ from functools import lru_cache
 from django.db import connection
 from django.utils import timezone
 
+from . import dates as _dates
 from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans
 from ..readable import READABLE_SQL
 from .sql import MEMORY_TABLE, placeholders
@@ -33,7 +34,7 @@ class Question:
     @property
     def reads_dates(self) -> bool:
         """The memories' own dates matter: their words are read for them (dates.event_spans)."""
-        return bool(self.spans) or self.asks_time
+        return bool(self.spans) or (self.asks_time and _dates.W_DATED > 0)
 
 
 @dataclass(slots=True)

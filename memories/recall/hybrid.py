@@ -23,16 +23,24 @@ from .words import cached_stem
 
 
 DROP_TIME_UNITS = True
+EMPTY_DATES_AS_WORDS = True
 
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     now = now or timezone.now()
     today = timezone.localdate(now)
+    meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     spans = date_spans(question or "", today=today)
+    by_date = date_pool(owner, spans, k, today) if spans else []
+    if not by_date and EMPTY_DATES_AS_WORDS:
+        # No memory of the owner's falls in the dates the question names ("last weekend",
+        # counted from a today the memories are far from): they are no date to go by, and
+        # their words may still be how a memory says it ("... last weekend").
+        spans = []
     # Words that only name a date ("May", "2023") would match the text of unrelated
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(
-        search.query_words(" ".join(date_phrases(question)))
+        search.query_words(" ".join(date_phrases(question))) if spans else ()
     )
     wants_time = asks_time(question)
     if wants_time and DROP_TIME_UNITS:
@@ -42,23 +50,20 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
-    meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     by_words = lexical.relevance(owner, q_words, pool)
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
     ids = set(relevance)
-    if spans:
-        ids.update(date_pool(owner, spans, k, today))
+    ids.update(by_date)
     fallback = not ids
     if fallback:
         # Nothing to match on (or nothing matched): the newest and the most important.
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    candidates = fetch(owner, ids, dates=bool(spans) or wants_time)
-    q = Question(
-        q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems), asks_time=wants_time
-    )
+    q = Question(q_stems, spans, now, asks_time=wants_time)
+    candidates = fetch(owner, ids, dates=q.reads_dates)
+    q.speakers = frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems)
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from .candidates import Candidate, Question, fetch
+from . import dates
 from .dates import date_signal
 from .speaker import own_words_bonus
 
@@ -17,7 +18,6 @@ W_ENTITY = 0.08  # per question word that is one of the memory's entities or top
 MAX_ENTITY_BONUS = 0.2
 IMPORTANCE_SPAN = 0.3  # importance 0 -> x0.85, 0.5 -> x1.0, 1 -> x1.15
 W_RECENT = 0.05
-W_DATED = 0.0  # a memory whose words name a time, for a question that asks for one
 RECENT_HALF_LIFE_DAYS = 365
 
 
@@ -28,7 +28,7 @@ def base_score(c: Candidate, q: Question) -> None:
         score += gain
     elif q.asks_time and c.events:
         # "When did Ann...?" is answered by the line that dates what she did ("... last Friday").
-        score += W_DATED
+        score += dates.W_DATED
     score += own_words_bonus(c.speaker, q.speakers)
     shared = q.stems & c.keys
     if shared:
