@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -341,5 +341,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    _ = datetime  # the files' dates are written as text
     main()
