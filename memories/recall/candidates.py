@@ -11,7 +11,8 @@ from functools import lru_cache
 from django.db import connection
 from django.utils import timezone
 
-from .dates import DateSpan
+from . import dates as _dates
+from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans
 from .readable import READABLE_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
@@ -27,6 +28,13 @@ class Question:
     now: datetime
     #: Speakers of transcript lines ("Ann: ...") whom the question names.
     speakers: frozenset[str] = frozenset()
+    #: The question asks for a time ("When did...", "In which month...").
+    asks_time: bool = False
+
+    @property
+    def reads_dates(self) -> bool:
+        """The memories' own dates matter: their words are read for them (dates.event_spans)."""
+        return bool(self.spans) or (self.asks_time and _dates.W_DATED > 0)
 
 
 @dataclass(slots=True)
@@ -43,6 +51,7 @@ class Candidate:
     lexical: bool = False  # found by the full-text arm
     meaning_rank: int | None = None  # its place in the meaning arm's list (0 = closest)
     date_reason: str = ""
+    events: tuple[DateSpan, ...] = ()  # the times its words name (read when the question's dates matter)
     base: float = 0.0
     bonus: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -71,31 +80,37 @@ def _aware_text(value: str) -> datetime:
 PENDING_KEY_CHARS = 600
 
 
-def fetch(owner, ids) -> dict[int, Candidate]:
-    """The owner's readable memories among `ids`, as candidates (unscored)."""
+def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
+    """The owner's readable memories among `ids`, as candidates (unscored). dates: read
+    the times their words name too (a question about a time)."""
     ids = list(ids)
     if not ids:
         return {}
+    head_chars = max(PENDING_KEY_CHARS, EVENT_TEXT_CHARS) if dates else 40
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id, source, importance, occurred_at, entities, topics, "
-            f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) ELSE substr(raw_text, 1, 40) END, "
+            f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
+            f"ELSE substr(raw_text, 1, {head_chars}) END, "
             f"status = 'pending' FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
             [owner.pk, *ids],
         )
         rows = cursor.fetchall()
-    return {
-        pk: Candidate(
+    out = {}
+    for pk, source, importance, occurred_at, entities, topics, head, pending in rows:
+        when = _aware(occurred_at)
+        out[pk] = c = Candidate(
             pk,
             source or "",
             importance or 0.0,
-            _aware(occurred_at),
-            keys(head, "") if pending else keys(entities, topics),
+            when,
+            keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics),
             topics,
-            speaker_of(head),
+            speaker_of(head[:40] if head else head),
         )
-        for pk, source, importance, occurred_at, entities, topics, head, pending in rows
-    }
+        if dates and head:
+            c.events = event_spans(head, timezone.localtime(when).date())
+    return out
 
 
 def newest(owner, limit: int, order: str) -> list[int]:

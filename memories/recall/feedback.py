@@ -37,7 +37,7 @@ def expand(owner, candidates: dict[int, Candidate], q: Question) -> list[str]:
     if not expansion:
         return []
     more = lexical.relevance(owner, expansion, FEEDBACK_POOL)
-    candidates.update(fetch(owner, more.keys() - candidates.keys()))
+    candidates.update(fetch(owner, more.keys() - candidates.keys(), dates=q.reads_dates))
     for pk, r in more.items():
         c = candidates.get(pk)
         if c is not None and W_FEEDBACK * r > c.relevance:

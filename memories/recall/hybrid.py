@@ -10,11 +10,11 @@ from django.utils import timezone
 
 from . import current, search
 from ..textutil import fold
-from . import feedback, lexical, meaning, neighbours, newer, speaker
+from . import feedback, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
-from .dates import date_phrases, date_pool, date_spans
+from .dates import TIME_UNITS, asks_time, date_phrases, date_pool, date_spans
 from .fusion import fuse
 from .reasons import Explainer
 from .result import RecallResult, Recalled
@@ -22,34 +22,48 @@ from .scoring import base_score, fetch_scored
 from .words import cached_stem
 
 
+DROP_TIME_UNITS = True
+EMPTY_DATES_AS_WORDS = True
+
+
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
     now = now or timezone.now()
     today = timezone.localdate(now)
+    meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     spans = date_spans(question or "", today=today)
+    by_date = date_pool(owner, spans, k, today) if spans else []
+    if not by_date and EMPTY_DATES_AS_WORDS:
+        # No memory of the owner's falls in the dates the question names ("last weekend",
+        # counted from a today the memories are far from): they are no date to go by, and
+        # their words may still be how a memory says it ("... last weekend").
+        spans = []
     # Words that only name a date ("May", "2023") would match the text of unrelated
     # memories; the date signal handles them.
     date_words = {w for s in spans for w in search.query_words(s.label)} | set(
-        search.query_words(" ".join(date_phrases(question)))
+        search.query_words(" ".join(date_phrases(question))) if spans else ()
     )
+    wants_time = asks_time(question)
+    if wants_time and DROP_TIME_UNITS:
+        # "In which month did Ann move?": the month is what is asked, not a word of the answer.
+        date_words |= TIME_UNITS
     q_words = [w for w in search.query_words(question) if w not in date_words]
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
-    meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     by_words = lexical.relevance(owner, q_words, pool)
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
     ids = set(relevance)
-    if spans:
-        ids.update(date_pool(owner, spans, k, today))
+    ids.update(by_date)
     fallback = not ids
     if fallback:
         # Nothing to match on (or nothing matched): the newest and the most important.
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    candidates = fetch(owner, ids)
-    q = Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
+    q = Question(q_stems, spans, now, asks_time=wants_time)
+    candidates = fetch(owner, ids, dates=q.reads_dates)
+    q.speakers = frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems)
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
     for c in candidates.values():
         c.relevance = relevance.get(c.id, 0.0)
@@ -65,8 +79,11 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     neighbours.lend_support(candidates, seeds, near, linked)
     if q.speakers:
         speaker.prefer_named_speakers(candidates.values(), q.speakers)
+    sessions.prefer_best_sessions(candidates.values())
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
+    if sessions.asks_for_a_set(question):
+        ranked = sessions.spread(ranked)
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = current.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
     ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)

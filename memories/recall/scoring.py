@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from .candidates import Candidate, Question, fetch
+from . import dates
 from .dates import date_signal
 from .speaker import own_words_bonus
 
@@ -23,8 +24,11 @@ RECENT_HALF_LIFE_DAYS = 365
 def base_score(c: Candidate, q: Question) -> None:
     score = c.relevance
     if q.spans:
-        gain, c.date_reason = date_signal(q.spans, timezone.localtime(c.occurred_at).date())
+        gain, c.date_reason = date_signal(q.spans, timezone.localtime(c.occurred_at).date(), c.events)
         score += gain
+    elif q.asks_time and c.events:
+        # "When did Ann...?" is answered by the line that dates what she did ("... last Friday").
+        score += dates.W_DATED
     score += own_words_bonus(c.speaker, q.speakers)
     shared = q.stems & c.keys
     if shared:
@@ -37,7 +41,7 @@ def base_score(c: Candidate, q: Question) -> None:
 
 def fetch_scored(owner, ids, q: Question) -> dict[int, Candidate]:
     """The owner's readable memories among `ids`, as candidates with their base score."""
-    fetched = fetch(owner, ids)
+    fetched = fetch(owner, ids, dates=q.reads_dates)
     for c in fetched.values():
         base_score(c, q)
     return fetched

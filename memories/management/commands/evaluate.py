@@ -8,7 +8,7 @@ import re
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -49,6 +49,16 @@ class Conversation:
     # Category 5: questions the conversation cannot answer (the right reply is "not found").
     unanswerable: list[str] = field(default_factory=list)
 
+    def asked_at(self, qa: dict, when: str = "now") -> datetime | None:
+        """When a question is asked: its own `asked_at` if it has one; else, with `when`
+        "after", the day after the conversation's last turn (as someone asks about what
+        they just talked about; "last year" in the question then counts from there), or
+        now (None)."""
+        if qa.get("asked_at") or when == "now":
+            return qa.get("asked_at")
+        last = max((t.occurred_at for t in self.turns if t.occurred_at), default=None)
+        return last + timedelta(days=1) if last else None
+
     def memory_items(self, *, as_notes: bool = False) -> list[dict]:
         """One memory a turn, for bulk_remember, in the order of the turns: its text,
         "sample:D1:3" as the source (so a memory's turn is known again), its session's
@@ -80,6 +90,17 @@ def parse_session_date(value: str) -> datetime | None:
         return timezone.make_aware(datetime(int(year), month_no, int(day), hour_no, int(minute or 0)))
     except ValueError:
         return None
+
+
+def parse_asked_at(value) -> datetime | None:
+    """ "2025-11-20" (or a session's "1:56 pm on 8 May, 2023") -> an aware datetime at noon."""
+    if not value:
+        return None
+    try:
+        day = datetime.fromisoformat(str(value))
+    except ValueError:
+        return parse_session_date(str(value))
+    return day if timezone.is_aware(day) else timezone.make_aware(day.replace(hour=day.hour or 12))
 
 
 def normalise_evidence(values) -> list[str]:
@@ -132,7 +153,15 @@ def _conversation(sample: dict, index: int) -> Conversation:
         evidence = [e for e in normalise_evidence(qa.get("evidence")) if e in known]
         if category in CATEGORIES and evidence and qa.get("question"):
             questions.append(
-                {"question": str(qa["question"]), "category": category, "evidence": evidence, "answer": str(qa.get("answer", ""))}
+                {
+                    "question": str(qa["question"]),
+                    "category": category,
+                    "evidence": evidence,
+                    "answer": str(qa.get("answer", "")),
+                    # Not LoCoMo's: when the question is asked, for data of one's own whose
+                    # questions count from a day ("two weeks ago"); otherwise now.
+                    "asked_at": parse_asked_at(qa.get("asked_at")),
+                }
             )
     return Conversation(str(sample.get("sample_id") or f"sample-{index}"), turns, questions, unanswerable)
 
@@ -149,13 +178,15 @@ def evaluate(
     ks: list[int],
     embeddings_backends: tuple[str, ...] = ("off",),
     as_notes: bool = False,
+    asked: str = "now",
     on_question=None,
 ) -> dict:
     """Recall of evidence turns at each k, per strategy and category, each conversation
     in its own throwaway space (rolled back afterwards). Each embeddings backend given
     embeds the conversation through the real embedding service and runs the strategies
     again; `recent` ignores meaning, so it runs once. as_notes: each turn stored as a
-    note of its own (Conversation.memory_items)."""
+    note of its own (Conversation.memory_items). asked: when the questions are asked
+    ("now", or "after" the conversation: Conversation.asked_at)."""
     runs = [(s, b) for b in embeddings_backends for s in strategies if b == embeddings_backends[0] or s != "recent"]
     labels = [run_label(s, b) for s, b in runs]
     found = {label: {k: defaultdict(list) for k in ks} for label in labels}
@@ -179,7 +210,9 @@ def evaluate(
                         for qa in conv.questions:
                             evidence = set(qa["evidence"])
                             for k in ks:
-                                result = recall(owner=owner, question=qa["question"], strategy=strategy, k=k)
+                                result = recall(
+                                    owner=owner, question=qa["question"], strategy=strategy, k=k, now=conv.asked_at(qa, asked)
+                                )
                                 got = {dia_of.get(pk) for pk in result.memory_ids}
                                 found[label][k][qa["category"]].append(len(evidence & got) / len(evidence))
                                 tokens[label][k].append(result.context_tokens)
@@ -366,6 +399,13 @@ class Command(BaseCommand):
             help="Store each turn as a note of its own (source 'notes', no speaker opening): recall without a conversation's shape.",
         )
         parser.add_argument(
+            "--asked",
+            choices=("now", "after"),
+            default="now",
+            help="When the questions are asked: now, or the day after each conversation's last turn "
+            "(a question's own asked_at always wins).",
+        )
+        parser.add_argument(
             "--embeddings",
             nargs="+",
             action="extend",
@@ -407,6 +447,7 @@ class Command(BaseCommand):
                 ks=ks,
                 embeddings_backends=tuple(backends),
                 as_notes=options["as_notes"],
+                asked=options["asked"],
                 on_question=lambda: bar.update(1),
             )
         if options["json"]:

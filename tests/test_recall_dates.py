@@ -1,0 +1,102 @@
+"""Recall by dates: a memory's own words dated from the day it was said, matched to the
+question's dates as intervals, whatever the way either writes them."""
+
+from datetime import date, datetime
+
+import pytest
+from django.utils import timezone
+
+from memories.recall import date_spans, recall
+from memories.recall.dates import asks_time, event_spans
+
+pytestmark = pytest.mark.django_db
+
+
+def when(y, m, d):
+    return timezone.make_aware(datetime(y, m, d, 12, 0))
+
+
+def hybrid(owner, question, k=10, **kw):
+    return recall(owner=owner, question=question, strategy="hybrid", k=k, **kw)
+
+
+def spans_of(text, today):
+    return [(s.start, s.end) for s in date_spans(text, today=today)]
+
+
+def test_a_memory_says_when_counting_from_the_day_it_was_said():
+    said = date(2023, 5, 8)  # a Monday
+    assert [(s.start, s.end) for s in event_spans("I went to a support group yesterday.", said)] == [
+        (date(2023, 5, 7), date(2023, 5, 7))
+    ]
+    assert spans_of("Dinner with Mum last night", said) == [(date(2023, 5, 7), date(2023, 5, 7))]
+    assert spans_of("ran a charity race last Saturday", said) == [(date(2023, 5, 6), date(2023, 5, 6))]
+    assert spans_of("camping next month", said) == [(date(2023, 6, 1), date(2023, 6, 30))]
+    assert spans_of("haircut next Tuesday", said) == [(date(2023, 5, 9), date(2023, 5, 9))]
+    assert spans_of("lost my watch on 3/4", said) == [(date(2023, 3, 4), date(2023, 3, 4))]
+    assert spans_of("party on 25/12/2022", said) == [(date(2022, 12, 25), date(2022, 12, 25))]
+    # A bare fraction or a decimal is not a date.
+    assert spans_of("add 1/2 cup of flour, bake 1.5 hours", said) == []
+    # A month with no year is the one nearest the day it was said, not any year's.
+    assert [(s.start, s.end) for s in event_spans("We moved in March.", said)] == [(date(2023, 3, 1), date(2023, 3, 31))]
+
+
+def test_a_relative_phrase_in_a_question_counts_from_the_date_it_names():
+    today = date(2026, 12, 1)
+    assert (date(2023, 6, 2), date(2023, 6, 8)) in spans_of("What did Ann do the week before 9 June 2023?", today)
+    assert (date(2023, 4, 8), date(2023, 4, 9)) in spans_of("What did Ann do last weekend before April 10, 2023?", today)
+    assert (date(2023, 7, 14), date(2023, 7, 14)) in spans_of("Where was Ann the Friday before 15 July 2023?", today)
+    # With no date named, from today.
+    assert spans_of("What did Ann do last weekend?", date(2023, 4, 10)) == [(date(2023, 4, 8), date(2023, 4, 9))]
+
+
+def test_questions_that_ask_for_a_time():
+    for question in ("When did Ann move?", "In which month did Ann swim?", "What year did Ann start?", "How long ago was it?"):
+        assert asks_time(question), question
+    for question in ("What did Ann do when it rained?", "Which book did Ann read?", "Where did Ann go?"):
+        assert not asks_time(question), question
+
+
+def test_a_question_by_date_finds_the_memory_that_tells_of_that_day_later(user, memory_factory):
+    # Three dinners; the one of 1 February is told the next day as "last night".
+    mum = memory_factory("Had dinner with Mum last night at the Thai place.", occurred_at=when(2025, 2, 2))
+    leo = memory_factory("Had dinner with Leo at the Thai place.", occurred_at=when(2025, 2, 3))
+    memory_factory("Had dinner with Ana at the Thai place.", occurred_at=when(2025, 1, 30))
+    result = hybrid(user, "Who did I have dinner with on February 1?", now=when(2025, 12, 1))
+    assert result.memory_ids[0] == mum.pk
+    assert result.memory_ids.index(mum.pk) < result.memory_ids.index(leo.pk)
+    assert any("tells of 1 February 2025" in r for r in result.memories[0].reasons)
+
+
+def test_the_date_arm_reads_what_was_told_weeks_later_and_plans_told_ahead(user, memory_factory):
+    # No word of the question is in either memory: only their dates bring them in.
+    later = memory_factory("The lake loop two weeks ago was hard going.", occurred_at=when(2025, 5, 3))
+    ahead = memory_factory("Booked a haircut for next Tuesday.", occurred_at=when(2025, 5, 29))
+    for i in range(40):
+        memory_factory(f"Ordinary note {i}: emails and groceries.", occurred_at=when(2025, 3, 1 + i % 28))
+    got = hybrid(user, "What happened on 19 April 2025?", k=5, now=when(2025, 12, 1)).memory_ids
+    assert later.pk in got
+    got = hybrid(user, "What was on 2025-06-03?", k=5, now=when(2025, 12, 1)).memory_ids
+    assert ahead.pk in got
+
+
+def test_a_vague_mention_counts_less_than_a_memory_of_that_very_day(user, memory_factory):
+    year = memory_factory("Our trip to Porto last year was the best.", occurred_at=when(2023, 5, 1))
+    march = memory_factory("Our trip to Porto yesterday was the best.", occurred_at=when(2022, 3, 13))
+    ids = hybrid(user, "Which trip did I take in March 2022?", now=when(2024, 1, 1)).memory_ids
+    assert ids.index(march.pk) < ids.index(year.pk)
+
+
+def test_a_question_asking_when_does_not_search_for_the_unit_it_asks(user, memory_factory):
+    swim = memory_factory("Swam in the lake at Tegel, the water was cold.", occurred_at=when(2024, 6, 2))
+    month = memory_factory("This month has been busy at work.", occurred_at=when(2024, 6, 20))
+    ids = hybrid(user, "In which month did I swim in the lake?", now=when(2024, 12, 1)).memory_ids
+    assert ids[0] == swim.pk
+    assert month.pk not in ids
+
+
+def test_the_date_arm_reads_only_the_owners_memories(user, other_user, memory_factory):
+    mine = memory_factory("Quiet evening at home last night.", occurred_at=when(2025, 2, 2))
+    theirs = memory_factory("Dinner with Mum last night.", owner=other_user, occurred_at=when(2025, 2, 2))
+    ids = hybrid(user, "What did I do on 1 February 2025?", now=when(2025, 12, 1)).memory_ids
+    assert mine.pk in ids and theirs.pk not in ids
