@@ -160,6 +160,8 @@ MONTH_NAMES = (
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
 ).split()
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+# The weekdays as one regex alternation, for patterns compiled case-insensitively.
+WEEKDAY_PATTERN = "|".join(day.lower() for day in WEEKDAYS)
 # Capitalised words that are not names: a sentence's opening word, a label, a month. The
 # offline engine's entity finder and recall's speaker signal ("Note: ..." is nobody) read it.
 NOT_ENTITIES = (

@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from .readable import READABLE_BY_DATE_SQL
-from ..textutil import NUMBER_WORDS
+from ..textutil import NUMBER_WORDS, WEEKDAY_PATTERN
 from .sql import MEMORY_TABLE
 
 MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -45,12 +45,12 @@ DATE_PATTERNS = [
         re.compile(r"\b(last|this|past|previous|next)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I),
     ),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I)),
-    ("last_weekday", re.compile(r"\b(last|this|on|next)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+    ("last_weekday", re.compile(rf"\b(last|this|on|next)\s+({WEEKDAY_PATTERN})\b", re.I)),
     # "the week before 9 June 2023", "the Friday after 3/4/2025": counted from the date named.
     (
         "anchored",
         re.compile(
-            r"\b(?:the\s+)?(day|night|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+            rf"\b(?:the\s+)?(day|night|week|weekend|month|{WEEKDAY_PATTERN})"
             r"\s+(before|after|prior\s+to)\b",
             re.I,
         ),
@@ -63,7 +63,7 @@ DATE_PATTERNS = [
 # Every pattern above holds a digit, a month's name or one of these words.
 _MAYBE_A_DATE = re.compile(
     rf"\d|\b{_MONTH}\b|\b(?:yesterday|today|tonight|tomorrow|night|morning|(?:week|weekend|month|year|day)s?|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|summer|winter|spring|fall|autumn)\b",
+    rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn)\b",
     re.I,
 )
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}

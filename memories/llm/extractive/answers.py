@@ -99,7 +99,7 @@ TIME_TERMS = {
         "september october november december monday tuesday wednesday thursday friday saturday sunday happen happened"
     ).split()
 }
-WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+WEEKDAY_NAMES = [day.lower() for day in textutil.WEEKDAYS]
 _NUM_WORDS = {**textutil.NUMBER_WORDS, "few": 3, "couple of": 2}
 RELATIVE_RE = re.compile(
     r"\b(?:(yesterday|today|tonight|this\s+morning|this\s+evening|last\s+night)"

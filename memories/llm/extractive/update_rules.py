@@ -33,7 +33,7 @@ _MONTHS = (
     "january|february|march|april|(?-i:May)|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend"
+_WEEKDAYS = textutil.WEEKDAY_PATTERN + "|weekend"
 DATE_VALUE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})(?:,?\s+\d{{4}})?|(?:next\s+|this\s+)?(?:{_WEEKDAYS})s?"
