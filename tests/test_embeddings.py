@@ -203,6 +203,26 @@ def test_a_model_change_re_embeds_and_never_mixes_vectors(settings, user, memory
     assert any("close in meaning to the question" in r.reasons for r in result.memories)
 
 
+def test_the_question_cache_never_hands_a_vector_to_another_question_or_model(settings, fake_openai):
+    """A question's vector is remembered per backend and model, keyed by the text as it is
+    embedded: spacing and Unicode form do not make a new call; any other change, or another
+    model, does."""
+    embeddings._queries.clear()
+    embedder = embeddings.get_embedder()
+    first = embeddings.embed_question(embedder, "Where do I live now?")
+    again = embeddings.embed_question(embedder, "  Where do I\tlive   now? ")
+    assert np.array_equal(first, again) and len(fake_openai.embed_requests) == 1
+    other = embeddings.embed_question(embedder, "Where did I live then?")
+    assert len(fake_openai.embed_requests) == 2 and not np.allclose(other, first)
+    composed = embeddings.embed_question(embedder, "Which caf\u00e9 did I like?")
+    assert np.array_equal(embeddings.embed_question(embedder, "Which cafe\u0301 did I like?"), composed)
+    assert len(fake_openai.embed_requests) == 3
+    settings.OPENAI_EMBEDDING_MODEL = "embed-b"
+    embeddings.embed_question(embeddings.get_embedder(), "Where do I live now?")
+    assert len(fake_openai.embed_requests) == 4 and fake_openai.embed_requests[-1]["model"] == "embed-b"
+    embeddings._queries.clear()
+
+
 def test_a_failed_embedding_leaves_the_memory_readable_and_the_sweep_retries(user, memory_factory, fake_openai):
     fake_openai.fail_embeddings(503)
     memory = memory_factory("The pricing launch moved to October.")

@@ -186,6 +186,27 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     assert vector_index.cached_bytes() == 0
 
 
+def test_which_memories_have_vectors_is_answered_for_the_owner_only(user, other_user):
+    """Read from the table by the memories' keys (the cache cleared), another owner's
+    memories, or vectors of another model, are never counted as the asker's."""
+    mine = bulk_remember(owner=user, items=[{"text": f"mine {i}", "source": "notes"} for i in range(3)])
+    theirs = bulk_remember(owner=other_user, items=[{"text": f"theirs {i}", "source": "notes"} for i in range(3)])
+    rng = np.random.default_rng(5)
+    for owner, memories in ((user, mine), (other_user, theirs)):
+        vector_store.save(
+            [(m.pk, owner.pk, rng.standard_normal(8).astype(np.float32), "h") for m in memories], model="t/m", dim=8
+        )
+    vector_index.clear_cache()
+    ids = [m.pk for m in mine + theirs]
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/m") == {m.pk for m in mine}
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/other") == set()
+    search = vector_index.searcher(owner_id=user.pk, model="t/m", dim=8)
+    found = search(rng.standard_normal(8).astype(np.float32), 10, None)
+    assert {pk for pk, _ in found} == {m.pk for m in mine}
+    # Now from the owner's cached matrix: the same answer.
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/m") == {m.pk for m in mine}
+
+
 def test_without_pgvector_migrate_says_why_and_numpy_serves(db):
     """On SQLite, or a PostgreSQL without the extension (CI's second run), the vectors are
     searched in numpy; on PostgreSQL the step that would install pgvector says plainly

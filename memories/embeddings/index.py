@@ -15,6 +15,7 @@ read at all is still decided by recall when it fetches the candidates.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -211,8 +212,22 @@ def search(
     what is typical (see hubness; content_free is the model's content-free question)."""
     if pgvector.enabled():
         return pgvector.search(owner_id=owner_id, model=model, dim=dim, query=query, limit=limit, content_free=content_free)
-    m = _matrix(owner_id, model, dim)
-    if not len(m.ids) or query.shape[-1] != dim or limit <= 0:
+    return _search(_matrix(owner_id, model, dim), query, limit, content_free)
+
+
+def searcher(*, owner_id: int, model: str, dim: int):
+    """For numpy: `search` cut in two. The owner's matrix is brought up to date now (it
+    reads the table, so on the asking thread: Django's connections are per thread), and
+    the function returned searches it with the database untouched, so it may run on
+    another thread: (query, limit, content_free) -> what `search` returns. None on
+    pgvector, whose search is a query."""
+    if pgvector.enabled():
+        return None
+    return functools.partial(_search, _matrix(owner_id, model, dim))
+
+
+def _search(m: _Matrix, query: np.ndarray, limit: int, content_free: np.ndarray | None) -> list[tuple[int, float]]:
+    if not len(m.ids) or query.shape[-1] != m.vectors.shape[1] or limit <= 0:
         return []
     rows, scores = _nearest(m.vectors, hubness.shifted_question(query, typical=m.typical, content_free=content_free), limit)
     return [(int(pk), float(score)) for pk, score in zip(m.ids[rows], scores, strict=True)]
