@@ -245,3 +245,40 @@ def test_bulk_ingest_does_not_wait_for_vectors_unless_asked(user, tmp_path, monk
     path.write_text("".join(json.dumps({"text": f"more {i} about the {TOPICS[i]}"}) + "\n" for i in range(3)))
     call_command("ingest", "--jsonl", str(path), "--user", user.username, "--embed-now", stdout=io.StringIO())
     assert MemoryVector.objects.filter(owner=user).count() == 8
+
+
+def test_a_bulk_ingest_leaves_its_update_checks_to_the_worker_that_makes_the_vectors(user, tmp_path, monkeypatch, settings):
+    """With embeddings on, `ingest --jsonl` acknowledges without the update checks (which
+    search by the vectors that follow in the background); the queued task makes the vectors
+    and then checks each memory. With embeddings off the check is made in the ingest."""
+    import io
+    import json
+
+    from django.core.management import call_command
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+
+    from memories import tasks
+
+    monkeypatch.setattr(Conf, "SYNC", False)  # the queued task waits for a worker
+    path = tmp_path / "moves.jsonl"
+
+    def ingest(owner, *texts):
+        path.write_text(
+            "".join(json.dumps({"text": t, "occurred_at": f"2024-0{i + 1}-01T09:00:00Z"}) + "\n" for i, t in enumerate(texts))
+        )
+        call_command("ingest", "--jsonl", str(path), "--user", owner.username, stdout=io.StringIO(), stderr=io.StringIO())
+        return list(Memory.objects.filter(owner=owner).order_by("pk"))
+
+    old, new = ingest(user, "I live in Paris, near the canal.", "I moved to Berlin last month.")
+    assert old.outdated_by_id is None and not MemoryVector.objects.filter(owner=user).exists()
+    assert [task.func() for task in OrmQ.objects.all()] == ["memories.tasks.check_updates"]
+    assert "1 older ones superseded" in tasks.check_updates(user.pk, [old.pk, new.pk])
+    old.refresh_from_db()
+    assert old.outdated_by_id == new.pk
+    assert MemoryVector.objects.filter(owner=user).count() == 2
+
+    settings.MEMORY_EMBEDDINGS = "off"
+    other = user.__class__.objects.create_user("offline-mover")
+    old, new = ingest(other, "I live in Paris, near the canal.", "I moved to Berlin last month.")
+    assert old.outdated_by_id == new.pk
