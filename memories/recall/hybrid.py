@@ -37,18 +37,20 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
 
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     by_words = lexical.relevance(owner, q_words, pool)
+    by_date = set(date_pool(owner, spans, k, today)) if spans else set()
+    # What the words and dates found is read while the question is still being embedded.
+    early = fetch(owner, by_words.keys() | by_date) if meaning_arm.vector is not None else {}
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
-    ids = set(relevance)
-    if spans:
-        ids.update(date_pool(owner, spans, k, today))
+    ids = set(relevance) | by_date
     fallback = not ids
     if fallback:
         # Nothing to match on (or nothing matched): the newest and the most important.
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    candidates = fetch(owner, ids)
+    found = {pk: c for pk, c in early.items() if pk in ids} | fetch(owner, ids - early.keys())
+    candidates = dict(sorted(found.items()))  # in id order, as one read gave them (ties keep an order)
     q = Question(q_stems, spans, now, frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems))
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
     for c in candidates.values():
