@@ -1,8 +1,8 @@
 """Vector search over one owner's memories: in PostgreSQL with pgvector when it is there
 (embeddings/pgvector.py), else numpy over the owner's vectors of one model.
 
-For numpy, each process keeps the owner's matrix in a cache bounded in bytes
-(MEMORY_VECTOR_CACHE_MB; the least recently searched owners leave first) and keeps it in
+For numpy, each process keeps the owner's matrix, at half precision, in a cache bounded
+in bytes (MEMORY_VECTOR_CACHE_MB; the least recently searched owners leave first) and keeps it in
 step with the table by a cheap stamp read before every search (the newest vector's time,
 and every few seconds how many vectors the owner has): vectors added or replaced since
 are read and merged in; anything else (a vector removed) reloads the owner's matrix. Only
@@ -49,7 +49,7 @@ class _Matrix:
 
 
 # The cache keeps vectors at half precision: half the memory of float32 (a web worker
-# serving 20 owners of 20,000 memories holds 307 MB instead of 614), and half the bytes
+# serving 20 owners of 20,000 memories caches 296 MB instead of 589), and half the bytes
 # the product reads, which is what it costs. numpy multiplies float16 with no SIMD (120 ms
 # at 100k x 384, against 14 ms for float32); simsimd's kernels read float16 at memory
 # speed (about 5 ms) and let go of the GIL meanwhile. The first candidates are then scored
