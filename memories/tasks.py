@@ -67,3 +67,14 @@ def embed_waiting(owner_id: int) -> str:
     return f"owner {owner_id}: embedded {outcome.embedded} memories ({outcome.backend})" + (
         f"; {outcome.error}" if outcome.error else ""
     )
+
+
+def check_updates(owner_id: int, memory_ids: list[int]) -> str:
+    # The update checks a bulk ingest left until the memories' vectors are made.
+    from .services.updates import check_after_vectors
+
+    owner = get_user_model().objects.filter(pk=owner_id).first()
+    if owner is None:
+        return f"owner {owner_id}: gone"
+    marked = check_after_vectors(owner=owner, memory_ids=memory_ids)
+    return f"owner {owner_id}: {len(memory_ids)} memories checked for updates, {marked} older ones superseded"

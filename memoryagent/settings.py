@@ -276,8 +276,8 @@ OPENAI_EMBEDDING_BATCH = int(os.getenv("OPENAI_EMBEDDING_BATCH", "16"))
 # Where the meaning arm searches: auto = pgvector in PostgreSQL when the extension is
 # there (migration 0013), else numpy in each process; numpy forces the latter.
 MEMORY_VECTOR_SEARCH = os.getenv("MEMORY_VECTOR_SEARCH", "auto")  # auto | numpy
-# The numpy search's per-process cache of owners' vectors, in megabytes (float32: 1.5 MB
-# per 1,000 memories at 384 dimensions); the least recently searched owners leave first.
+# The numpy search's per-process cache of owners' vectors, in megabytes (half precision:
+# 0.75 MB per 1,000 memories at 384 dimensions); the least recently searched owners leave first.
 MEMORY_VECTOR_CACHE_MB = int(os.getenv("MEMORY_VECTOR_CACHE_MB", "256"))
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()

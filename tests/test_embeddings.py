@@ -203,6 +203,26 @@ def test_a_model_change_re_embeds_and_never_mixes_vectors(settings, user, memory
     assert any("close in meaning to the question" in r.reasons for r in result.memories)
 
 
+def test_the_question_cache_never_hands_a_vector_to_another_question_or_model(settings, fake_openai):
+    """A question's vector is remembered per backend and model, keyed by the text as it is
+    embedded: spacing and Unicode form do not make a new call; any other change, or another
+    model, does."""
+    embeddings._queries.clear()
+    embedder = embeddings.get_embedder()
+    first = embeddings.embed_question(embedder, "Where do I live now?")
+    again = embeddings.embed_question(embedder, "  Where do I\tlive   now? ")
+    assert np.array_equal(first, again) and len(fake_openai.embed_requests) == 1
+    other = embeddings.embed_question(embedder, "Where did I live then?")
+    assert len(fake_openai.embed_requests) == 2 and not np.allclose(other, first)
+    composed = embeddings.embed_question(embedder, "Which caf\u00e9 did I like?")
+    assert np.array_equal(embeddings.embed_question(embedder, "Which cafe\u0301 did I like?"), composed)
+    assert len(fake_openai.embed_requests) == 3
+    settings.OPENAI_EMBEDDING_MODEL = "embed-b"
+    embeddings.embed_question(embeddings.get_embedder(), "Where do I live now?")
+    assert len(fake_openai.embed_requests) == 4 and fake_openai.embed_requests[-1]["model"] == "embed-b"
+    embeddings._queries.clear()
+
+
 def test_a_failed_embedding_leaves_the_memory_readable_and_the_sweep_retries(user, memory_factory, fake_openai):
     fake_openai.fail_embeddings(503)
     memory = memory_factory("The pricing launch moved to October.")
@@ -453,15 +473,31 @@ def test_a_name_in_the_question_is_left_to_the_words_and_meaning_finds_the_rest(
     assert answer.pk not in top_ids(user, question, 4)
 
 
-def test_a_large_matrix_is_searched_in_parts_with_the_same_result(monkeypatch):
-    """Past SPLIT_FROM_ROWS the product is cut in two parts on worker threads: the scores are
-    the whole product's, in the same order."""
+def test_the_half_precision_search_orders_the_top_as_float32_does():
+    """The cache holds vectors at half precision; the first candidates are scored again in
+    float32, so the top k (ids and order) are float32's, the scores within rounding."""
     rng = np.random.default_rng(9)
-    vectors = rng.standard_normal((101, 16)).astype(np.float32)
+    vectors = rng.standard_normal((5000, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for _ in range(20):
+        query = rng.standard_normal(384).astype(np.float32) * 0.8
+        exact = vectors @ query
+        expected = np.argsort(-exact, kind="stable")[:150]
+        rows, scores = vector_index._nearest(vectors.astype(vector_index.DTYPE), query, 150)
+        assert len(rows) == 150
+        # Only neighbours closer than the rows' rounding may swap places.
+        close = np.abs(exact[rows] - exact[expected]) < 1e-3
+        assert np.all((rows == expected) | close)
+        assert set(rows[:140]) <= set(np.argsort(-exact)[:160])
+        np.testing.assert_allclose(scores, exact[rows], atol=1e-3)
+        assert np.all(np.diff(scores) <= 0)
+
+
+def test_the_half_precision_search_of_a_few_rows_returns_them_all_best_first():
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((7, 16)).astype(np.float32)
     query = rng.standard_normal(16).astype(np.float32)
-    whole = vector_index._scores(vectors, query)
-    monkeypatch.setattr(vector_index, "SPLIT_FROM_ROWS", 10)
-    parted = vector_index._scores(vectors, query)
-    assert parted.shape == (101,)
-    np.testing.assert_allclose(parted, vectors @ query, rtol=1e-5)
-    np.testing.assert_allclose(parted, whole, rtol=1e-5)
+    rows, scores = vector_index._nearest(vectors.astype(vector_index.DTYPE), query, 50)
+    assert list(rows) == list(np.argsort(-(vectors @ query)))
+    rows, _ = vector_index._nearest(vectors[:0].astype(vector_index.DTYPE), query, 5)
+    assert len(rows) == 0

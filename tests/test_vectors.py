@@ -167,7 +167,7 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     """Owners' matrices leave the cache least recently searched first once it holds more
     than MEMORY_VECTOR_CACHE_MB; one larger than the whole cache is searched uncached."""
     owners = [user, other_user, user_factory()]
-    dim, n = 64, 3000  # 0.75 MB of float32 an owner
+    dim, n = 64, 6000  # 0.8 MB an owner at half precision
     rng = np.random.default_rng(1)
     for owner in owners:
         memories = bulk_remember(owner=owner, items=[{"text": f"n {i}", "source": "notes"} for i in range(n)])
@@ -184,6 +184,27 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     vector_index.clear_cache()
     assert vector_index.search(owner_id=owners[1].pk, model="t/m", dim=dim, query=query, limit=5) == results[1]
     assert vector_index.cached_bytes() == 0
+
+
+def test_which_memories_have_vectors_is_answered_for_the_owner_only(user, other_user):
+    """Read from the table by the memories' keys (the cache cleared), another owner's
+    memories, or vectors of another model, are never counted as the asker's."""
+    mine = bulk_remember(owner=user, items=[{"text": f"mine {i}", "source": "notes"} for i in range(3)])
+    theirs = bulk_remember(owner=other_user, items=[{"text": f"theirs {i}", "source": "notes"} for i in range(3)])
+    rng = np.random.default_rng(5)
+    for owner, memories in ((user, mine), (other_user, theirs)):
+        vector_store.save(
+            [(m.pk, owner.pk, rng.standard_normal(8).astype(np.float32), "h") for m in memories], model="t/m", dim=8
+        )
+    vector_index.clear_cache()
+    ids = [m.pk for m in mine + theirs]
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/m") == {m.pk for m in mine}
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/other") == set()
+    search = vector_index.searcher(owner_id=user.pk, model="t/m", dim=8)
+    found = search(rng.standard_normal(8).astype(np.float32), 10, None)
+    assert {pk for pk, _ in found} == {m.pk for m in mine}
+    # Now from the owner's cached matrix: the same answer.
+    assert vector_index.with_vectors(ids=ids, owner_id=user.pk, model="t/m") == {m.pk for m in mine}
 
 
 def test_without_pgvector_migrate_says_why_and_numpy_serves(db):
@@ -224,3 +245,40 @@ def test_bulk_ingest_does_not_wait_for_vectors_unless_asked(user, tmp_path, monk
     path.write_text("".join(json.dumps({"text": f"more {i} about the {TOPICS[i]}"}) + "\n" for i in range(3)))
     call_command("ingest", "--jsonl", str(path), "--user", user.username, "--embed-now", stdout=io.StringIO())
     assert MemoryVector.objects.filter(owner=user).count() == 8
+
+
+def test_a_bulk_ingest_leaves_its_update_checks_to_the_worker_that_makes_the_vectors(user, tmp_path, monkeypatch, settings):
+    """With embeddings on, `ingest --jsonl` acknowledges without the update checks (which
+    search by the vectors that follow in the background); the queued task makes the vectors
+    and then checks each memory. With embeddings off the check is made in the ingest."""
+    import io
+    import json
+
+    from django.core.management import call_command
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+
+    from memories import tasks
+
+    monkeypatch.setattr(Conf, "SYNC", False)  # the queued task waits for a worker
+    path = tmp_path / "moves.jsonl"
+
+    def ingest(owner, *texts):
+        path.write_text(
+            "".join(json.dumps({"text": t, "occurred_at": f"2024-0{i + 1}-01T09:00:00Z"}) + "\n" for i, t in enumerate(texts))
+        )
+        call_command("ingest", "--jsonl", str(path), "--user", owner.username, stdout=io.StringIO(), stderr=io.StringIO())
+        return list(Memory.objects.filter(owner=owner).order_by("pk"))
+
+    old, new = ingest(user, "I live in Paris, near the canal.", "I moved to Berlin last month.")
+    assert old.outdated_by_id is None and not MemoryVector.objects.filter(owner=user).exists()
+    assert [task.func() for task in OrmQ.objects.all()] == ["memories.tasks.check_updates"]
+    assert "1 older ones superseded" in tasks.check_updates(user.pk, [old.pk, new.pk])
+    old.refresh_from_db()
+    assert old.outdated_by_id == new.pk
+    assert MemoryVector.objects.filter(owner=user).count() == 2
+
+    settings.MEMORY_EMBEDDINGS = "off"
+    other = user.__class__.objects.create_user("offline-mover")
+    old, new = ingest(other, "I live in Paris, near the canal.", "I moved to Berlin last month.")
+    assert old.outdated_by_id == new.pk

@@ -51,18 +51,20 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     pool = max(150, 4 * k)
 
     by_words = lexical.relevance(owner, q_words, pool)
+    q = Question(q_stems, spans, now, asks_time=wants_time)
+    # What the words and dates found is read while the question is still being embedded.
+    early = fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates) if meaning_arm.vector is not None else {}
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
-    ids = set(relevance)
-    ids.update(by_date)
+    ids = set(relevance) | set(by_date)
     fallback = not ids
     if fallback:
         # Nothing to match on (or nothing matched): the newest and the most important.
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    q = Question(q_stems, spans, now, asks_time=wants_time)
-    candidates = fetch(owner, ids, dates=q.reads_dates)
+    found = {pk: c for pk, c in early.items() if pk in ids} | fetch(owner, ids - early.keys(), dates=q.reads_dates)
+    candidates = dict(sorted(found.items()))  # in id order, as one read gave them (ties keep an order)
     q.speakers = frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems)
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}
     for c in candidates.values():

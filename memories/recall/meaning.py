@@ -1,11 +1,12 @@
 """The meaning arm: the owner's memories closest to the question by embedding.
 
 The arm is begun before the lexical arm and finished after it: the question's embedding
-(the local model on the CPU, or a provider's API over the network) is computed on a
-worker thread while the lexical arm reads the full-text index, so the two cost about the
-longer of them rather than their sum (at 100k memories on 2 cores: 35 -> 26 ms). The
-worker only embeds; every database read stays on the asking thread (Django's connections
-are per thread)."""
+(the local model on the CPU, or a provider's API over the network) and, over numpy, the
+search with it are done on a worker thread while the lexical arm reads the full-text
+index, so the two cost about the longer of them rather than their sum (at 100k memories
+on 2 cores: 35 -> 26 ms). The worker touches no database: the owner's matrix is brought
+up to date on the asking thread before (Django's connections are per thread), and
+pgvector's search, a query, is made there after."""
 
 from __future__ import annotations
 
@@ -62,14 +63,24 @@ def question_for_meaning(question: str, speakers: frozenset[str] = frozenset()) 
 _embedding = ThreadPoolExecutor(max_workers=2, thread_name_prefix="question-embedding")
 
 
+def _embed_and_search(embedder, text: str, search) -> tuple:
+    """On the worker: the question's vector and, with numpy's search (`search` is
+    index.searcher's, which needs no database), the owner's nearest memories too, so the
+    product is done before the lexical arm is (None: the asking thread searches)."""
+    vector = embeddings.embed_question(embedder, text)
+    if search is None:
+        return vector, None
+    return vector, search(vector, MEANING_POOL, hubness.content_free_direction(embedder))
+
+
 class MeaningArm:
-    """One question's meaning arm: `begin` starts embedding the question, `nearest` waits
-    for its vector and searches the owner's vectors with it."""
+    """One question's meaning arm: `begin` starts embedding the question (and, over numpy,
+    searching with it), `nearest` waits for what it found."""
 
     def __init__(self, owner, embedder=None, vector: Future | None = None):
         self.owner = owner
         self.embedder = embedder
-        self.vector = vector
+        self.vector = vector  # a Future of (the question's vector, the nearest or None)
 
     @classmethod
     def begin(cls, owner, question: str) -> MeaningArm:
@@ -84,13 +95,9 @@ class MeaningArm:
             return cls(owner)
         if embedder is None:
             return cls(owner)
-        return cls(
-            owner,
-            embedder,
-            _embedding.submit(
-                embeddings.embed_question, embedder, question_for_meaning(question[:2000], speaker.speakers_of(owner))
-            ),
-        )
+        search = vector_index.searcher(owner_id=owner.pk, model=embedder.model, dim=embedder.dim)
+        text = question_for_meaning(question[:2000], speaker.speakers_of(owner))
+        return cls(owner, embedder, _embedding.submit(_embed_and_search, embedder, text, search))
 
     def unseen(self, ids) -> frozenset[int]:
         """Those of `ids` the arm cannot judge: memories with no vector of the active model
@@ -99,7 +106,7 @@ class MeaningArm:
             return frozenset()
         return frozenset(ids) - vector_index.with_vectors(ids=ids, owner_id=self.owner.pk, model=self.embedder.model)
 
-    def nearest(self, pool: int) -> list[tuple[int, float]]:
+    def nearest(self, pool: int = MEANING_POOL) -> list[tuple[int, float]]:
         """The owner's memories closest to the question, best first, with their score
         (cosine less what is typical: embeddings/hubness.py). Empty when embeddings are
         off, the owner has no vectors of the active model, or the backend fails (recall
@@ -107,11 +114,14 @@ class MeaningArm:
         if self.vector is None:
             return []
         try:
+            vector, found = self.vector.result()
+            if found is not None and pool <= MEANING_POOL:
+                return found[:pool]
             return vector_index.search(
                 owner_id=self.owner.pk,
                 model=self.embedder.model,
                 dim=self.embedder.dim,
-                query=self.vector.result(),
+                query=vector,
                 limit=pool,
                 content_free=hubness.content_free_direction(self.embedder),
             )

@@ -35,9 +35,16 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     if dated or _ABOUT_THE_PAST.search(question or "") or len(ranked) < 2:
         return ranked
     head = list(ranked[: min(k, HEAD)])
-    rows = MemoryVector.objects.filter(owner=owner, memory_id__in=[c.id for c in head]).values_list(
-        "memory_id", "model", "vector"
-    )
+    # By the memories' keys alone, the owner checked on each row: with the owner in the
+    # WHERE clause SQLite's planner walked the owner's index, every vector of the owner
+    # (120 ms at 100k memories, for ten rows).
+    rows = [
+        (pk, model, raw)
+        for pk, owner_id, model, raw in MemoryVector.objects.filter(memory_id__in=[c.id for c in head]).values_list(
+            "memory_id", "owner_id", "model", "vector"
+        )
+        if owner_id == owner.pk
+    ]
     models = {model for _, model, _ in rows}
     if len(models) != 1:
         return ranked  # no vectors, or of two models that cannot be compared

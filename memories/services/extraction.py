@@ -93,11 +93,12 @@ def _note_files(memory: Memory) -> list[FilePart]:
     return [FilePart(name=memory.file_name, mime_type=memory.mime_type, path=path, size=path.stat().st_size, notes_chars=notes)]
 
 
-def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True) -> Memory | None:
+def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True, updates: bool = True) -> Memory | None:
     """Run the provider on a saved input: pending or failed -> ready (or waiting for review
     in review mode), or failed with the reason. Running it again on an extracted memory does
     nothing, so a task delivered twice is harmless; a memory deleted meanwhile is skipped.
-    Then its vector (embed=False: the caller embeds many at once afterwards)."""
+    Then its vector (embed=False: the caller embeds many at once afterwards) and its update
+    check (updates=False: the caller has it made after the vectors, updates.check_later)."""
     memory = Memory.objects.filter(pk=memory_id).first()
     if memory is None or memory.status in (Memory.Status.READY, Memory.Status.REVIEW):
         return memory
@@ -146,11 +147,11 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True)
         record(memory, Event.Action.EXTRACTED, actor, after=snapshot(memory), note=provider.label)
     if embed:
         embed_after_extraction(memory)
-    # What an assistant said never outdates a fact of the person's ("since you live in Paris").
-    if settings.MEMORY_DETECT_UPDATES and memory.status == Memory.Status.READY and not memory.metadata.get("said_by"):
-        from .updates import detect_updates
+    if updates:
+        from .updates import detect_updates, needs_update_check
 
-        detect_updates(memory, actor=actor)
+        if needs_update_check(memory):
+            detect_updates(memory, actor=actor)
     return memory
 
 

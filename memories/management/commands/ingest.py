@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 from ...services import Actor, IngestError, extract_memory, ingest_file, ingest_text
 from ...services.embed import embed_missing, queue_vectors, waiting_for_vectors
 from ...services.history_import import KINDS, HistoryImportError, import_history
+from ...services.updates import check_after_vectors, check_later, needs_update_check, queue_checks
 from ._base import MemoryCommand, line_writer, progress_bar
 
 INGEST = Actor.for_command("ingest")
@@ -89,6 +90,7 @@ class Command(MemoryCommand):
                 for result in self._jsonl(owner, path, options["expires"]):
                     results.append(result)
                     bar.update(1)
+        later, checks = check_later(), []
         with progress_bar(total=len(results), desc="extracting", unit="memory") as bar:
             say = line_writer(self, bar)
             for result in results:
@@ -98,8 +100,11 @@ class Command(MemoryCommand):
                     continue
                 memory = result.memory
                 if result.created and not options["no_extract"]:
-                    # Vectors are made in batches once everything is extracted (below).
-                    memory = extract_memory(memory.pk, actor=INGEST, embed=False)
+                    # Vectors are made in batches once everything is extracted (below), and
+                    # with them the update checks that search by meaning (check_later).
+                    memory = extract_memory(memory.pk, actor=INGEST, embed=False, updates=not later)
+                    if later and needs_update_check(memory):
+                        checks.append(memory.pk)
                 detail = memory.error if memory.status == "failed" else result.message
                 say(f"{memory.pk}\t{memory.status}\t{detail}")
                 failures += memory.status == "failed"
@@ -108,6 +113,14 @@ class Command(MemoryCommand):
                 outcome = embed_missing(owner=owner)
                 if outcome.error and outcome.backend != "off":
                     self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
+                if checks:
+                    check_after_vectors(owner=owner, memory_ids=checks, actor=INGEST)
+            elif checks:
+                queue_checks(owner_id=owner.pk, memory_ids=checks)
+                self.stderr.write(
+                    f"{len(checks)} memories wait for a vector and their update check: the task workers make them "
+                    "in the background (found by their words meanwhile)."
+                )
             elif waiting := waiting_for_vectors(owner=owner):
                 queue_vectors(owner_id=owner.pk)
                 self.stderr.write(
@@ -138,15 +151,20 @@ class Command(MemoryCommand):
         self.stdout.write(result.summary)
         if options["no_extract"] or not result.new_ids:
             return
-        failures = 0
+        failures, later, checks = 0, check_later(), []
         with progress_bar(total=len(result.new_ids), desc="extracting", unit="memory") as bar:
             for pk in result.new_ids:
-                memory = extract_memory(pk, actor=INGEST, embed=False)
+                memory = extract_memory(pk, actor=INGEST, embed=False, updates=not later)
                 failures += memory is not None and memory.status == "failed"
+                if later and memory is not None and needs_update_check(memory):
+                    checks.append(memory.pk)
                 bar.update(1)
         outcome = embed_missing(owner=owner)
         if outcome.error and outcome.backend != "off":
             self.stderr.write(f"embeddings: {outcome.error} (the memories are stored; `manage.py embed` retries)")
+        if checks:
+            # With the vectors just made: the check by meaning searches with them.
+            check_after_vectors(owner=owner, memory_ids=checks, actor=INGEST)
         if failures:
             self.stderr.write(f"{failures} memories failed to extract (kept; `manage.py retry_failed` tries them again).")
 
