@@ -167,7 +167,7 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     """Owners' matrices leave the cache least recently searched first once it holds more
     than MEMORY_VECTOR_CACHE_MB; one larger than the whole cache is searched uncached."""
     owners = [user, other_user, user_factory()]
-    dim, n = 64, 6000  # 0.8 MB an owner at half precision
+    dim, n = 1024, 400  # 0.8 MB an owner at half precision (few rows: building them is the cost)
     rng = np.random.default_rng(1)
     for owner in owners:
         memories = bulk_remember(owner=owner, items=[{"text": f"n {i}", "source": "notes"} for i in range(n)])
