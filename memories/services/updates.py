@@ -183,7 +183,12 @@ def queue_checks(*, owner_id: int, memory_ids: list[int]) -> None:
     (check_after_vectors). Called once the memories are committed."""
     from django_q.tasks import async_task
 
-    async_task("memories.tasks.check_updates", owner_id, list(memory_ids), task_name=f"updates-{owner_id}")
+    try:
+        async_task("memories.tasks.check_updates", owner_id, list(memory_ids), task_name=f"updates-{owner_id}")
+    except Exception:
+        # The memories are stored and found by their words; a queue that cannot take the
+        # task now costs only their update check, never the ingest that already succeeded.
+        log.warning("could not queue the update check of %d memories of owner %s", len(memory_ids), owner_id, exc_info=True)
 
 
 def check_after_vectors(*, owner, memory_ids: list[int], actor: Actor = SYSTEM) -> int:
