@@ -2,11 +2,22 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 from django.views.generic import RedirectView
 
 from memories.api import api
-from memories.mcp.http import mcp_endpoint
 from memories.signin import ThrottledLoginView, ThrottledPasswordChangeForm
+
+
+@csrf_exempt
+async def mcp_endpoint(request):
+    """/mcp, with the MCP SDK imported on the first call: it is a third of the start-up of
+    every `manage.py` command (they load this URLconf for their checks) and of every worker,
+    and only the web process that serves an agent needs it."""
+    from memories.mcp.http import mcp_endpoint as serve
+
+    return await serve(request)
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
