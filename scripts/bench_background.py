@@ -31,6 +31,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from benchlib import free_port, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -66,21 +67,6 @@ def timed_exit(self, *exc):
 transaction.Atomic.__enter__, transaction.Atomic.__exit__ = timed_enter, timed_exit
 call_command(*sys.argv[2:])
 """
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def note(i: int) -> str:

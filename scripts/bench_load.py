@@ -30,7 +30,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -44,6 +43,7 @@ import urllib.request
 from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from benchlib import free_port, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -133,12 +133,6 @@ class _GeminiHandler(BaseHTTPRequestHandler):
 
 
 # --- the service -----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Service:
@@ -287,13 +281,6 @@ def client_loop(n: int, base: str, token: str, stop: threading.Event, results: R
                     results.accepted[memory_id] = text
                 else:
                     results.duplicates_answered += 1
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def main() -> int:

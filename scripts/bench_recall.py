@@ -47,6 +47,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from benchlib import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -190,11 +191,6 @@ def _time_ingest(n: int, backend: str, rng, make, start, data_dir) -> tuple[floa
             return n / acknowledged, n / (time.perf_counter() - began)
     finally:
         user.delete()
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def main() -> None:

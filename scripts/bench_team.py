@@ -35,7 +35,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +45,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from benchlib import free_port, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -115,27 +115,6 @@ def question(rng: random.Random) -> str:
     )
 
 
-def free_port(low: int = 18200, high: int = 18299) -> int:
-    """A free port of 127.0.0.1, from this project's benchmark range when one is free."""
-    for port in range(low, high + 1):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
-
-
 def rss_mb(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as fh:
@@ -180,7 +159,7 @@ class Team:
         for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL", "REDIS_URL"):
             self.env.pop(name, None)
         self.procs: dict[str, subprocess.Popen] = {}
-        self.port = free_port()
+        self.port = free_port(18200, 18299)  # this project's benchmark range when one is free
         self.url = f"http://127.0.0.1:{self.port}"
 
     def run(self, *cmd: str) -> str:
