@@ -90,9 +90,14 @@ class Connection:
 
 @dataclass
 class ConsolidationResult:
+    """An insight over a group. An empty insight: the group shares nothing, and no insight
+    is written. `about`: the ids of the memories the insight is about, when not the whole
+    group (the rest were read and share nothing with it)."""
+
     summary: str
     insight: str
     connections: list[Connection] = field(default_factory=list)
+    about: tuple[int, ...] | None = None
 
 
 @dataclass

@@ -147,7 +147,8 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
     so what changed meanwhile is checked here, under the write lock: a memory deleted or
     consolidated by another run since is left out, and an insight left with fewer than two
     sources is not written (its memories wait for the next run). One that lost a source is
-    marked stale, so the next run writes it again from the sources that stand."""
+    marked stale, so the next run writes it again from the sources that stand. A result
+    with no insight (the group shares nothing) writes none."""
     still = set(
         Memory.objects.filter(
             pk__in=[m.pk for m in batch], owner=owner, status=Memory.Status.READY, consolidated_at__isnull=True
@@ -155,8 +156,18 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
     )
     if len(still) < 2:
         return None
-    lost_a_source = len(still) < len(batch)
-    batch = [m for m in batch if m.pk in still]
+    if not result.insight.strip():
+        # The group shares nothing: no insight is claimed, and its memories were read
+        # (they do not wait to be read again by every later run).
+        Memory.objects.filter(pk__in=still).update(consolidated_at=timezone.now())
+        return None
+    # The insight may be about part of the group only; the rest were read and share nothing with it.
+    wanted = set(result.about) if result.about is not None else {m.pk for m in batch}
+    lost_a_source = bool(wanted - still)
+    read = still
+    batch = [m for m in batch if m.pk in still and m.pk in wanted]
+    if len(batch) < 2:
+        return None
     ids = {m.pk for m in batch}
     with transaction.atomic():
         consolidation = Consolidation.objects.create(
@@ -168,7 +179,7 @@ def _store(owner, batch: list[Memory], result, provider_label: str, actor: Actor
         )
         consolidation.sources.set(batch)
         _link(consolidation, ids, result.connections)
-        Memory.objects.filter(pk__in=ids).update(consolidated_at=timezone.now())
+        Memory.objects.filter(pk__in=read).update(consolidated_at=timezone.now())
         record(consolidation, Event.Action.CREATED, actor, after=consolidation_snapshot(consolidation))
         record_many(batch, Event.Action.CONSOLIDATED, actor, after={"consolidation": consolidation.pk})
     consolidation.source_count = len(batch)  # what stood when it was written, for the run's count
@@ -204,6 +215,16 @@ def _rederive(consolidation: Consolidation, provider, actor: Actor) -> None:
         return
     result = provider.consolidate([note_for(m) for m in remaining])
     usage.record_call(owner_id=consolidation.owner_id, provider=provider_name())
+    if result.about is not None:
+        remaining = [m for m in remaining if m.pk in set(result.about)]
+    if len(remaining) < 2 or not result.insight.strip():
+        # What stands shares nothing any more: the insight goes, as with fewer than two.
+        with transaction.atomic():
+            consolidation.retired_at = timezone.now()
+            consolidation.save(update_fields=["retired_at", "updated_at"])
+            consolidation.links.all().delete()
+            record(consolidation, Event.Action.RETIRED, actor, before=before, note="its sources share nothing")
+        return
     with transaction.atomic():
         consolidation.summary, consolidation.insight = result.summary.strip(), result.insight.strip()
         consolidation.stale_at = None

@@ -5,8 +5,13 @@ memories' entities (at extraction) read the same rule."""
 from __future__ import annotations
 
 import json
+import re
+import threading
+import time
+from collections import Counter
 
 from django.db.models import Q
+from django.db.models.functions import Substr
 
 from ..models import Memory
 
@@ -30,9 +35,13 @@ def full_names(*, owner, first: str) -> set[str]:
     }
 
 
-def canonical(*, owner, entities: list[str]) -> list[str]:
-    """A lone first name becomes the one full name the space knows for it."""
+def canonical(*, owner, entities: list[str], text: str = "") -> list[str]:
+    """A lone first name becomes the one full name the space knows for it. A word that
+    only opens sentences in `text` and that the owner writes in lower case where case is
+    free ("gestern", "leider", "mañana"), and never capitalised there, is no name."""
     out: dict[str, None] = {}
+    if text:
+        entities = [e for e in entities if not _ordinary_word(owner, e, text)]
     for entity in entities:
         if " " not in entity and entity[:1].isupper() and not entity.isupper():
             names = full_names(owner=owner, first=entity)
@@ -54,3 +63,71 @@ def spellings(*, owner, entity: str) -> list[str]:
         if full_names(owner=owner, first=first) == {entity}:
             names.add(first)
     return sorted(names)
+
+
+# How the owner writes each word where its case is free (past a sentence's first word),
+# read from their newest notes: a language's adverbs ("Gestern habe ich", "Leider",
+# "Mañana tengo") open sentences capitalised, and only the owner's own lower-case uses say
+# they are words, in any language and with no list. Kept per owner and brought up to date
+# with the notes added since (read again whole after CASING_SECONDS).
+CASING_FROM_NEWEST = 1000
+CASING_CHARS = 2000
+CASING_SECONDS = 600.0
+OPENS_ONLY = 2
+_casing: dict[tuple, tuple[float, int, Counter, Counter]] = {}
+_casing_lock = threading.Lock()
+_SENTENCE = re.compile(r"[^.!?:;\n]+")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _count_casing(text: str, lower: Counter, upper: Counter) -> None:
+    """lower: a word's lower-case uses past a sentence's first word; upper: its capitalised
+    uses there (by its lower-case form), and, under ("^", word), how many sentences it opens."""
+    for sentence in _SENTENCE.findall(text):
+        words = _WORD.findall(sentence)
+        if words and words[0][0].isupper():
+            upper[("^", words[0].lower())] += 1
+        for word in words[1:]:
+            if word[0].islower():
+                lower[word] += 1
+            elif word[0].isupper() and not word.isupper():
+                upper[word.lower()] += 1
+
+
+def owner_casing(owner) -> tuple[Counter, Counter]:
+    """(lower-case uses, capitalised uses) of each word past a sentence's first, in the
+    owner's newest notes."""
+    key = (owner.pk, getattr(owner, "date_joined", None))
+    now = time.monotonic()
+    with _casing_lock:
+        cached = _casing.get(key)
+    rows = Memory.objects.owned_by(owner).order_by("-pk")
+    newest = rows.values_list("pk", flat=True).first() or 0
+    if cached and now - cached[0] < CASING_SECONDS and cached[1] <= newest:
+        started, lower, upper = cached[0], Counter(cached[2]), Counter(cached[3])
+        rows = rows.filter(pk__gt=cached[1])
+    else:
+        started, lower, upper = now, Counter(), Counter()
+    heads = rows.annotate(head=Substr("raw_text", 1, CASING_CHARS)).values_list("head", flat=True)[:CASING_FROM_NEWEST]
+    for head in heads:
+        _count_casing(head or "", lower, upper)
+    with _casing_lock:
+        _casing[key] = (started, newest, lower, upper)
+    return lower, upper
+
+
+def _ordinary_word(owner, entity: str, text: str) -> bool:
+    if " " in entity or not entity[:1].isupper() or entity.isupper():
+        return False
+    low = entity.lower()
+    here_lower, here_upper = Counter(), Counter()
+    _count_casing(text, here_lower, here_upper)
+    if here_upper[low]:
+        return False  # capitalised where case is free: a name (or a German noun)
+    lower, upper = owner_casing(owner)
+    if upper[low]:
+        return False
+    # Written in lower case where case is free, or opening sentence after sentence and
+    # never anywhere else (a name is also said mid-sentence: "with Lena", "called Pepper").
+    opens = max(upper[("^", low)], here_upper[("^", low)])
+    return (lower[low] + here_lower[low]) > 0 or opens >= OPENS_ONLY

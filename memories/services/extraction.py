@@ -157,7 +157,7 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True,
 
 def _apply_extraction(memory: Memory, result, label: str, *, update_fields: list[str]) -> None:
     memory.summary = (result.summary or memory.raw_text[:300]).strip()
-    memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities))
+    memory.entities = entities.canonical(owner=memory.owner, entities=_clean_list(result.entities), text=memory.raw_text)
     # Tags the person gave (a note's front matter) stay ahead of the extracted topics.
     memory.topics = _clean_list([*(memory.metadata.get("note_tags") or []), *_clean_list(result.topics)])
     memory.importance = min(1.0, max(0.0, float(result.importance)))

@@ -25,7 +25,7 @@ from datetime import date, datetime, timedelta
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from .entities import AMOUNT_RE, DATE_RE, extract_entities
+from .entities import AMOUNT_RE, DATE_RE, addressed, extract_entities
 from . import similarity
 from .summary import plain_text
 
@@ -143,8 +143,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
     memory_words = {m.id: frozenset(_plain_words(_memory_text(m))) for m in context.memories}
+    named = _names_asked(question)
     if q_terms:
-        close = similarity.question_closeness(question, [s.text for s in sentences])
+        # Meaning reads what is asked, not who about: the names are the words' to check
+        # (below). Embedded, "Caroline" pulls the question towards every line that says
+        # her name, and "What did Helen recommend?" towards Helen's unrelated note.
+        close = similarity.question_closeness(_without(question, named), [s.text for s in sentences])
     else:
         close = similarity.Closeness(np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32))
     margin = close.margin
@@ -162,7 +166,6 @@ def answer(*, question: str, context: AnswerContext) -> str:
 
     wants = _wants(question)
     asked = set(q_terms)
-    named = _names_asked(question)
     named_stems = {textutil.stem(n) for n in named}
     content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
@@ -195,6 +198,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
     if named:
+        named_in_text = {m.id: _named_beyond_address(m.text or "") for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
         # never names them: "What did Caroline realize after her race?" is not answered by
         # Melanie's race.
@@ -205,7 +209,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 # itself: "Melanie: I ran a charity race" says nothing of Caroline's. The
                 # whole line counts, not the one sentence: "Lisbon in May is warm. Visit
                 # Sintra" answers a question naming both.
-                own = set(_plain_words(speaker.group(1))) | memory_words[s.memory.id]
+                # A name said to someone ("Congrats Priya!") is not the line being about them.
+                spoken_to = {w.lower() for w in addressed(s.memory.text or "")} - named_in_text[s.memory.id]
+                own = set(_plain_words(speaker.group(1))) | (memory_words[s.memory.id] - spoken_to)
             else:
                 own = memory_words[s.memory.id]
             if s.relevant and not named <= own:
@@ -389,6 +395,22 @@ def _names_asked(question: str) -> set[str]:
         for w in words[1:]
         if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS
     }
+
+
+def _without(question: str, names: set[str]) -> str:
+    """The question without the names it holds, or whole when nothing else would be left."""
+    if not names:
+        return question
+    rest = " ".join(w for w in question.split() if not set(_plain_words(w)) & names)
+    asks = [t for t in textutil.terms(rest) if t not in QUESTION_WORDS and t not in META_TERMS]
+    return rest if asks else question
+
+
+def _named_beyond_address(text: str) -> set[str]:
+    """Names a text says outside an address: "Thanks Sam! Sam's cake was great" is about Sam."""
+    words = _plain_words(text)
+    spoken_to = {w.lower() for w in addressed(text)}
+    return {w for w in spoken_to if words.count(w) > 1}
 
 
 def _memory_text(m: MemoryNote) -> str:

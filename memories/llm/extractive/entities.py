@@ -294,6 +294,21 @@ image images photo photos photography picture pictures pic pics shares video vid
 NOT_TOPICS = (COMMON_WORDS - SUBJECT_WORDS) | CHATTER
 
 
+# "Thanks, Mel!", "Hey Maria", "That's lovely Sam!": the person spoken to. In a chat the
+# name is said to them, not about them: a line that greets Caroline is not about her.
+_VOCATIVE = re.compile(
+    r"\b(?:hey|hi|hello|thanks|thank you|bye|congrats|congratulations|wow|yeah|yes|sure|oh|sorry|cool|great|awesome|nice|"
+    r"good|glad|right|haha|hmm|yep|aw+|lovely|amazing|wonderful)[,!.]?[ \t]{1,3}([^\W\d_][\w'’\-]{0,30})\b"
+    r"|,[ \t]{0,3}([^\W\d_][\w'’\-]{0,30})[ \t]{0,2}[!?.]",
+    re.I,
+)
+
+
+def addressed(text: str) -> set[str]:
+    """The capitalised names a text says to someone rather than about them."""
+    return {n for m in _VOCATIVE.finditer(text[:20_000]) for n in m.groups() if n and n[:1].isupper()}
+
+
 def extract_entities(text: str, limit: int = MAX_ENTITIES) -> list[str]:
     """Named things in the order they first appear, most specific form: when a text says
     "Priya Raman" and later "Priya", it is one entity."""
@@ -309,13 +324,14 @@ def extract_entities(text: str, limit: int = MAX_ENTITIES) -> list[str]:
                 found.setdefault(value, match.start())
                 taken.append((match.start(), match.end()))
     taken.sort()
-    for position, name in _names(text, taken, language.stopwords_for(text)):
+    lang = language.language_of(text)
+    for position, name in _names(text, taken, language.stopwords_of(lang), lang):
         found.setdefault(name, position)
     ordered = sorted(found, key=found.get)
     return _merge_parts(ordered)[:limit]
 
 
-def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOPWORDS) -> list[tuple[int, str]]:
+def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOPWORDS, lang: str = "") -> list[tuple[int, str]]:
     tokens = []
     span_index = 0
     for match in _TOKEN_RE.finditer(text):
@@ -379,7 +395,7 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
 
     out = []
     for start, words, opens in runs:
-        words = _trim(words, opens, lowered, capitalised_mid, stops)
+        words = _trim(words, opens, lowered, capitalised_mid, stops, lang)
         if not words:
             continue
         name = " ".join(words)
@@ -390,13 +406,13 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
 
 
 def _trim(
-    words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS
+    words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS, lang: str = ""
 ) -> list[str]:
     words = list(words)
     while words and words[0] in TITLES and len(words) > 1:
         words = words[1:]
     # Ordinary words capitalised at the front: "Met José", "The Q1 meeting", "Decisions".
-    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops):
+    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops, lang):
         words = words[1:]
         opens = False
     while words and words[-1] in CONNECTORS:
@@ -414,12 +430,16 @@ def _trim(
     return words
 
 
-def _ordinary(word: str, opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS) -> bool:
+def _ordinary(
+    word: str, opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS, lang: str = ""
+) -> bool:
     low = word.lower()
     if not opens:
         # Mid-sentence, a capital is deliberate ("New York", "The Hague"), except "I".
         return low in STOPWORDS and (len(word) == 1 or "'" in word or "’" in word)
     if low in stops or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS or _chat_opener(low):
+        return True
+    if language.is_adverb(word, lang, opens=True) and word not in capitalised_mid:
         return True
     if word.isupper() or word in capitalised_mid:
         return False
@@ -506,7 +526,8 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
     slot given to "sounds" or "giving" is one a subject ("job", "pottery") does not get."""
     text = EMAIL_RE.sub(" ", _URL_RE.sub(" ", (text or "")[:MAX_CHARS]))
     excluded = {w.lower() for e in entities for w in e.split()}
-    stops = language.stopwords_for(text)
+    lang = language.language_of(text)
+    stops = language.stopwords_of(lang)
     counts: Counter[str] = Counter()
     display: dict[str, str] = {}
     order: dict[str, int] = {}
@@ -517,7 +538,7 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
             word = word[:-2]
         if len(word) < 3 or len(word) > 40 or word in stops or word in NOT_TOPICS or word in ENGINE_WORDS:
             continue
-        if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded:
+        if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded or language.is_adverb(word, lang):
             continue
         if ("'" in word or "’" in word) and all(part in stops or len(part) < 3 for part in re.split(r"['’]", word)):
             continue  # an elision of stopwords ("m'a", "l'on")

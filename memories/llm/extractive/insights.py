@@ -27,6 +27,7 @@ from .entities import (
     ENGINE_WORDS,
     MONTH_NAMES,
     WEEKDAYS,
+    addressed,
     topics_of,
 )
 from .similarity import by_meaning, neighbours, similarity_matrix
@@ -39,16 +40,17 @@ RELATED_MEANING = 0.86
 NEIGHBOURS = 8
 MAX_THEME_WORDS = 3
 
-# "Thanks, Mel!", "Hey Maria": the person spoken to, in a chat as much a speaker as the one speaking.
-_VOCATIVE = re.compile(
-    r"\b(?:hey|hi|hello|thanks|thank you|bye|congrats|congratulations|wow|yeah|yes|sure|oh|sorry|cool|great|awesome|nice|"
-    r"good|glad|right|haha|hmm|yep|aw+)[,!.]?[ \t]{1,3}([^\W\d_][\w'’\-]{0,30})\b"
-    r"|,[ \t]{0,3}([^\W\d_][\w'’\-]{0,30})[ \t]{0,2}[!?.]",
-    re.I,
-)
-
 _SPEAKER = re.compile(r"^\s{0,3}([^\W\d_][\w'’.\-]{0,40}(?: [^\W\d_][\w'’.\-]{0,40}){0,2}):\s", re.M)
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+
+
+def _is_label(match: re.Match) -> bool:
+    """ "Ann Lee: ..." is a speaker; "Billing migration blocked: ..." is what the note says."""
+    return all(w[:1].isupper() for w in match.group(1).split())
+
+
+def _unlabel(match: re.Match) -> str:
+    return "" if _is_label(match) else match.group(0)
 
 
 def related_min() -> float:
@@ -58,15 +60,15 @@ def related_min() -> float:
 def speakers_of(text: str) -> set[str]:
     """Who speaks in a transcript line, and who is spoken to."""
     text = text[:20_000]
-    names = {m.group(1) for m in _SPEAKER.finditer(text)}
-    names |= {n for m in _VOCATIVE.finditer(text) for n in m.groups() if n and n[:1].isupper()}
+    names = {m.group(1) for m in _SPEAKER.finditer(text) if _is_label(m)}
+    names |= addressed(text)
     return names
 
 
 def _body(m: MemoryNote) -> str:
     """What a memory says, without transcript speaker labels (two lines by one speaker are
     not related because of who said them)."""
-    return _SPEAKER.sub("", m.text or m.summary)
+    return _SPEAKER.sub(_unlabel, m.text or m.summary)
 
 
 def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNote]]:
@@ -78,7 +80,9 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
         return []
     threshold = related_min()
     near = neighbours([_body(m) for m in notes], k=NEIGHBOURS, min_similarity=threshold)
-    edges = sorted({(-s, min(i, j), max(i, j)) for i, row in enumerate(near) for j, s in row})
+    edges = sorted(
+        {(-s, min(i, j), max(i, j)) for i, row in enumerate(near) for j, s in row} | _shared_name_edges(notes, threshold)
+    )
     parent = list(range(len(notes)))
     size = [1] * len(notes)
 
@@ -109,7 +113,29 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
     return out
 
 
-def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None) -> dict[str, str]:
+# A name or phrase held by more than this share of a backlog is how this owner talks, not
+# a thread (a speaker, the owner's own town); below, two memories holding it belong together.
+MAX_KEY_SHARE = 0.05
+
+
+def _shared_name_edges(notes: list[MemoryNote], similarity: float) -> set[tuple[float, int, int]]:
+    """Memories that name the same thing or share a phrase ("Berlin", "billing migration")
+    belong together even when their sentences are not close in meaning ("Booked the hotel in
+    Berlin" and "The Berlin talk is accepted"): joined after the pairs close in meaning."""
+    speakers = set().union(*(speakers_of(m.text or m.summary) for m in notes))
+    holders: dict[str, list[int]] = {}
+    for i, m in enumerate(notes):
+        for key in _keys(m, speakers, topics=False):
+            holders.setdefault(key, []).append(i)
+    limit = max(3, int(MAX_KEY_SHARE * len(notes)))
+    edges = set()
+    for held in holders.values():
+        if 1 < len(held) <= limit:
+            edges |= {(-similarity, a, b) for a, b in zip(held, held[1:])}
+    return edges
+
+
+def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None, *, topics: bool = True) -> dict[str, str]:
     """A memory's possible themes: key -> how to say it. Phrases first, then names, then words.
     `full`: a first name -> the one full name the group knows for it ("Priya" -> "Priya Raman")."""
     body = _body(m)
@@ -134,7 +160,7 @@ def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None)
         if any(ch.isdigit() for ch in entity) and not any(ch.isalpha() for ch in entity):
             continue
         out.setdefault("e:" + low, entity)
-    for topic in topics_of(body, [*m.entities, *speakers], limit=8):
+    for topic in topics_of(body, [*m.entities, *speakers], limit=8) if topics else ():
         # Themes stay narrower than topics: an everyday subject ("work", "family") joins too much.
         if topic not in CHATTER and topic not in COMMON_WORDS:
             out.setdefault("t:" + textutil.stem(topic), topic)
@@ -222,14 +248,9 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         k for k, c in counts.items() if c > 1 and any((x, y) in linked_pairs for x in holders[k] for y in holders[k] if x < y)
     ]
     linked = {c.from_id for c in connections} | {c.to_id for c in connections}
-    n = len(memories)
     if not shared_keys and not connections:
-        about = "; ".join(f"Memory {m.id} is about {_topic(keys[m.id]) or 'something of its own'}" for m in memories[:10])
-        return ConsolidationResult(
-            summary=f"{n} unrelated memories.",
-            insight=f"These {n} memories are unrelated: they share no topic, so no common thread is claimed ({about}).",
-            connections=[],
-        )
+        # Memories that share nothing get no insight: a catch-all would claim a thread.
+        return ConsolidationResult(summary="", insight="", connections=[], about=())
     if shared_keys:
         # The thread: what most memories share; a phrase or a name over a single word on a tie.
         rank = {"p": 0, "e": 1, "t": 2}
@@ -258,7 +279,18 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
     # batch is not claimed ("8 memories about Berlin" when 2 of them were).
     insight = f"The common thread is {theme}: {_join([f'Memory {m.id}' for m in ordered])} bear on it. Together: {steps}."
     summary = f"{len(on_thread)} memories about {theme}."
-    return ConsolidationResult(summary=summary, insight=insight, connections=connections)
+    # Its sources are the memories on the thread and those linked to them; the others of
+    # the group were read and share nothing with it.
+    thread_ids = {m.id for m in on_thread}
+    about = thread_ids | {
+        x for c in connections for x in (c.from_id, c.to_id) if c.from_id in thread_ids or c.to_id in thread_ids
+    }
+    return ConsolidationResult(
+        summary=summary,
+        insight=insight,
+        connections=[c for c in connections if c.from_id in about and c.to_id in about],
+        about=tuple(m.id for m in memories if m.id in about),
+    )
 
 
 def _topic(keys: dict[str, str]) -> str:
@@ -270,7 +302,7 @@ def _topic(keys: dict[str, str]) -> str:
 
 
 def _short(text: str, limit: int = 140) -> str:
-    text = _SPEAKER.sub("", " ".join(text.split())).rstrip(".")
+    text = _SPEAKER.sub(_unlabel, " ".join(text.split())).rstrip(".")
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 

@@ -53,7 +53,27 @@ def _stopwords(language: str) -> frozenset[str]:
 
 def stopwords_for(text: str) -> frozenset[str]:
     """The engine's stopwords, and those of the text's language when it is not English."""
-    language = language_of(text)
+    return stopwords_of(language_of(text))
+
+
+def stopwords_of(language: str) -> frozenset[str]:
     if language in ("", "en"):
         return textutil.STOPWORDS
     return textutil.STOPWORDS | _stopwords(language)
+
+
+# The suffix that makes an adverb of an adjective (grammar, a closed class of one): a
+# sentence opening with "Desafortunadamente", "Infelizmente", "Malheureusement" opens with
+# a word, not a name. Longer than the suffix by this many letters ("Clément" is a name).
+ADVERB_SUFFIXES = {"es": "mente", "pt": "mente", "it": "mente", "ro": "mente", "fr": "ement", "ca": "ment"}
+ADVERB_STEM_LETTERS = 4
+# Where nouns end the same way ("appartement", "événement"), only a sentence's opening
+# word is read as an adverb by it (a noun opens a sentence with its article).
+NOUNS_SHARE_THE_SUFFIX = {"fr", "ca"}
+
+
+def is_adverb(word: str, language: str, *, opens: bool = False) -> bool:
+    suffix = ADVERB_SUFFIXES.get(language)
+    if not suffix or (language in NOUNS_SHARE_THE_SUFFIX and not opens):
+        return False
+    return word.lower().endswith(suffix) and len(word) >= len(suffix) + ADVERB_STEM_LETTERS
