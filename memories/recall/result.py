@@ -12,6 +12,7 @@ from django.db.models import F
 from ..llm.base import AnswerContext, InsightNote, MemoryNote
 from ..models import Consolidation, Memory
 from ..textutil import estimate_tokens, sentences
+from .speaker import speaker_label
 
 # Below the first ranks a memory whose text is longer than this may be shown by its
 # summary alone (see memory_note's `brief` and budget.py).
@@ -85,6 +86,11 @@ def memory_note(memory: Memory, *, max_chars: int = 4000, brief: bool = False) -
     summary = memory.summary
     if brief and summary.strip() and len(text) > BRIEF_CHARS and len(summary) < len(text):
         text = ""
+        # Whose line it is stays said ("Ann: ..."): the summary may begin past the label,
+        # and a line about Ann's race is not about whoever it names.
+        label = speaker_label(memory.raw_text)
+        if label and not summary.startswith(label):
+            summary = label + summary
     topics = () if brief else memory.topics
     if text and summary_in_text(summary, memory.raw_text) and len(text) == len(memory.raw_text):
         summary = text  # AnswerContext.render prints a text equal to its summary once

@@ -22,6 +22,12 @@ SPEAKER_KEEP_RANK = 3  # ... but the question's best match stays among the first
 _SPEAKER = re.compile(r"\s*([A-Z][A-Za-z'’.-]*(?: [A-Z][A-Za-z'’.-]*){0,2})\s*:\s")
 
 
+def speaker_label(text: str | None) -> str:
+    """ "Ann Lee: " when a text opens with a speaker's label (not "Note: "), else ""."""
+    m = _SPEAKER.match(text or "")
+    return f"{m.group(1)}: " if m and m.group(1).split()[0] not in NOT_ENTITIES else ""
+
+
 @lru_cache(maxsize=100_000)
 def speaker_of(head: str | None) -> str:
     """The stem of the first name a "Name: ..." text opens with, or ""."""

@@ -52,6 +52,8 @@ MARGIN_MIN = -0.05
 MEANING_TYPED = -0.035
 MEANING_UNTYPED = -0.01
 MARGIN_SPAN = 0.08
+COVERAGE_MIN = 0.0
+MARGIN_MIN_ANSWER = -1.0
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -118,6 +120,9 @@ class _Sentence:
     score: float = 0.0
     relevant: bool = False
     following: str = ""  # the next sentence of the same memory
+    coverage: float = 0.0  # the share (by rarity) of what is asked, names aside, its memory holds
+    margin: float = -1.0  # how much closer it is to the question than to one asking nothing
+    by_date: bool = False
 
 
 def answer(*, question: str, context: AnswerContext) -> str:
@@ -169,7 +174,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
     named_stems = {textutil.stem(n) for n in named}
     content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
+    content_total = sum(idf[t] for t in content_terms) or 1.0
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
+        s.coverage = sum(idf[t] for t in content_terms if t in memory_stems[s.memory.id]) / content_total
+        s.margin = float(meant) if margin is not None else 1.0  # by words: the words decide
+        s.by_date = s.memory.id in dated
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
         around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
@@ -198,25 +207,25 @@ def answer(*, question: str, context: AnswerContext) -> str:
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
     if named:
-        named_in_text = {m.id: _named_beyond_address(m.text or "") for m in context.memories}
+        named_in_text = {m.id: _named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
         # never names them: "What did Caroline realize after her race?" is not answered by
         # Melanie's race.
         for s in sentences:
-            speaker = _SPEAKER.match(s.memory.text or "")
+            speaker = _SPEAKER.match(s.memory.text or s.memory.summary or "")
             if speaker:
                 # A line of a conversation is about its speaker, or about whom it names
                 # itself: "Melanie: I ran a charity race" says nothing of Caroline's. The
                 # whole line counts, not the one sentence: "Lisbon in May is warm. Visit
                 # Sintra" answers a question naming both.
                 # A name said to someone ("Congrats Priya!") is not the line being about them.
-                spoken_to = {w.lower() for w in addressed(s.memory.text or "")} - named_in_text[s.memory.id]
+                spoken_to = {w.lower() for w in addressed(s.memory.text or s.memory.summary)} - named_in_text[s.memory.id]
                 own = set(_plain_words(speaker.group(1))) | (memory_words[s.memory.id] - spoken_to)
             else:
                 own = memory_words[s.memory.id]
             if s.relevant and not named <= own:
                 s.relevant = False
-    relevant = [s for s in sentences if s.relevant]
+    relevant = [s for s in sentences if s.relevant and _stands(s)]
     if not relevant:
         return NOTHING
     relevant.sort(key=lambda s: -s.score)
@@ -291,6 +300,14 @@ def _current_first(
     # A question about a time gone ("in 2023", "before the move") is answered with the
     # fact that held then; any other with what is true now.
     return past + current if past_question else current + past
+
+
+def _stands(s: _Sentence) -> bool:
+    """Evidence enough to answer: a line holding most of what is asked (names aside), or
+    one close to the question in meaning, or one of the period it names. "What did Caroline
+    realize after her charity race?" is not answered by a line of Caroline's that says
+    "race" and nothing of the rest."""
+    return s.by_date or s.coverage >= COVERAGE_MIN or s.margin >= MARGIN_MIN_ANSWER
 
 
 def _newer_first(picked: list[_Sentence], newer: dict[int, MemoryNote]) -> list[_Sentence]:
