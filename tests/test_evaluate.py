@@ -182,7 +182,12 @@ def test_evaluate_answers_scores_both_engines_against_the_gold(dataset):
     assert report["engine"]["unanswerable"] == 1
     assert report["engine"]["unanswerable_not_found"] == 1.0
     assert report["engine"]["answerable_cited"] == 1.0
-    assert "unanswerable (5) not found" in run(dataset, "--answers")
+    # And per conversation, so a threshold chosen on some can be read on another.
+    samples = report["engine"]["by_conversation"]
+    assert samples and all(set(v) == {"answerable_cited", "unanswerable_not_found"} for v in samples.values())
+    assert any(v["unanswerable_not_found"] == 1.0 for v in samples.values())
+    table = run(dataset, "--answers")
+    assert "unanswerable (5) not found" in table and all(name in table for name in samples)
 
 
 def test_answer_scores_normalise_like_squad():

@@ -245,6 +245,8 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
     complete = {"baseline": defaultdict(list), "engine": defaultdict(list)}
     abstained: dict[str, list[bool]] = {"baseline": [], "engine": []}
     cited: dict[str, list[bool]] = {"baseline": [], "engine": []}
+    # Per conversation too: thresholds are chosen on some conversations and read on another.
+    by_conversation: dict[str, dict[str, tuple[list[bool], list[bool]]]] = {"baseline": {}, "engine": {}}
     User = get_user_model()
     for conv in conversations:
         with transaction.atomic():
@@ -271,6 +273,7 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
                     scores[name][qa["category"]].append(f1)
                     complete[name][qa["category"]].append(whole)
                     cited[name].append(bool(cited_ids(text)))
+                    by_conversation[name].setdefault(conv.sample_id, ([], []))[0].append(bool(cited_ids(text)))
                 if on_question is not None:
                     on_question()
             for question in conv.unanswerable:
@@ -280,6 +283,7 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
                     ("engine", engine.answer(question=question, context=context)),
                 ):
                     abstained[name].append(not cited_ids(text))
+                    by_conversation[name].setdefault(conv.sample_id, ([], []))[1].append(not cited_ids(text))
                 if on_question is not None:
                     on_question()
             transaction.set_rollback(True)
@@ -292,6 +296,10 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
             "answerable_cited": _mean(cited[name]),
             "unanswerable": len(abstained[name]),
             "unanswerable_not_found": _mean(abstained[name]),
+            "by_conversation": {
+                sample: {"answerable_cited": _mean(answered), "unanswerable_not_found": _mean(not_found)}
+                for sample, (answered, not_found) in by_conversation[name].items()
+            },
             "by_category": {
                 str(c): {"f1": _mean(scores[name][c]), "gold_words_present": _mean(complete[name][c])}
                 for c in CATEGORIES
@@ -494,3 +502,7 @@ class Command(BaseCommand):
                 f"{name:<10} {row['answerable_cited']:>24.1%} {row['unanswerable_not_found']:>28.1%}"
                 f"   ({row['questions']} / {row['unanswerable']} questions)"
             )
+            for sample, values in row["by_conversation"].items():
+                self.stdout.write(
+                    f"{'  ' + sample:<10} {values['answerable_cited']:>24.1%} {values['unanswerable_not_found']:>28.1%}"
+                )
