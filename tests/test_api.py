@@ -249,8 +249,8 @@ def test_memories_keep_the_original_fields(api, notes):
     original = ("id", "source", "summary", "entities", "topics", "importance", "connections", "created_at", "consolidated")
     for field in (*original, "status", "occurred_at"):
         assert field in first
-    # The two related notes are consolidated together; a note close to neither waits for company.
-    assert sum(m["consolidated"] for m in body["memories"]) == 2
+    # The three notes share Acme and are consolidated together.
+    assert sum(m["consolidated"] for m in body["memories"]) == 3
     connections = [c for m in body["memories"] for c in m["connections"]]
     assert connections and {"linked_to", "relationship"} <= set(connections[0])
     assert {c["linked_to"] for c in connections} <= {m.pk for m in notes}
@@ -339,8 +339,8 @@ def test_consolidate_endpoint(api, notes):
     response = api.post("/api/consolidate")
     assert response.status_code == 200
     body = response.json()
-    # The two pricing-launch notes are grouped; the offsite note, close to neither, waits.
-    assert body["status"] == "done" and len(body["consolidations"]) == 1 and body["memories_consolidated"] == 2
+    # The three notes name Acme: grouped by the name they share (issue 25), one insight.
+    assert body["status"] == "done" and len(body["consolidations"]) == 1 and body["memories_consolidated"] == 3
     assert api.post("/api/consolidate").json()["consolidations"] == []  # nothing new
 
 
@@ -460,7 +460,7 @@ def test_links_and_consolidations_of_a_memory(api, notes):
     assert all(link["linked_to"] != notes[0].pk for link in links)
     consolidations = api.get(f"/api/memories/{notes[0].pk}/consolidations").json()
     assert [c["id"] for c in consolidations] == [outcome.consolidations[0].pk]
-    assert set(consolidations[0]["source_ids"]) == {notes[0].pk, notes[1].pk}
+    assert set(consolidations[0]["source_ids"]) == {n.pk for n in notes}
     listing = api.get("/api/consolidations").json()
     assert listing["total"] == 1 and listing["consolidations"][0]["insight"]
 
