@@ -18,10 +18,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from .. import embeddings
 from ..embeddings import terms as latent
 from ..embeddings import terms_index
+from . import speaker
+from .meaning import question_for_meaning
 
 log = logging.getLogger(__name__)
 
 TERMS_POOL = 150  # memories the arm hands over
+WITHOUT_NAMES = True  # the question's names left out, as the meaning arm does (see begin)
 
 _worker = ThreadPoolExecutor(max_workers=2, thread_name_prefix="question-terms")
 
@@ -46,7 +49,10 @@ class TermsArm:
         if not latent.in_use(embedder):
             return cls(owner)
         search = terms_index.searcher(owner_id=owner.pk)
-        return cls(owner, _worker.submit(_terms_and_search, embeddings.question_text(question[:2000]), search))
+        # Without the names in it, as the meaning arm embeds it (recall/meaning.py): a name
+        # is the lexical arm's to match, and in notes that do not say it, it only misleads.
+        text = question_for_meaning(question[:2000], speaker.speakers_of(owner)) if WITHOUT_NAMES else question[:2000]
+        return cls(owner, _worker.submit(_terms_and_search, embeddings.question_text(text), search))
 
     def nearest(self, pool: int = TERMS_POOL) -> list[tuple[int, float]]:
         """The owner's memories sharing most of the question's latent terms, best first,
