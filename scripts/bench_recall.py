@@ -274,6 +274,7 @@ def main() -> None:
     from memories.management.commands.evaluate import bulk_remember
     from memories.models import Memory, MemoryVector
     from memories.recall import STRATEGIES, recall
+    from memories.recall import terms as terms_arm
 
     from django.conf import settings
 
@@ -355,6 +356,7 @@ def main() -> None:
                     strategy, backend, k, where, terms = run
                     switch(where, terms)
                     embeddings._queries.clear()
+                    terms_arm._questions.clear()  # the question's latent terms made for real too
                     with embeddings.using(backend):
                         t = time.perf_counter()
                         recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))

@@ -191,9 +191,12 @@ def _search(index: _Index, query: latent.Terms, limit: int) -> list[tuple[int, f
         keep = (features >= 0) & (features < N_FEATURES)
         features, weights = features[keep], weights[keep]
         lo, hi = index.starts[features], index.starts[features + 1]
-        if (hi > lo).any():
-            picks = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True) if b > a])
-            per = np.repeat(weights, hi - lo)
+        lengths = hi - lo
+        if lengths.any():
+            # Every posting of the question's features, as one array of positions.
+            ends = np.cumsum(lengths)
+            picks = np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)
+            per = np.repeat(weights, lengths)
             scores = np.bincount(index.rows[picks], weights=index.weights[picks].astype(np.float32) * per, minlength=n)
         scores = np.where(index.live, scores, 0.0)
     found = [(int(pk), float(s)) for pk, s in zip(index.ids, scores, strict=True) if s > 0] if n <= limit else []

@@ -13,6 +13,8 @@ MEMORY_LATENT_TERMS off, and when the model fails: recall stands on its other ar
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .. import embeddings
@@ -29,8 +31,29 @@ WITHOUT_NAMES = True  # the question's names left out, as the meaning arm does (
 _worker = ThreadPoolExecutor(max_workers=2, thread_name_prefix="question-terms")
 
 
+# A question's terms cost one pass of the model, as its vector does: the same question
+# asked again (once per k by evaluate, a page reload, an agent's retry) reuses them, as
+# embeddings.embed_question reuses the vector.
+QUESTION_CACHE_SIZE = 1000
+_questions: OrderedDict[str, latent.Terms] = OrderedDict()
+_questions_lock = threading.Lock()
+
+
+def question_terms(text: str) -> latent.Terms:
+    with _questions_lock:
+        if text in _questions:
+            _questions.move_to_end(text)
+            return _questions[text]
+    found = latent.of_texts([text], query=True)[0]
+    with _questions_lock:
+        _questions[text] = found
+        while len(_questions) > QUESTION_CACHE_SIZE:
+            _questions.popitem(last=False)
+    return found
+
+
 def _terms_and_search(text: str, search) -> list[tuple[int, float]]:
-    return search(latent.of_texts([text], query=True)[0], TERMS_POOL)
+    return search(question_terms(text), TERMS_POOL)
 
 
 class TermsArm:
