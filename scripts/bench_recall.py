@@ -274,7 +274,7 @@ def main() -> None:
     from memories.management.commands.evaluate import bulk_remember
     from memories.models import Memory, MemoryVector
     from memories.recall import STRATEGIES, recall
-    from memories.recall import terms as terms_arm
+    from memories.recall import latent_terms as terms_arm
 
     from django.conf import settings
 

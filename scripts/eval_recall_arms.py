@@ -78,7 +78,7 @@ def main() -> None:
     from memories.management.commands.evaluate import bulk_remember, load_locomo
     from memories.recall import recall
     from memories.recall.meaning import MeaningArm
-    from memories.recall.terms import TermsArm
+    from memories.recall.latent_terms import TermsArm
     from memories.services.embed import embed_missing
 
     modules = {
@@ -111,7 +111,7 @@ def main() -> None:
             return [pk for pk, _ in MeaningArm.begin(owner, question).nearest(50)]
 
     def sparse_alone(owner, question, now=None):
-        # The latent-terms arm alone, as recall runs it (recall/terms.py).
+        # The latent-terms arm alone, as recall runs it (recall/latent_terms.py).
         with embeddings.using("local"):
             return [pk for pk, _ in TermsArm.begin(owner, question).nearest(50)]
 

@@ -3,6 +3,8 @@ inverted index scoped to the owner, fused by rank with the other arms. The index
 checked against the exact dot product over every memory of the owner as rows arrive,
 change and go; hidden, purged and other owners' memories are never returned."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ from memories.embeddings import terms_index
 from memories.models import Memory, MemoryTerms
 from memories.recall import recall
 from memories.recall.fusion import fuse
-from memories.recall.terms import TermsArm
+from memories.recall.latent_terms import TermsArm
 from memories.services import bulk_remember, delete_memory, purge_memory
 from memories.services.embed import embed_missing
 
@@ -165,3 +167,17 @@ def test_with_the_setting_off_no_terms_are_made(user, settings, fake_openai):
     notes(user, 3)
     assert embed_missing(owner=user).embedded == 3
     assert not MemoryTerms.objects.exists()
+
+
+def test_a_question_asked_again_reuses_its_terms(monkeypatch):
+    arm = importlib.import_module("memories.recall.latent_terms")
+
+    made = []
+    monkeypatch.setattr(
+        arm.latent, "of_texts", lambda texts, query: made.append(texts) or [random_terms(np.random.default_rng(1))]
+    )
+    arm._questions.clear()
+    first = arm.question_terms("Where did I go camping?")
+    again = arm.question_terms("Where did I go camping?")
+    arm.question_terms("Where did I go hiking?")
+    assert len(made) == 2 and first is again

@@ -2,7 +2,7 @@
 autoencoder over e5's token states, max-pooled over the text): each text becomes a few
 hundred weighted features out of 16,384, and two texts match by the features they share.
 It matches by concept rather than by word (the lexical arm) or by one dense vector (the
-meaning arm); recall's third arm (recall/terms.py) searches them.
+meaning arm); recall's third arm (recall/latent_terms.py) searches them.
 
 Only the local model has the head, and it is the same engine as local.py's: calls take
 turns with the dense embeddings under one lock. The head reads the text as it is; texts

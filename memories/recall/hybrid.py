@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import current, search
 from ..textutil import fold
-from . import feedback, lexical, meaning, neighbours, newer, sessions, speaker, terms
+from . import feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -30,7 +30,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     now = now or timezone.now()
     today = timezone.localdate(now)
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
-    terms_arm = terms.TermsArm.begin(owner, question)  # and its latent terms computed and searched
+    terms_arm = latent_terms.TermsArm.begin(owner, question)  # and its latent terms computed and searched
     spans = date_spans(question or "", today=today)
     by_date = date_pool(owner, spans, k, today) if spans else []
     if not by_date and EMPTY_DATES_AS_WORDS:
