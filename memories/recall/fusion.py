@@ -10,7 +10,7 @@ MEANING_RANK_K = 10  # a smaller k trusts the arm's first ranks more
 W_MEANING_ARM = 0.5  # the credit of the arm's first rank, against the best word match's 1
 # The latent-terms arm (recall/latent_terms.py) lends a credit by rank the same way.
 TERMS_RANK_K = 10
-W_TERMS_ARM = 0.5
+W_TERMS_ARM = 0.25
 
 
 def fuse(
