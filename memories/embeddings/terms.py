@@ -27,14 +27,20 @@ ID_DTYPE, WEIGHT_DTYPE = np.dtype("<u2"), np.dtype("<f2")
 Terms = tuple[np.ndarray, np.ndarray]  # (feature ids, weights), best first
 
 
+_available: bool | None = None
+
+
 def available() -> bool:
-    """True when the local model is installed and carries the sparse head."""
-    if not local.installed():
-        return False
-    try:
-        return bool(local._load().has_sparse)
-    except Exception:  # a model that does not load has no head to use
-        return False
+    """True when the local model is installed and carries the sparse head. Asked once a
+    process: loading takes the engine's lock, which a question's embedding holds, and
+    recall asks before every question."""
+    global _available
+    if _available is None:
+        try:
+            _available = local.installed() and bool(local._load().has_sparse)
+        except Exception:  # a model that does not load has no head to use
+            _available = False
+    return _available
 
 
 def in_use(embedder) -> bool:
