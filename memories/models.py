@@ -222,6 +222,28 @@ class MemoryVector(models.Model):
         return f"Vector of memory {self.memory_id} ({self.model}, {self.dim})"
 
 
+class MemoryTerms(models.Model):
+    """A memory's latent terms (embeddings/terms.py): recall's third arm. One row per
+    memory, kept like its vector: tagged with the model that made them, dropped when the
+    memory is hidden, made again when its text changes."""
+
+    memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True, related_name="terms")
+    # The memory's owner, copied: the arm reads one owner's rows by an index.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200)
+    terms = models.BinaryField()  # feature ids (uint16) then weights (float16), little-endian
+    text_hash = models.CharField(max_length=64)  # of the text read (services/embed.py's embed_text)
+    embedded_at = models.DateTimeField(auto_now=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "model", "embedded_at"], name="terms_owner_model")]
+
+    def __str__(self):
+        return f"Latent terms of memory {self.memory_id} ({self.model})"
+
+
 class ConsolidationQuerySet(OwnedQuerySet):
     def current(self):
         """Insights whose sources all still stand: the ones recall may use."""

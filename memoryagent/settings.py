@@ -279,6 +279,12 @@ MEMORY_VECTOR_SEARCH = os.getenv("MEMORY_VECTOR_SEARCH", "auto")  # auto | numpy
 # The numpy search's per-process cache of owners' vectors, in megabytes (half precision:
 # 0.75 MB per 1,000 memories at 384 dimensions); the least recently searched owners leave first.
 MEMORY_VECTOR_CACHE_MB = int(os.getenv("MEMORY_VECTOR_CACHE_MB", "256"))
+# The latent-terms arm's per-process inverted index of owners' memories, in megabytes (about
+# 1.5 MB per 1,000 memories); the least recently searched owners leave first.
+MEMORY_TERMS_CACHE_MB = int(os.getenv("MEMORY_TERMS_CACHE_MB", "256"))
+# The local model's latent terms (a third recall arm beside words and meaning): computed with
+# each memory's vector and searched with every question when the local model is active.
+MEMORY_LATENT_TERMS = env_bool("MEMORY_LATENT_TERMS", True)
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")

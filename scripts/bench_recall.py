@@ -151,6 +151,26 @@ def _random_vectors(owner, embedder, rng, Memory, MemoryVector, np) -> None:
         pgvector.backfill()  # the halfvec copy pgvector searches
 
 
+def _dealt_terms(owner, rng, distinct: int = 300) -> None:
+    """Latent terms for the owner's memories that have none: those of `distinct` of them
+    computed for real, dealt out again to the rest (the postings' lengths are what the
+    search costs; computing 100k would take hours)."""
+    from memories.embeddings import terms as latent
+    from memories.models import Memory, MemoryTerms
+
+    missing = list(Memory.objects.filter(owner=owner, terms__isnull=True).values_list("pk", "raw_text"))
+    if not missing:
+        return
+    real = [latent.encode(t) for t in latent.of_texts([text for _, text in rng.sample(missing, min(distinct, len(missing)))])]
+    for chunk in range(0, len(missing), 5000):
+        MemoryTerms.objects.bulk_create(
+            [
+                MemoryTerms(memory_id=pk, owner_id=owner.pk, model=latent.MODEL, terms=rng.choice(real), text_hash="bench")
+                for pk, _ in missing[chunk : chunk + 5000]
+            ]
+        )
+
+
 def _rss_mb() -> float:
     with open("/proc/self/status") as fh:
         for line in fh:
@@ -215,6 +235,14 @@ def main() -> None:
     parser.add_argument(
         "--vector-search", nargs="+", default=["auto"], choices=["auto", "numpy"], help="Where the meaning arm searches."
     )
+    parser.add_argument(
+        "--latent-terms",
+        nargs="+",
+        default=["on"],
+        choices=["on", "off"],
+        help="The local model's latent-terms arm (MEMORY_LATENT_TERMS), timed side by side; the stored memories get "
+        "the terms of a few hundred of them, computed for real and dealt out again.",
+    )
     parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
     args = parser.parse_args()
 
@@ -246,24 +274,27 @@ def main() -> None:
     from memories.management.commands.evaluate import bulk_remember
     from memories.models import Memory, MemoryVector
     from memories.recall import STRATEGIES, recall
+    from memories.recall import latent_terms as terms_arm
 
     from django.conf import settings
 
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
     runs = [
-        (s, b, k, v)
+        (s, b, k, v, t)
         for k in args.k
         for b in backends
         for s in strategies
         for v in (args.vector_search if b != "off" else ["-"])
+        for t in (args.latent_terms if b == "local" and s == "hybrid" else ["off"])
         if b == backends[0] or s != "recent"
     ]
     label = {
-        (s, b, k, v): (s if b == "off" else f"{s}+{b}")
+        (s, b, k, v, t): (s if b == "off" else f"{s}+{b}")
         + (f"/{v}" if len(args.vector_search) > 1 and v != "-" else "")
+        + ("+terms" if t == "on" else "")
         + (f" k={k}" if len(args.k) > 1 else "")
-        for s, b, k, v in runs
+        for s, b, k, v, t in runs
     }
     rng = random.Random(7)
     owner = None
@@ -296,6 +327,8 @@ def main() -> None:
                     with embeddings.using(backend):
                         embedder = embeddings.get_embedder()
                     _random_vectors(owner, embedder, rng, Memory, MemoryVector, np)
+                    if backend == "local" and "on" in args.latent_terms:
+                        _dealt_terms(owner, rng)
             if connection.vendor == "postgresql":
                 # What autovacuum would soon do after a bulk load: without statistics the
                 # planner picks the owner index over the full-text one.
@@ -307,28 +340,30 @@ def main() -> None:
             cells = []
             times: dict[tuple, list[float]] = {run: [] for run in runs}
 
-            def switch(where):
+            def switch(where, terms="off"):
                 settings.MEMORY_VECTOR_SEARCH = where if where != "-" else "auto"
+                settings.MEMORY_LATENT_TERMS = terms == "on"
                 pgvector.forget_state()
 
-            for strategy, backend, k, where in runs:
-                switch(where)
+            for strategy, backend, k, where, terms in runs:
+                switch(where, terms)
                 with embeddings.using(backend):
                     recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
             # Each question is asked of every configuration in turn, so a moment of load on
             # the machine (shared with other work) weighs on all of them alike.
             for q in questions:
                 for run in runs:
-                    strategy, backend, k, where = run
-                    switch(where)
+                    strategy, backend, k, where, terms = run
+                    switch(where, terms)
                     embeddings._queries.clear()
+                    terms_arm._questions.clear()  # the question's latent terms made for real too
                     with embeddings.using(backend):
                         t = time.perf_counter()
                         recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
                         times[run].append((time.perf_counter() - t) * 1000)
             for run in runs:
-                strategy, backend, k, where = run
-                switch(where)
+                strategy, backend, k, where, terms = run
+                switch(where, terms)
                 p50, p95 = statistics.median(times[run]), percentile(times[run], 95)
                 cells.append(f"{p50:>16.1f}ms {p95:>16.1f}ms")
                 results.append(
@@ -338,6 +373,7 @@ def main() -> None:
                         "strategy": strategy,
                         "embeddings": backend,
                         "vector_search": ("pgvector" if pgvector.enabled() else "numpy") if backend != "off" else None,
+                        "latent_terms": terms == "on",
                         "database": connection.vendor,
                         "p50_ms": round(p50, 2),
                         "p95_ms": round(p95, 2),

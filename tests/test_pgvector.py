@@ -165,3 +165,21 @@ def test_the_index_serves_the_query_it_was_made_for(user):
             cursor.execute("SET LOCAL enable_sort = on")
     assert f"memoryvector_hnsw_{dim}" in plans[False]
     assert f"memoryvector_hnsw_{dim}" not in plans[True]
+
+
+def test_hidden_memories_keep_no_latent_terms_on_postgresql(user):
+    """Migration 0016's triggers on PostgreSQL: the terms follow the vectors' rule."""
+    from memories.embeddings import store as vector_store
+    from memories.embeddings import terms as latent
+    from memories.models import Memory, MemoryTerms
+
+    memories = bulk_remember(owner=user, items=notes(3))
+    terms = (np.array([1, 2], dtype=np.int32), np.array([1.0, 0.5], dtype=np.float32))
+    rows = [(m.pk, user.pk, np.ones(4, dtype=np.float32) / 2, "h") for m in memories]
+    vector_store.save(rows, model="embed-x", dim=4, terms=[terms] * 3)
+    assert MemoryTerms.objects.filter(model=latent.MODEL).count() == 3
+    delete_memory(owner=user, memory_id=memories[0].pk)
+    Memory.objects.filter(pk=memories[1].pk).update(duplicate_of=memories[2])
+    assert list(MemoryTerms.objects.values_list("memory_id", flat=True)) == [memories[2].pk]
+    vector_store.save(rows[:1], model="embed-x", dim=4, terms=[terms])  # computed while it was hidden
+    assert not MemoryTerms.objects.filter(memory_id=memories[0].pk).exists()

@@ -19,9 +19,10 @@ import numpy as np
 from django.db import connection as default_connection
 from django.db import transaction
 
-from ..models import Memory, MemoryVector
+from ..models import Memory, MemoryTerms, MemoryVector
 
 VECTOR_TABLE = MemoryVector._meta.db_table
+TERMS_TABLE = MemoryTerms._meta.db_table
 MEMORY_TABLE = Memory._meta.db_table
 HIDING_COLUMNS = ("deleted_at", "superseded_by_id", "duplicate_of_id")
 _HIDDEN = " OR ".join(f"{{row}}.{c} IS NOT NULL" for c in HIDING_COLUMNS)
@@ -39,70 +40,87 @@ def _sqlite_columns(cursor) -> set[str]:
 
 
 def install(connection=None) -> None:
-    """(Re)create the triggers that keep hidden memories without vectors; idempotent.
+    """(Re)create the triggers that keep hidden memories without vectors or latent
+    terms; idempotent.
     Run by migration 0013 and after every migrate (on SQLite a migration that rebuilds
     the memory table drops its triggers)."""
     connection = connection or default_connection
     with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            if not set(HIDING_COLUMNS) <= _sqlite_columns(cursor):
-                return
-            cursor.execute("DROP TRIGGER IF EXISTS memories_vector_hidden")
-            cursor.execute("DROP TRIGGER IF EXISTS memories_vector_of_hidden")
-            cursor.execute(
-                f"""CREATE TRIGGER memories_vector_hidden AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
-                WHEN {hidden_condition("new")} BEGIN
-                    DELETE FROM {VECTOR_TABLE} WHERE memory_id = new.id;
-                END"""
-            )
-            cursor.execute(
-                f"""CREATE TRIGGER memories_vector_of_hidden BEFORE INSERT ON {VECTOR_TABLE}
-                WHEN EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = new.memory_id AND ({hidden_condition("m")}))
-                BEGIN SELECT RAISE(IGNORE); END"""
-            )
-        elif connection.vendor == "postgresql":
-            cursor.execute(
-                f"""CREATE OR REPLACE FUNCTION memories_vector_hidden() RETURNS trigger AS $$
-                BEGIN DELETE FROM {VECTOR_TABLE} WHERE memory_id = NEW.id; RETURN NULL; END
-                $$ LANGUAGE plpgsql"""
-            )
-            cursor.execute(f"DROP TRIGGER IF EXISTS memories_vector_hidden ON {MEMORY_TABLE}")
-            cursor.execute(
-                f"""CREATE TRIGGER memories_vector_hidden AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
-                FOR EACH ROW WHEN ({hidden_condition("NEW")}) EXECUTE FUNCTION memories_vector_hidden()"""
-            )
-            cursor.execute(
-                f"""CREATE OR REPLACE FUNCTION memories_vector_of_hidden() RETURNS trigger AS $$
-                BEGIN
-                    IF EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = NEW.memory_id AND ({hidden_condition("m")})) THEN
-                        RETURN NULL;
-                    END IF;
-                    RETURN NEW;
-                END
-                $$ LANGUAGE plpgsql"""
-            )
-            cursor.execute(f"DROP TRIGGER IF EXISTS memories_vector_of_hidden ON {VECTOR_TABLE}")
-            cursor.execute(
-                f"""CREATE TRIGGER memories_vector_of_hidden BEFORE INSERT ON {VECTOR_TABLE}
-                FOR EACH ROW EXECUTE FUNCTION memories_vector_of_hidden()"""
-            )
+        if connection.vendor == "sqlite" and not set(HIDING_COLUMNS) <= _sqlite_columns(cursor):
+            return
+        # The vectors and the latent terms (embeddings/terms.py) follow the same rule
+        # (run by migration 0013 too, before the terms' table exists).
+        tables = set(connection.introspection.table_names(cursor))
+        for table, name in ((VECTOR_TABLE, "vector"), (TERMS_TABLE, "terms")):
+            if table in tables:
+                _install_for(cursor, connection.vendor, table, name)
+
+
+def _install_for(cursor, vendor: str, table: str, name: str) -> None:
+    hidden, of_hidden = f"memories_{name}_hidden", f"memories_{name}_of_hidden"
+    if vendor == "sqlite":
+        cursor.execute(f"DROP TRIGGER IF EXISTS {hidden}")
+        cursor.execute(f"DROP TRIGGER IF EXISTS {of_hidden}")
+        cursor.execute(
+            f"""CREATE TRIGGER {hidden} AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
+            WHEN {hidden_condition("new")} BEGIN
+                DELETE FROM {table} WHERE memory_id = new.id;
+            END"""
+        )
+        cursor.execute(
+            f"""CREATE TRIGGER {of_hidden} BEFORE INSERT ON {table}
+            WHEN EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = new.memory_id AND ({hidden_condition("m")}))
+            BEGIN SELECT RAISE(IGNORE); END"""
+        )
+    elif vendor == "postgresql":
+        cursor.execute(
+            f"""CREATE OR REPLACE FUNCTION {hidden}() RETURNS trigger AS $$
+            BEGIN DELETE FROM {table} WHERE memory_id = NEW.id; RETURN NULL; END
+            $$ LANGUAGE plpgsql"""
+        )
+        cursor.execute(f"DROP TRIGGER IF EXISTS {hidden} ON {MEMORY_TABLE}")
+        cursor.execute(
+            f"""CREATE TRIGGER {hidden} AFTER UPDATE OF {", ".join(HIDING_COLUMNS)} ON {MEMORY_TABLE}
+            FOR EACH ROW WHEN ({hidden_condition("NEW")}) EXECUTE FUNCTION {hidden}()"""
+        )
+        cursor.execute(
+            f"""CREATE OR REPLACE FUNCTION {of_hidden}() RETURNS trigger AS $$
+            BEGIN
+                IF EXISTS (SELECT 1 FROM {MEMORY_TABLE} m WHERE m.id = NEW.memory_id AND ({hidden_condition("m")})) THEN
+                    RETURN NULL;
+                END IF;
+                RETURN NEW;
+            END
+            $$ LANGUAGE plpgsql"""
+        )
+        cursor.execute(f"DROP TRIGGER IF EXISTS {of_hidden} ON {table}")
+        cursor.execute(
+            f"""CREATE TRIGGER {of_hidden} BEFORE INSERT ON {table}
+            FOR EACH ROW EXECUTE FUNCTION {of_hidden}()"""
+        )
 
 
 def drop_hidden(connection=None) -> int:
     """Remove the vectors hidden memories still hold (those stored before the triggers)."""
     connection = connection or default_connection
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {VECTOR_TABLE} WHERE memory_id IN (SELECT m.id FROM {MEMORY_TABLE} m WHERE {hidden_condition('m')})"
-        )
-        return max(cursor.rowcount, 0)
+        dropped = 0
+        tables = set(connection.introspection.table_names(cursor))
+        for table in (t for t in (VECTOR_TABLE, TERMS_TABLE) if t in tables):
+            cursor.execute(
+                f"DELETE FROM {table} WHERE memory_id IN (SELECT m.id FROM {MEMORY_TABLE} m WHERE {hidden_condition('m')})"
+            )
+            dropped += max(cursor.rowcount, 0)
+        return dropped
 
 
-def save(rows: list[tuple[int, int, np.ndarray, str]], *, model: str, dim: int) -> None:
+def save(rows: list[tuple[int, int, np.ndarray, str]], *, model: str, dim: int, terms=None) -> None:
     """Store (memory id, owner id, unit vector, text hash) rows of one model, replacing each
     memory's vector, in one short transaction (the caller computed them outside any). A
-    memory purged meanwhile is skipped; one hidden meanwhile is skipped by the trigger."""
+    memory purged meanwhile is skipped; one hidden meanwhile is skipped by the trigger.
+    terms: each row's latent terms (embeddings/terms.py), stored beside its vector."""
     from . import pgvector
+    from . import terms as latent
 
     if not rows:
         return
@@ -118,5 +136,14 @@ def save(rows: list[tuple[int, int, np.ndarray, str]], *, model: str, dim: int) 
         MemoryVector.objects.filter(memory_id__in=[pk for pk, *_ in rows]).delete()
         present = set(Memory.all_objects.filter(pk__in=[pk for pk, *_ in rows]).values_list("pk", flat=True))
         MemoryVector.objects.bulk_create([o for o in objects if o.memory_id in present])
+        if terms is not None:
+            MemoryTerms.objects.filter(memory_id__in=[pk for pk, *_ in rows]).delete()
+            MemoryTerms.objects.bulk_create(
+                [
+                    MemoryTerms(memory_id=pk, owner_id=owner_id, model=latent.MODEL, terms=latent.encode(t), text_hash=h)
+                    for (pk, owner_id, _, h), t in zip(rows, terms, strict=True)
+                    if pk in present
+                ]
+            )
         if on_pgvector:
             pgvector.write([(pk, v) for pk, _, v, _ in rows if pk in present], dim=dim)

@@ -6,9 +6,9 @@ budget and returns ranked memories, each with the reasons it was picked.
 
 Strategies:
 - `recent` (recent.py): the original design, the k newest memories whatever the question.
-- `hybrid` (hybrid.py): two arms find candidates, the full-text index (lexical.py) and
-  embeddings (meaning.py), fused (fusion.py: the words' relevance plus a credit by rank
-  for meaning); then what else the store knows re-ranks them: dates the question names,
+- `hybrid` (hybrid.py): three arms find candidates, the full-text index (lexical.py),
+  embeddings (meaning.py) and the local model's latent terms (latent_terms.py), fused
+  (fusion.py: the words' relevance plus a credit by rank from each of the others); then what else the store knows re-ranks them: dates the question names,
   matched as intervals to the memories' days and to the times their words name (dates.py), entities and topics, importance and recency (scoring.py), the speaker a
   question names (speaker.py), the key words of the best matches (feedback.py), the
   turns around a hit in the same conversation and memories linked to it

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import current, search
 from ..textutil import fold
-from . import feedback, lexical, meaning, neighbours, newer, sessions, speaker
+from . import feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -30,6 +30,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     now = now or timezone.now()
     today = timezone.localdate(now)
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
+    terms_arm = latent_terms.TermsArm.begin(owner, question)  # and its latent terms computed and searched
     spans = date_spans(question or "", today=today)
     by_date = date_pool(owner, spans, k, today) if spans else []
     if not by_date and EMPTY_DATES_AS_WORDS:
@@ -55,7 +56,14 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     # What the words and dates found is read while the question is still being embedded.
     early = fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates) if meaning_arm.vector is not None else {}
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
-    relevance = fuse(by_words, by_meaning, meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}))
+    by_terms = terms_arm.nearest()
+    relevance = fuse(
+        by_words,
+        by_meaning,
+        meaning_arm.unseen(by_words.keys() - {pk for pk, _ in by_meaning}),
+        by_terms,
+        terms_arm.unseen((by_words.keys() | {pk for pk, _ in by_meaning}) - {pk for pk, _ in by_terms}),
+    )
     ids = set(relevance) | set(by_date)
     fallback = not ids
     if fallback:

@@ -27,7 +27,8 @@ from .. import embeddings
 from ..embeddings import Embedder, EmbeddingError
 from ..embeddings import pgvector
 from ..embeddings import store as vector_store
-from ..models import Memory, MemoryVector
+from ..embeddings import terms as latent
+from ..models import Memory, MemoryTerms, MemoryVector
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +108,15 @@ def embeddable(owner=None):
 
 
 def needing_vectors(embedder: Embedder, *, owner=None, everything: bool = False):
-    """Memories without a vector of this model (or, with everything, all of them)."""
+    """Memories without a vector of this model, or without latent terms when they are in
+    use (or, with everything, all of them)."""
     rows = embeddable(owner)
     if not everything:
         current = MemoryVector.objects.filter(memory=OuterRef("pk"), model=embedder.model, dim=embedder.dim)
-        rows = rows.filter(~Exists(current))
+        missing = ~Exists(current)
+        if latent.in_use(embedder):
+            missing |= ~Exists(MemoryTerms.objects.filter(memory=OuterRef("pk"), model=latent.MODEL))
+        rows = rows.filter(missing)
     return rows.order_by("owner_id", "id")
 
 
@@ -126,7 +131,10 @@ def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
         before = preceding_texts(chunk)
         texts = [embed_text(m, before.get(m.pk, "")) for m in chunk]
         vectors = embedder.embed_documents(texts)
-        _store(chunk, texts, vectors, embedder)
+        # The latent terms of the same texts (another pass of the same engine: the sparse
+        # head reads the encoder's token states, which the dense call does not hand out).
+        terms = latent.of_texts(texts) if latent.in_use(embedder) else None
+        _store(chunk, texts, vectors, embedder, terms)
         done += len(chunk)
     return done
 
@@ -136,15 +144,16 @@ def embed_memories(memories: list[Memory], *, embedder: Embedder) -> int:
 WRITE_BATCH = 32
 
 
-def _store(memories: list[Memory], texts: list[str], vectors, embedder: Embedder) -> None:
+def _store(memories: list[Memory], texts: list[str], vectors, embedder: Embedder, terms=None) -> None:
     rows = [(m.pk, m.owner_id, vectors[i], text_hash(texts[i])) for i, m in enumerate(memories)]
     for start in range(0, len(rows), WRITE_BATCH):
         part = rows[start : start + WRITE_BATCH]
+        part_terms = terms[start : start + WRITE_BATCH] if terms is not None else None
         try:
-            vector_store.save(part, model=embedder.model, dim=embedder.dim)
+            vector_store.save(part, model=embedder.model, dim=embedder.dim, terms=part_terms)
         except IntegrityError:
             # A memory purged between the check and the insert: once more, without it.
-            vector_store.save(part, model=embedder.model, dim=embedder.dim)
+            vector_store.save(part, model=embedder.model, dim=embedder.dim, terms=part_terms)
 
 
 def embed_after_extraction(memory: Memory) -> None:
@@ -292,5 +301,6 @@ def sweep() -> EmbedOutcome:
 
 
 def forget(memory_ids) -> None:
-    """Drop vectors (a purge: nothing of the content may stay behind)."""
+    """Drop vectors and latent terms (a purge: nothing of the content may stay behind)."""
     MemoryVector.objects.filter(memory_id__in=list(memory_ids)).delete()
+    MemoryTerms.objects.filter(memory_id__in=list(memory_ids)).delete()
