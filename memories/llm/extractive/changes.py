@@ -121,6 +121,42 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
+
+
+def _parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
+    """Capitalised words that open statements of the two notes in the same frame ("Yusuf
+    runs the demo" / "Marta runs the demo"): in the place of a value, so names, though a
+    sentence's first word is otherwise not taken for one."""
+
+    def openers(text):
+        out = {}
+        for sentence in textutil.sentences(text) or [text]:
+            for piece in HARD_BREAK.split(sentence):
+                tokens = _tokens(piece)
+                # Not a label's words ("Home phone: ..." / "Office phone: ..."): two kinds.
+                if len(tokens) > 1 and tokens[0][:1].isupper() and not LABEL.match(piece):
+                    out.setdefault(tokens[1].lower(), set()).add(tokens[0].lower())
+        return out
+
+    old, new = openers(old_text), openers(new_text)
+    out = set()
+    for verb in old.keys() & new.keys():
+        if old[verb] != new[verb]:
+            out |= old[verb] | new[verb]
+    return frozenset(out)
+
+
+def _slot_words_differ(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """Each clause has a word of its slot the other lacks: when the values are the
+    clauses' subjects, what they hold must be one thing."""
+    old_slot = [w for w in _content(old_c, stops) if w not in names and not CHANGE.fullmatch(w)]
+    new_slot = [w for w in _content(new_c, stops) if w not in names and not CHANGE.fullmatch(w)]
+    return any(not _similar_word(w, set(new_slot)) for w in old_slot) and any(
+        not _similar_word(w, set(old_slot)) for w in new_slot
+    )
+
+
 def _mentions(value: str, text_words: set[str]) -> bool:
     if value in text_words:
         return True
@@ -174,7 +210,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     old_units, new_units = _units(old_text), _units(new_text)
     stops = language.stopwords_for(f"{old_text} {new_text}")
-    names = _names(old_text) | _names(new_text)
+    openers = _parallel_openers(old_text, new_text)
+    names = _names(old_text) | _names(new_text) | openers
     lang = language.language_of(f"{old_text} {new_text}")
     clauses = [c for c, _ in old_units] + [c for c, _ in new_units]
     # Each clause twice: as written, and with its values masked ("I live in X"), so that
@@ -236,7 +273,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
         ended = [v for v in named_old if not _quantity(v) or v in in_names] or _shared_slot(old_c, new_c, stops, names)
         return Change(tuple(ended), ("(ended)",), closeness)
-    modifiers = _other_kind(old_s, new_s, stops)
+    modifiers = _other_kind(old_s, new_s, stops, names)
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
     if cue and modifiers:
@@ -263,6 +300,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if masked_only and not (names_old_value or _shared_slot_word(old_c, new_c, stops, names)):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
+    if set(old_values) & openers and _slot_words_differ(old_c, new_c, stops, names):
+        return None  # "Priyanka owns the onboarding flow" / "Diego owns the billing page": two slots
     if _replaces_another(new_c, old_text):
         return None  # "... to Munich instead of Hamburg" does not replace Berlin
     old_values, new_values = _one_kind(old_values, new_values, (old_s, new_s))
@@ -363,18 +402,40 @@ ENDING_MARGIN = 0.04
 
 def _ends(statement: str, stops: frozenset[str], names: frozenset[str]) -> bool:
     """The statement says a fact ended: by a closed class of negation, or by meaning."""
-    if ENDED.search(statement):
-        return True
+    return bool(ENDED.search(statement)) or _leans(statement, ENDING_ANCHORS, KEEPING_ANCHORS, ENDING_MARGIN, stops, names)
+
+
+# What a change of state means, beside a one-off event ("Noor started at X" against "Noor
+# visited X"). Over the new notes of the files above the margin does not tell updates
+# from non-updates (it is no change word); it only tells, of a past event that already
+# holds the slot's new value, a beginning from a visit: "started at" +0.04, "visited" -0.03.
+BEGINNING_ANCHORS = (
+    "X changed to X.",
+    "X moved to X.",
+    "X switched to X.",
+    "X was replaced by X.",
+    "X started at X.",
+    "X became X.",
+)
+ONE_OFF_ANCHORS = ("X is X.", "X has X.", "X likes X.", "X visited X.", "X went to X.", "X had X at X.")
+BEGINNING_MARGIN = 0.02
+
+
+def _leans(
+    statement: str, toward: tuple[str, ...], away: tuple[str, ...], margin: float, stops: frozenset[str], names: frozenset[str]
+) -> bool:
+    """A clause of the statement, its values masked, is nearer the `toward` anchors than the
+    `away` ones by at least `margin` (cosines of the embedding model; None: no)."""
     clauses = [statement, *(p.strip() for p in CLAUSE_BREAK.split(statement) if len(p.split()) >= 2)]
     masked = list(dict.fromkeys(_masked(c, stops, names) for c in clauses))
-    vectors = similarity.meaning_vectors([*ENDING_ANCHORS, *KEEPING_ANCHORS, *masked])
+    vectors = similarity.meaning_vectors([*toward, *away, *masked])
     if vectors is None:
         return False
     vectors = np.asarray(vectors, dtype=np.float32)
-    n = len(ENDING_ANCHORS)
-    anchors_end, anchors_keep, rows = vectors[:n], vectors[n : 2 * n], vectors[2 * n :]
-    margins = (rows @ anchors_end.T).max(axis=1) - (rows @ anchors_keep.T).max(axis=1)
-    return bool((margins >= ENDING_MARGIN).any())
+    n, m = len(toward), len(toward) + len(away)
+    rows = vectors[m:]
+    margins = (rows @ vectors[:n].T).max(axis=1) - (rows @ vectors[n:m].T).max(axis=1)
+    return bool((margins >= margin).any())
 
 
 def _shared_slot(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
@@ -415,6 +476,8 @@ def _state_begun(old_s: str, new_s: str, closeness: float, names: frozenset[str]
     of one slot usually are."""
     if closeness < SAME_SLOT_EVENT or _past_event(old_s):
         return False
+    if not _leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
+        return False  # "Noor visited Westfield Clinic" is not "Noor started at Westfield Clinic"
     first_old, first_new = ((_tokens(x) or [""])[0] for x in (old_s, new_s))
     if first_old == first_new and first_old[:1].isupper() and first_old.lower() not in stops:
         return True  # the same name opens both: "Sam is ..." / "Sam started ..."
@@ -566,7 +629,7 @@ def _other_owner(old_s: str, new_s: str) -> bool:
     return False
 
 
-def _other_kind(old_s: str, new_s: str, stops: frozenset[str]) -> tuple[str, str] | None:
+def _other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """The same noun with another word in front of it ("the team meeting" / "the client
     meeting"): the two words, else None."""
     old_tokens, new_tokens = _tokens(old_s), _tokens(new_s)
@@ -596,7 +659,11 @@ def _other_kind(old_s: str, new_s: str, stops: frozenset[str]) -> tuple[str, str
         # A capital opening the sentence is the sentence's, not a name's ("Work email" /
         # "Personal email" are two kinds of email).
         if any(
-            w.lower() in stops or (w[:1].isupper() and pos > 0) or any(c.isdigit() for c in w) or CHANGE.fullmatch(w)
+            w.lower() in stops
+            or w.lower() in names
+            or (w[:1].isupper() and pos > 0)
+            or any(c.isdigit() for c in w)
+            or CHANGE.fullmatch(w)
             for w, pos in ((before_old, i - 1), (before_new, j - 1))
         ):
             continue
