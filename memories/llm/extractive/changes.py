@@ -181,13 +181,18 @@ def _similar_word(word: str, words: set[str]) -> bool:
     return False
 
 
+def _abbreviates(word: str, words: set[str]) -> bool:
+    """A chat abbreviation of a word the other note spells out ("fav" / "favourite")."""
+    return len(word) >= 3 and any(len(w) >= len(word) + 3 and w.startswith(word) for w in words)
+
+
 def _someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
     """The sentence is about someone the other note is not about."""
     if grammar.third_person_subject(lang).search(sentence):
         return True
     other = _words(other_text)
     return any(
-        not _similar_word(m.group(1).lower(), other)
+        not _similar_word(m.group(1).lower(), other) and not _abbreviates(m.group(1).lower(), other)
         for m in (grammar.possessive_subject(lang).search(sentence), *grammar.possessive_of(lang).finditer(sentence))
         if m
     )
@@ -629,6 +634,10 @@ def _other_owner(old_s: str, new_s: str) -> bool:
     return False
 
 
+def _after_determiner(tokens: list[str], pos: int, stops: frozenset[str]) -> bool:
+    return pos == 0 or (tokens[pos - 1].lower() in stops and not tokens[pos - 1][:1].isupper()) or tokens[pos - 1][:1].isdigit()
+
+
 def _other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """The same noun with another word in front of it ("the team meeting" / "the client
     meeting"): the two words, else None."""
@@ -667,6 +676,11 @@ def _other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[
             for w, pos in ((before_old, i - 1), (before_new, j - 1))
         ):
             continue
-        if before_old.lower() != before_new.lower():
-            return before_old.lower(), before_new.lower()
+        # A modifier stands after a determiner or opens the sentence ("the team meeting",
+        # "Work email"); after a name it is the name's verb ("Hiro covers on-call").
+        if not all(_after_determiner(tokens, pos, stops) for tokens, pos in ((old_tokens, i - 1), (new_tokens, j - 1))):
+            continue
+        a, b = before_old.lower(), before_new.lower()
+        if a != b and not _abbreviates(a, {b}) and not _abbreviates(b, {a}):
+            return a, b
     return None
