@@ -308,7 +308,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
         old_values = [v for v in named_old if not _kinds([v]).isdisjoint(_kinds(new_values))] or old_values
     if not old_values or not new_values:
         return None
-    if masked_only and not (names_old_value or _shared_slot_word(old_c, new_c, stops, names)):
+    if masked_only and not (
+        names_old_value
+        or _shared_slot_word(old_c, new_c, stops, names)
+        or _writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
+    ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
     if set(old_values) & openers and _slot_words_differ(old_c, new_c, stops, names):
         return None  # "Priyanka owns the onboarding flow" / "Diego owns the billing page": two slots
@@ -429,6 +433,7 @@ BEGINNING_ANCHORS = (
 )
 ONE_OFF_ANCHORS = ("X is X.", "X has X.", "X likes X.", "X visited X.", "X went to X.", "X had X at X.")
 BEGINNING_MARGIN = 0.02
+MOVED_ON_MARGIN = 0.0
 
 
 def _leans(
@@ -477,6 +482,20 @@ def _handed_on(
             if re.search(rf"{re.escape(old)}{_TOGETHER}{re.escape(new)}|{re.escape(new)}{_TOGETHER}{re.escape(old)}", low):
                 return False
     return True
+
+
+def _writer_moved_on(
+    old_s: str, new_s: str, new_values: list[str], closeness: float, names: frozenset[str], lang: str, stops: frozenset[str]
+) -> bool:
+    """The writer's state, then the writer's change to a new named value, with no word of
+    the slot in common ("Vivo en Sevilla" / "Nos mudamos a Valencia"): both first person,
+    the older a state, the value a name, and the newer leaning to a change of state, not
+    to a visit ("Fuimos a Valencia el fin de semana")."""
+    if closeness < SAME_SLOT or _past_event(old_s) or _kinds(new_values) != {"word"}:
+        return False
+    if not (_first_person(old_s, names, lang) and _first_person(new_s, names, lang)):
+        return False
+    return _leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, MOVED_ON_MARGIN, stops, names)
 
 
 def _state_begun(old_s: str, new_s: str, closeness: float, names: frozenset[str], lang: str, stops: frozenset[str]) -> bool:
