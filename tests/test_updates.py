@@ -679,3 +679,47 @@ def test_an_unmarked_change_is_answered_with_the_newer_note_first(user, memory_f
         undo_update(owner=user, memory_id=old.pk)
     reply = answer_question(owner=user, question="Onde moro?")
     assert reply.cited and reply.cited[0] == new.pk, reply.answer
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new, update",
+    [
+        # Pronouns read in the note's language: Spanish "He", Italian "il", Spanish "nos".
+        ("Mi número de casa es 912 000 111.", "He cambiado de número de casa: ahora es el 913 555 777.", True),
+        ("Il mio numero di casa è 051 223344.", "Ho cambiato numero di casa, ora è 051 998877.", True),
+        # The "we" form of a pro-drop language.
+        ("Abitiamo a Parma.", "Ci siamo spostati a Modena.", True),
+        ("Vivimos en Granada.", "Nos mudamos a Almería en mayo.", True),
+        # A fact that ended with no new value.
+        ("We own a sailing boat, the Marlin.", "Sold the Marlin, no more sailing for us.", True),
+        ("I play tennis at the Riverside club.", "Riverside club closed, no more tennis for me.", True),
+        # "My car" is the writer's when the newer note names its value.
+        ("Mi coche es un Seat Ibiza.", "Vendí el Ibiza y compré un Toyota Yaris.", True),
+        # A handover with no change word; the old holder named in another statement.
+        ("The release manager is Ines.", "Ines passed release duty to Tariq.", True),
+        ("Yusuf runs the Friday demo.", "Marta runs the Friday demo from now; Yusuf is on sabbatical.", True),
+        # An event that begins a new state.
+        ("Noor is a junior nurse at the Royal Infirmary.", "Noor started at Westfield Clinic on Monday.", True),
+        # Look-alikes that change nothing.
+        ("We own a sailing boat, the Marlin.", "Took the Marlin out to the bay on Sunday.", False),
+        ("Ines leads the release.", "Ines and Tariq demoed the release at the all-hands.", False),
+        ("I work at Initech.", "Initech hired a new CTO.", False),
+        ("Noor works at the Royal Infirmary.", "Noor visited Westfield Clinic on Monday.", False),
+        ("Home phone: 020 7946 0000", "Office phone: 020 7946 0999", False),
+        ("Vivo en Sevilla.", "Fuimos a Valencia el fin de semana.", False),
+        ("Abito a Torino.", "Siamo stati a Bologna per il weekend.", False),
+        ("I live in Granada.", "I'm flying to Almería in May.", False),
+        ("Yusuf runs the Friday demo.", "Marta runs the Monday retro.", False),
+    ],
+)
+def test_changes_said_by_events_endings_handovers_and_we_forms(old, new, update, settings):
+    """Endings with no new value, handovers, events that begin a state, the 'we' forms
+    and pronouns of each language (extractive/changes.py, grammar.py), and the visits,
+    side-by-side names and other kinds that stay current."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    engine = OfflineProvider()
+    verdicts = engine.judge_updates(
+        new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
+    )
+    assert bool(verdicts) is update, (old, new, verdicts)
