@@ -53,7 +53,8 @@ SAME_THING = 0.92
 # particles ("now", "no longer", "instead", "anymore"), and the adjective "new".
 CHANGE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
-    r"switched|changed|moved|replaced|took\s+(?:it\s+)?over|handover|reset"
+    # (with their other forms: "as replacement", "switching", "changing").
+    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|reset"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
@@ -197,7 +198,9 @@ def _someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
         return True
     other = _words(other_text)
     return any(
-        not _similar_word(m.group(1).lower(), other) and not _abbreviates(m.group(1).lower(), other)
+        not _similar_word(m.group(1).lower(), other)
+        and not _abbreviates(m.group(1).lower(), other)
+        and m.group(1).lower() not in grammar.OWN
         for m in (grammar.possessive_subject(lang).search(sentence), *grammar.possessive_of(lang).finditer(sentence))
         if m
     )
@@ -311,6 +314,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if masked_only and not (
         names_old_value
         or _shared_slot_word(old_c, new_c, stops, names)
+        # The slot's word may sit in another clause of the sentence ("bike got stolen,
+        # got a Cube as replacement").
+        or (cue and _shared_slot_word(old_c, new_s, stops, names))
         or _writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only

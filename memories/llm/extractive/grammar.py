@@ -41,6 +41,10 @@ NEW = {
     "pt": "novo|nova|novos|novas",
     "it": "nuovo|nuova|nuovi|nuove",
 }
+# "A place of my own", "mi propio coche": the writer's own, not someone the possessive names.
+OWN = frozenset(
+    "own propio propia propios propias propre propres eigen eigene eigenen eigener próprio própria proprio propria".split()
+)
 ARTICLES = {"es": "el|la|los|las", "fr": "le|la|les", "pt": "o|a|os|as", "it": "il|lo|la|i|gli|le"}
 # Languages that drop the subject pronoun: the verb's ending says who.
 PRO_DROP = {"es", "pt", "it"}
