@@ -723,3 +723,21 @@ def test_changes_said_by_events_endings_handovers_and_we_forms(old, new, update,
         new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
     )
     assert bool(verdicts) is update, (old, new, verdicts)
+
+
+@needs_meaning
+def test_a_past_question_with_no_update_marked_quotes_what_held_then_first(user, memory_factory, settings, sync_tasks):
+    """A change no update check marked (undone here by hand): a question about a period
+    gone ranks and quotes the note said by then before the one said after it."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    old = memory_factory("My physio is Dr Ferreira at the Northside clinic.", occurred_at="2023-04-02")
+    new = memory_factory("these days my physio is Dr Okafor at Harbour Health", occurred_at="2024-09-15")
+    old.refresh_from_db()
+    if old.outdated_by_id:
+        undo_update(owner=user, memory_id=old.pk)
+    ranked = recall(owner=user, question="Who was my physio in 2023?", k=5).memory_ids
+    assert ranked.index(old.pk) < ranked.index(new.pk), ranked
+    then = answer_question(owner=user, question="Who was my physio in 2023?")
+    assert then.cited and then.cited[0] == old.pk, then.answer
+    now = answer_question(owner=user, question="Who is my physio?")
+    assert now.cited and now.cited[0] == new.pk, now.answer
