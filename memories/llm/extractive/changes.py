@@ -354,8 +354,9 @@ def _same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[
     rent", "yoga", "number")."""
     if _first_person(old_s, names, lang) and _first_person(new_s, names, lang):
         return True
-    frame_old = [w for w in _content(old_s, stops) if w not in names]
-    frame_new = {w for w in _content(new_s, stops) if w not in names}
+    # A word of time ("every", "day") says when, not of what: no frame.
+    frame_old = [w for w in _content(old_s, stops) if w not in names and textutil.stem(w) not in _NOT_A_THING]
+    frame_new = {w for w in _content(new_s, stops) if w not in names and textutil.stem(w) not in _NOT_A_THING}
     return any(_similar_word(w, frame_new) for w in frame_old)
 
 
