@@ -197,12 +197,30 @@ def _someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
     if grammar.third_person_subject(lang).search(sentence):
         return True
     other = _words(other_text)
+    subject = grammar.possessive_subject(lang).search(sentence)
+    if subject and _names_a_role(sentence, subject, other_text, lang):
+        subject = None
     return any(
         not _similar_word(m.group(1).lower(), other)
         and not _abbreviates(m.group(1).lower(), other)
         and m.group(1).lower() not in grammar.OWN
-        for m in (grammar.possessive_subject(lang).search(sentence), *grammar.possessive_of(lang).finditer(sentence))
+        for m in (subject, *grammar.possessive_of(lang).finditer(sentence))
         if m
+    )
+
+
+def _names_a_role(sentence: str, subject: re.Match, other_text: str, lang: str) -> bool:
+    """ "My GP is Dr Kowal", "my new trainer is Marisol": the possessive names who fills
+    one of the writer's roles (a copula, then a name), so the writer's fact, not the
+    possessed one's; unless the other note names another of the writer's roles the same
+    way ("My dentist is Dr Brandt": two roles)."""
+    if not grammar.NAMED_BY_COPULA.match(sentence[subject.end() :]):
+        return False
+    other = grammar.possessive_subject(lang).search(other_text)
+    return not (
+        other
+        and grammar.NAMED_BY_COPULA.match(other_text[other.end() :])
+        and not _similar_word(other.group(1).lower(), {subject.group(1).lower()})
     )
 
 
@@ -648,6 +666,8 @@ def _numbers_in_names(text: str) -> set[str]:
 _POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
 
 
+# Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
+_CONTRACTED = frozenset("it he she that what there here who where how let this".split())
 _OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
 
 
@@ -663,6 +683,8 @@ def _other_owner(old_s: str, new_s: str) -> bool:
         b_low = b.lower()
         for m in _POSSESSIVE.finditer(a):
             owner, thing = m.group(1).lower(), m.group(2).lower()
+            if owner in _CONTRACTED:
+                continue  # "it's 7781 now" is "it is", no one's
             if f"{owner}'s" in b_low.replace("’", "'"):
                 if not _similar_word(thing, _words(b)):
                     return True  # "Zoe's party" / "Zoe's birthday"

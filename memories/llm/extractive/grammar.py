@@ -46,6 +46,13 @@ OWN = frozenset(
     "own propio propia propios propias propre propres eigen eigene eigenen eigener próprio própria proprio propria".split()
 )
 ARTICLES = {"es": "el|la|los|las", "fr": "le|la|les", "pt": "o|a|os|as", "it": "il|lo|la|i|gli|le"}
+# A copula, then a name (an article or a title may come first): "is Dr Kowal", "es el
+# Dr. Ruiz", "ist Frau Weber", "è Marco". The copulas of each language are a closed class.
+NAMED_BY_COPULA = re.compile(
+    r"\s+(?:is|are|was|'s|es|era|est|était|ist|war|è|era|é)\s+(?:now\s+|ahora\s+|jetzt\s+|maintenant\s+|ora\s+|agora\s+)?"
+    r"(?:(?:el|la|le|il|lo|o|a|der|die)\s+)?(?:(?:dr|mr|mrs|ms|prof|herr|frau|sr|sra|dott|m|mme)\.?\s+)?(?-i:[A-Z])",
+    re.I,
+)
 # Languages that drop the subject pronoun: the verb's ending says who.
 PRO_DROP = {"es", "pt", "it"}
 # First person endings: singular present -o, past -é/-ei/-í; plural -amos/-emos/-imos
