@@ -701,7 +701,16 @@ def test_an_unmarked_change_is_answered_with_the_newer_note_first(user, memory_f
         ("Yusuf runs the Friday demo.", "Marta runs the Friday demo from now; Yusuf is on sabbatical.", True),
         # An event that begins a new state.
         ("Noor is a junior nurse at the Royal Infirmary.", "Noor started at Westfield Clinic on Monday.", True),
+        # "My GP is Dr X" names who fills one of the writer's roles; "it's" is no one's.
+        (
+            "Signed up with Dr Amir at the Oak Lane practice.",
+            "switched surgeries - my GP is Dr Kowal at Bridge Medical now",
+            True,
+        ),
+        ("Office door code: 4512", "Facilities changed the office door code, it's 7781 now", True),
         # Look-alikes that change nothing.
+        ("My GP is Dr Amir.", "My dentist is Dr Kowal.", False),
+        ("The boiler is serviced every October by Heatwise.", "In Leeds I now cycle to work every day.", False),
         ("We own a sailing boat, the Marlin.", "Took the Marlin out to the bay on Sunday.", False),
         ("Ines leads the release.", "Ines and Tariq demoed the release at the all-hands.", False),
         ("I work at Initech.", "Initech hired a new CTO.", False),
