@@ -702,14 +702,13 @@ def test_an_unmarked_change_is_answered_with_the_newer_note_first(user, memory_f
         # An event that begins a new state.
         ("Noor is a junior nurse at the Royal Infirmary.", "Noor started at Westfield Clinic on Monday.", True),
         # "My GP is Dr X" names who fills one of the writer's roles; "it's" is no one's.
-        (
-            "Signed up with Dr Amir at the Oak Lane practice.",
-            "switched surgeries - my GP is Dr Kowal at Bridge Medical now",
-            True,
-        ),
+        ("We see Dr Amir at the Oak Lane practice.", "switched surgeries - my GP is Dr Kowal at Bridge Medical now", True),
+        # A change said in a sibling statement about the same thing.
+        ("Our desk is on the Riverside floor.", "The desk moved; we're on the Harbour floor from June.", True),
         ("Office door code: 4512", "Facilities changed the office door code, it's 7781 now", True),
         # Look-alikes that change nothing.
         ("My GP is Dr Amir.", "My dentist is Dr Kowal.", False),
+        ("Our office is on Mill Street.", "Dinner at the Canal Street bistro was lovely.", False),
         ("The boiler is serviced every October by Heatwise.", "In Leeds I now cycle to work every day.", False),
         ("We own a sailing boat, the Marlin.", "Took the Marlin out to the bay on Sunday.", False),
         ("Ines leads the release.", "Ines and Tariq demoed the release at the all-hands.", False),

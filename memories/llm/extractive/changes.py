@@ -130,6 +130,19 @@ def _names(text: str) -> frozenset[str]:
 LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
 
 
+def _part_of_another_name(value: str, text: str, other_words: set[str]) -> bool:
+    """The value is a word of a longer name the text gives, whose other words the other
+    note does not have ("Street" in "the Fleet Street deli" after "Baker Street")."""
+    tokens = _tokens(text)
+    for i, token in enumerate(tokens):
+        if token.lower() != value:
+            continue
+        around = [tokens[j] for j in (i - 1, i + 1) if 0 < j < len(tokens)]
+        if any(t[:1].isupper() and t.lower() not in other_words for t in around):
+            return True
+    return False
+
+
 def _parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
     """Capitalised words that open statements of the two notes in the same frame ("Yusuf
     runs the demo" / "Marta runs the demo"): in the place of a value, so names, though a
@@ -265,13 +278,24 @@ def judge(old_text: str, new_text: str) -> Change | None:
     cue = bool(CHANGE.search(new_s)) or any(
         _similar_word(m.group(1).lower(), _words(old_text)) for m in NEW_THING.finditer(new_s)
     )
+    # Or another statement of the note says that the older clause's thing changed ("The
+    # office moved; we're on Fleet Street from Monday").
+    sibling_change = any(
+        CHANGE.search(piece) and _shared_slot_word(old_c, piece, stops, names)
+        for piece in dict.fromkeys(p for _, p in new_units)
+        if piece != new_s
+    )
+    cue = cue or sibling_change
     old_words, new_words = _words(old_text), _words(new_text)
     old_all = list(dict.fromkeys(_values(old_s, stops, names)))
     named_old = [v for v in old_all if _mentions(v, new_words)]
     # The newer note names what the older one's slot held ("Someone nicked my Brompton",
     # "Sold the T4"): as good a sign of the same slot as a change word.
     in_names = _numbers_in_names(old_s)
-    names_old_value = any(not _quantity(v) or v in in_names for v in named_old)  # "Sold the Civic", "the T4": not "May"
+    # "Sold the Civic", "the T4": not "May", nor the "Street" of another street's name.
+    names_old_value = any(
+        (not _quantity(v) or v in in_names) and not _part_of_another_name(v, new_text, old_words) for v in named_old
+    )
     ending = _ends(new_s, stops, names)
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
     if closeness < bar:
@@ -335,6 +359,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # The slot's word may sit in another clause of the sentence ("bike got stolen,
         # got a Cube as replacement").
         or (cue and _shared_slot_word(old_c, new_s, stops, names))
+        or sibling_change
         or _writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
