@@ -532,7 +532,7 @@ needs_meaning = pytest.mark.skipif(not _local_model_installed(), reason="the loc
 def test_offline_update_check_on_pairs_written_after_it(settings):
     """The offline check as ingest runs it: the rules, then meaning. The rules no longer
     hold patterns for who leads something, schools or where a thing is held: meaning
-    reads those (extractive/changes.py), and nothing else may go wrong for it."""
+    reads those (extractive/changes/), and nothing else may go wrong for it."""
     settings.MEMORY_EMBEDDINGS = "local"
     engine = OfflineProvider()
     pairs = json.loads(Path("tests/data/update_pairs.json").read_text())["pairs"]
@@ -565,7 +565,7 @@ def test_offline_update_check_on_pairs_written_after_it(settings):
     ],
 )
 def test_updates_by_meaning_in_words_no_rule_knows(user, memory_factory, settings, old, new, update):
-    """The same fact with another value, found by meaning (extractive/changes.py): the
+    """The same fact with another value, found by meaning (extractive/changes/): the
     rules know none of these phrasings; events, other people's facts, the same value
     and compatible additions stay current."""
     settings.MEMORY_EMBEDDINGS = "local"
@@ -638,7 +638,7 @@ def test_two_close_facts_with_no_update_marked_rank_newer_first_for_now(user, me
 )
 def test_the_same_slot_with_another_value_is_read_by_meaning_in_any_language(old, new, update, settings):
     """Clauses compared with their values masked, a semicolon ending a statement, first
-    person and someone else's in German, Spanish and French (extractive/changes.py)."""
+    person and someone else's in German, Spanish and French (extractive/changes/)."""
     settings.MEMORY_EMBEDDINGS = "local"
     engine = OfflineProvider()
     verdicts = engine.judge_updates(
@@ -723,7 +723,7 @@ def test_an_unmarked_change_is_answered_with_the_newer_note_first(user, memory_f
 )
 def test_changes_said_by_events_endings_handovers_and_we_forms(old, new, update, settings):
     """Endings with no new value, handovers, events that begin a state, the 'we' forms
-    and pronouns of each language (extractive/changes.py, grammar.py), and the visits,
+    and pronouns of each language (extractive/changes/, grammar.py), and the visits,
     side-by-side names and other kinds that stay current."""
     settings.MEMORY_EMBEDDINGS = "local"
     engine = OfflineProvider()

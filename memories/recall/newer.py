@@ -20,7 +20,7 @@ import numpy as np
 from ..models import Memory, MemoryVector
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
-# (the offline update check's same-slot bound, llm/extractive/changes.py), and the lower
+# (the offline update check's same-slot bound, llm/extractive/changes/anchors.py), and the lower
 # bound for two that are each other's nearest. Measured on multilingual-e5-small over
 # tests/data/updates_dev.json, updates_heldout.json and updates.json: pairs of one fact
 # (an update) 0.81-0.96, median 0.885; a scenario's note and the nearest unrelated
