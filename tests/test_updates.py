@@ -734,6 +734,33 @@ def test_changes_said_by_events_endings_handovers_and_we_forms(old, new, update,
 
 
 @needs_meaning
+@pytest.mark.parametrize(
+    ("old", "new", "update"),
+    [
+        ("I'm a receptionist at the Grand Hotel.", "Gave notice at the Grand Hotel and started at the Savoy.", True),
+        (
+            "I'm a paramedic with the London Ambulance Service.",
+            "Handed in my notice at the London Ambulance Service and started with Air Ambulance Kent.",
+            True,
+        ),
+        ("I'm a nurse at St Thomas'.", "Did a night shift at St Thomas' and met Dr Ahmed from the Royal Marsden.", False),
+        ("I work at Deloitte as an auditor.", "Had lunch at Deloitte with Priya from KPMG.", False),
+        ("I play for Riverside FC on Sundays.", "Scored twice for Riverside FC against Hatton Rovers.", False),
+    ],
+)
+def test_the_writer_leaving_the_old_value_for_a_new_one_is_a_change(old, new, update, settings):
+    """The newer note names the old value, gives a new one and says no change word: the
+    writer moving from one to the other (by meaning, a change of state) replaces it; the
+    writer's day at the old value that merely meets the new one does not."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    engine = OfflineProvider()
+    verdicts = engine.judge_updates(
+        new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
+    )
+    assert bool(verdicts) is update, (old, new, verdicts)
+
+
+@needs_meaning
 def test_a_past_question_with_no_update_marked_quotes_what_held_then_first(user, memory_factory, settings, sync_tasks):
     """A change no update check marked (undone here by hand): a question about a period
     gone ranks and quotes the note said by then before the one said after it."""

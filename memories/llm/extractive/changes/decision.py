@@ -125,10 +125,17 @@ def judge(old_text: str, new_text: str) -> Change | None:
         not old_values
         and named_old
         and new_values
-        and (cue or ending or handed_on(old_s, new_c, named_old, new_values, closeness, names))
+        and (
+            cue
+            or ending
+            or handed_on(old_s, new_c, named_old, new_values, closeness, names)
+            or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
+        )
     ):
         # "Tariq took it over from Lena", "New dentist: Dr. Takahashi, Moreau retired",
-        # "Handed in my notice at X and started at Y", "Femi passed on-call to Grace".
+        # "Handed in my notice at X and started at Y", "Femi passed on-call to Grace"; or
+        # the writer leaving the old value for a new one, leaning to a change of state by
+        # meaning ("Gave notice at the Grand Hotel and started at the Savoy").
         old_values = named_old
     elif cue and not old_values and not new_values and CHANGE.search(new_s) and said_in_parallel(old_s, new_s):
         # Values in lower case ("sales associate" -> "regional sales manager"): the words
