@@ -20,7 +20,7 @@ import numpy as np
 from ..models import Memory, MemoryVector
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
-# (the offline update check's same-slot bound, llm/extractive/changes.py), and the lower
+# (the offline update check's same-slot bound, llm/extractive/changes/anchors.py), and the lower
 # bound for two that are each other's nearest. Measured on multilingual-e5-small over
 # tests/data/updates_dev.json, updates_heldout.json and updates.json: pairs of one fact
 # (an update) 0.81-0.96, median 0.885; a scenario's note and the nearest unrelated
@@ -35,44 +35,85 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     if dated or _ABOUT_THE_PAST.search(question or "") or len(ranked) < 2:
         return ranked
     head = list(ranked[: min(k, HEAD)])
-    # By the memories' keys alone, the owner checked on each row: with the owner in the
-    # WHERE clause SQLite's planner walked the owner's index, every vector of the owner
-    # (120 ms at 100k memories, for ten rows).
-    rows = [
-        (pk, model, raw)
-        for pk, owner_id, model, raw in MemoryVector.objects.filter(memory_id__in=[c.id for c in head]).values_list(
-            "memory_id", "owner_id", "model", "vector"
-        )
-        if owner_id == owner.pk
-    ]
-    models = {model for _, model, _ in rows}
-    if len(models) != 1:
-        return ranked  # no vectors, or of two models that cannot be compared
-    vectors = {pk: np.frombuffer(raw, dtype="<f4") for pk, _, raw in rows}
-    superseded = set(
-        Memory.all_objects.filter(owner=owner, pk__in=list(vectors), outdated_by__isnull=False).values_list("pk", flat=True)
-    )
-    ids = [c.id for c in head if c.id in vectors]
-    if len(ids) < 2:
+    facts = _SameFacts.read(owner, head)
+    if facts is None:
         return ranked
-    matrix = np.stack([vectors[pk] for pk in ids]) @ np.stack([vectors[pk] for pk in ids]).T
-    np.fill_diagonal(matrix, -1.0)
-    index = {pk: i for i, pk in enumerate(ids)}
-    nearest = {pk: ids[int(np.argmax(matrix[i]))] for i, pk in enumerate(ids)}
-
-    def same_fact(a: int, b: int) -> bool:
-        close = float(matrix[index[a], index[b]])
-        # A superseded one's nearest is its successor, not the older note: a's nearest suffices.
-        return close >= SAME_FACT or (close >= NEAR_FACT and nearest[a] == b and (nearest[b] == a or b in superseded))
-
     when = {c.id: c.occurred_at for c in head}
     # Each current memory, oldest first, goes just below the last newer memory that says
     # the same: one pass, so no pair is moved twice.
-    for a in sorted((pk for pk in ids if pk not in superseded), key=lambda pk: when[pk]):
+    for a in sorted((pk for pk in facts.ids if pk not in facts.superseded), key=lambda pk: when[pk]):
         order = [c.id for c in head]
-        newer = [pk for pk in order[order.index(a) + 1 :] if pk in index and when[pk] > when[a] and same_fact(a, pk)]
+        newer = [pk for pk in order[order.index(a) + 1 :] if pk in facts.index and when[pk] > when[a] and facts.same(a, pk)]
         if newer:
             moved = head.pop(order.index(a))
             target = [c.id for c in head].index(newer[-1])
             head.insert(target + 1, moved)
     return head + list(ranked[len(head) :])
+
+
+def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
+    """For a question about a period gone ("Who was my GP in 2023?"), the mirror of
+    newer_first: of two memories that say nearly the same about one thing, one said after
+    the period ended cannot be what held then, so the one said by its end goes above it
+    (a change no update check marked; a marked one prefer_current already places)."""
+    ends = [s.end for s in spans if getattr(s, "end", None) is not None]
+    if not ends or len(ranked) < 2:
+        return ranked
+    until = max(ends)
+    head = list(ranked[: min(k, HEAD)])
+    facts = _SameFacts.read(owner, head)
+    if facts is None:
+        return ranked
+    day = {c.id: c.occurred_at.date() for c in head}
+    for b in [c.id for c in head]:
+        if b not in facts.index or day[b] <= until:
+            continue
+        order = [c.id for c in head]
+        held = [pk for pk in order[order.index(b) + 1 :] if pk in facts.index and day[pk] <= until and facts.same(b, pk)]
+        if held:
+            moved = head.pop(order.index(held[0]))
+            head.insert(order.index(b), moved)
+    return head + list(ranked[len(head) :])
+
+
+class _SameFacts:
+    """Which of the first memories say nearly the same about one thing, from their stored
+    vectors (SAME_FACT, or NEAR_FACT for each other's nearest)."""
+
+    def __init__(self, ids, matrix, superseded):
+        self.ids, self.matrix, self.superseded = ids, matrix, superseded
+        self.index = {pk: i for i, pk in enumerate(ids)}
+        self.nearest = {pk: ids[int(np.argmax(matrix[i]))] for i, pk in enumerate(ids)}
+
+    @classmethod
+    def read(cls, owner, head) -> _SameFacts | None:
+        # By the memories' keys alone, the owner checked on each row: with the owner in the
+        # WHERE clause SQLite's planner walked the owner's index, every vector of the owner
+        # (120 ms at 100k memories, for ten rows).
+        rows = [
+            (pk, model, raw)
+            for pk, owner_id, model, raw in MemoryVector.objects.filter(memory_id__in=[c.id for c in head]).values_list(
+                "memory_id", "owner_id", "model", "vector"
+            )
+            if owner_id == owner.pk
+        ]
+        if len({model for _, model, _ in rows}) != 1:
+            return None  # no vectors, or of two models that cannot be compared
+        vectors = {pk: np.frombuffer(raw, dtype="<f4") for pk, _, raw in rows}
+        ids = [c.id for c in head if c.id in vectors]
+        if len(ids) < 2:
+            return None
+        superseded = set(
+            Memory.all_objects.filter(owner=owner, pk__in=ids, outdated_by__isnull=False).values_list("pk", flat=True)
+        )
+        stacked = np.stack([vectors[pk] for pk in ids])
+        matrix = stacked @ stacked.T
+        np.fill_diagonal(matrix, -1.0)
+        return cls(ids, matrix, superseded)
+
+    def same(self, a: int, b: int) -> bool:
+        close = float(self.matrix[self.index[a], self.index[b]])
+        # A superseded one's nearest is its successor, not the older note: a's nearest suffices.
+        return close >= SAME_FACT or (
+            close >= NEAR_FACT and self.nearest[a] == b and (self.nearest[b] == a or b in self.superseded or a in self.superseded)
+        )

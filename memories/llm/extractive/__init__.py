@@ -4,7 +4,7 @@
 - similarity.py: how close two texts are -- THE seam where the embedding layer plugs in.
 - answers.py: the extractive answerer (picks and quotes sentences, cites [Memory N]).
 - insights.py: grouping memories by closeness, links that say what two share, insights.
-- changes.py: does a newer note give another value for an older note's fact (by meaning).
+- changes/: does a newer note give another value for an older note's fact (by meaning).
 - language.py: a note's language and its stopwords (py3langid, stopwords-iso).
 
 Every regex here is linear in its input (bounded repetitions, no nested quantifiers over

@@ -277,8 +277,10 @@ def _current_first(
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
     picked_ids = {s.memory.id for s in picked}
-    newer = {} if past_question else _newer_by_meaning(context)
-    if not past_question:
+    newer = _newer_by_meaning(context)
+    if past_question:
+        picked = _held_then_first(picked, context, newer)
+    else:
         picked = _newer_first(picked, newer)
     for s in picked:
         note = s.memory
@@ -290,7 +292,7 @@ def _current_first(
                 current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
             past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
-            later = newer.get(note.id)
+            later = None if past_question else newer.get(note.id)
             if later is not None and later.id not in brought and later.id not in quoted:
                 # What no update check marked but says the same about one thing, later
                 # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
@@ -315,6 +317,32 @@ def _stands(s: _Sentence) -> bool:
     realize after her charity race?" is not answered by a line of Caroline's that says
     "race" and nothing of the rest."""
     return s.by_date or s.coverage >= COVERAGE_MIN or s.margin >= MARGIN_MIN_ANSWER
+
+
+def _held_then_first(picked: list[_Sentence], context: AnswerContext, newer: dict[int, MemoryNote]) -> list[_Sentence]:
+    """For a question about a period gone: of two current memories that say nearly the
+    same about one thing (a change no update check marked), the older one recall found in
+    that period is quoted before the newer one, brought in when only the newer one shared
+    the question's words ("Who was my GP in 2023?")."""
+    in_period = set(context.date_matches)
+    if not in_period:
+        return picked
+    order = list(picked)
+    by_id = {m.id: m for m in context.memories}
+    for old_id, later in newer.items():
+        old = by_id.get(old_id)
+        if old is None or old_id not in in_period or later.id in in_period or old.valid_until:
+            continue
+        ib = next((i for i, s in enumerate(order) if s.memory.id == later.id), None)
+        if ib is None:
+            continue
+        ia = next((i for i, s in enumerate(order) if s.memory.id == old_id), None)
+        if ia is None:
+            sentences = textutil.sentences(old.text or old.summary) or [old.summary]
+            order.insert(ib, _Sentence(memory=old, rank=order[ib].rank, text=sentences[0], stems=frozenset()))
+        elif ia > ib:
+            order.insert(ib, order.pop(ia))
+    return order
 
 
 def _newer_first(picked: list[_Sentence], newer: dict[int, MemoryNote]) -> list[_Sentence]:

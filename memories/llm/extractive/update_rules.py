@@ -1,7 +1,7 @@
 """Offline rules: does a newer memory change a fact an older one states?
 
 No model: patterns over the text; what they do not know is judged by meaning
-(extractive/changes.py, with the embedding layer). A fact here is (subject, attribute, value): "I live in
+(extractive/changes/, with the embedding layer). A fact here is (subject, attribute, value): "I live in
 Paris" is (me, residence, Paris); "the Falcon launch is March 15" is (falcon launch, date,
 March 15). The newer memory updates the older one when both state the same attribute of
 the same subject with a different value, and either the attribute holds one value at a
@@ -688,7 +688,7 @@ def _subjectless(old_text: str, new_text: str) -> bool:
 
 def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
     """The candidates the new memory updates: by the rules above, else by meaning
-    (extractive/changes.py: the same fact with another value, in anyone's words)."""
+    (extractive/changes/: the same fact with another value, in anyone's words)."""
     new_text = new.text or new.summary
     out = []
     for old in candidates:

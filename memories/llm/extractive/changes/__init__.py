@@ -1,0 +1,31 @@
+"""Does a newer note give another value for the same fact as an older one? By meaning.
+
+The pattern rules (llm/extractive/update_rules.py) know phrasings; this knows none. It reads the two
+notes the way the evidence allows for anyone's words:
+
+- the same slot: the newer note has a sentence close in meaning to one of the older
+  note's (the embedding layer; nothing is decided without it);
+- another value: each of the two sentences holds a value -- a name, a number, a code,
+  an address -- that the other note does not say at all ("the Civic" / "a Tesla");
+- the same subject: a sentence about someone else ("my brother joined Bosch", "my
+  parents live in Cork") does not change the writer's fact;
+- a fact, not an event: a past event stays true ("I went to Rome in May" is not undone by
+  "I went to Vienna in October"); an older note in the past tense is only replaced when
+  the newer one says so ("now", "no longer", "instead"), and a newer one in the past
+  tense only when it names the old value ("Sold the Civic and bought a Tesla");
+- compatible additions ("also", "too", "as well") are not updates.
+
+The closed classes used (pronouns, tense endings, "now"/"no longer"/"instead") are
+grammar, not phrasings of facts; the stopwords of the note's language come from
+language.py.
+
+One module per kind of evidence, the judgement last:
+statements.py (clauses and words), values.py (what a value is, and its kind), cues.py
+(the closed classes of change, ending, addition, past tense), subjects.py (whose fact),
+slots.py (one slot or two look-alikes), anchors.py (what the embedding model decides),
+transitions.py (changes told with no change word) and decision.py (the judgement).
+"""
+
+from .decision import Change, judge
+
+__all__ = ["Change", "judge"]

@@ -1,0 +1,87 @@
+"""Grammar that says a fact changed, ended, was added to or was an event: closed classes.
+
+Adverbs and particles ("now", "no longer", "instead"), negation with a word of time,
+prepositions of replacing ("instead of"), the English past tense, and the same closed
+classes of German, Spanish, French and Portuguese. These are grammar, not phrasings of
+facts: a new fact needs no new line here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .... import textutil
+from .statements import similar_word, tokens_of, words_of
+
+# Grammar: words that say a fact changed, in the closed classes of English adverbs and
+# particles ("now", "no longer", "instead", "anymore"), and the adjective "new".
+CHANGE = re.compile(
+    r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
+    # (with their other forms: "as replacement", "switching", "changing").
+    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|reset"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
+    r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
+    re.I,
+)
+# "new" says a thing was replaced when the thing is the other note's ("new dentist" after
+# "my dentist"), not when it is another thing ("a new course").
+NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
+ADDITION = re.compile(
+    r"\b(?:also|too|as well|another|in addition|additionally|besides"
+    # The same closed class in German, Spanish, French and Portuguese.
+    r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
+    re.I,
+)
+PAST_FRAME = re.compile(r"\b(?:used to|when i was|as a kid|as a child|growing up|years ago|back in)\b", re.I)
+
+# English past tense: a regular ending, or one of the irregular past forms (a closed class).
+IRREGULAR_PAST = frozenset(
+    "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
+    "spent paid told thought brought caught taught fought flew drove rode swam sang began kept slept felt heard "
+    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew".split()
+)
+PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
+
+
+def past_event(sentence: str) -> bool:
+    """A report of something done, in the English past tense, with no present in it."""
+    if PRESENT.search(sentence):
+        return False
+    tokens = [t.lower() for t in tokens_of(sentence)[:5]]
+    return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
+
+
+# Grammar of an ending: negation with a word of time, a closed class of each language
+# ("no more", "no longer", "ya no", "nicht mehr", "non più", "plus de", "não mais").
+ENDED = re.compile(
+    r"\b(?:no more|no longer|not any ?more|never again|gone|ya no|nunca más|nicht mehr|kein\w* mehr|non più|"
+    r"plus de|ne\s+\w+\s+plus|não mais|já não)\b",
+    re.I,
+)
+
+# What a newer clause says it replaces, in the grammar of each language ("instead of",
+# "en lugar de", "au lieu de", "statt", "em vez de"): a closed class of prepositions.
+REPLACES = re.compile(
+    r"\b(?:instead of|rather than|en lugar de|en vez de|au lieu de|plutôt que|statt|anstatt|anstelle von|em vez de|ao invés de)"
+    r"\s+(?:the\s+|a\s+|my\s+|our\s+)?([^,.;!?]{1,40})",
+    re.I,
+)
+
+
+def replaces_another(new_c: str, old_text: str) -> bool:
+    m = REPLACES.search(new_c)
+    if not m:
+        return False
+    old_words = words_of(old_text)
+    return not any(similar_word(w, old_words) for w in words_of(m.group(1)) if len(w) > 2)
+
+
+# Words of time and of change (closed classes): they say when or that, not of what.
+NOT_A_THING = {
+    textutil.stem(w)
+    for w in (
+        "day days week weeks month months year years next last every each this today tomorrow tonight morning evening "
+        "weekend now switched changed moved moves replaced reset"
+    ).split()
+}

@@ -1,0 +1,175 @@
+"""The judgement: does the newer note give another value for the older note's fact?
+
+The evidence is read by the modules beside this one; this weighs it, in order, and
+says no at the first sign of two facts (see the package's docstring)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import language, similarity
+from .anchors import SAME_SLOT, SAME_SLOT_PAST, SAME_SLOT_WITH_CUE, says_ended
+from .cues import ADDITION, CHANGE, NEW_THING, PAST_FRAME, past_event, replaces_another
+from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
+from .statements import content_words, mentions, similar_word, units_of, words_of
+from .subjects import other_owner, other_subject, someone_else
+from .transitions import handed_on, state_begun, writer_moved_on
+from .values import (
+    is_quantity,
+    kinds_of,
+    mask_values,
+    names_in,
+    numbers_in_names,
+    one_kind,
+    parallel_openers,
+    part_of_another_name,
+    values_in,
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    old_values: tuple[str, ...]
+    new_values: tuple[str, ...]
+    closeness: float
+
+    @property
+    def reason(self) -> str:
+        return f"{', '.join(self.old_values)} -> {', '.join(self.new_values)} (same fact by meaning, {self.closeness:.2f})"
+
+
+def judge(old_text: str, new_text: str) -> Change | None:
+    """The change the new text makes to the old one's fact, or None."""
+    if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower():
+        return None
+    old_units, new_units = units_of(old_text), units_of(new_text)
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    openers = parallel_openers(old_text, new_text)
+    names = names_in(old_text) | names_in(new_text) | openers
+    lang = language.language_of(f"{old_text} {new_text}")
+    clauses = [c for c, _ in old_units] + [c for c, _ in new_units]
+    # Each clause twice: as written, and with its values masked ("I live in X"), so that
+    # "same slot, another value" is read by the model from the slot's words alone.
+    vectors = similarity.meaning_vectors(clauses + [mask_values(c, stops, names) for c in clauses])
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n_old, n = len(old_units), len(clauses)
+    raw = vectors[n_old:n] @ vectors[:n_old].T
+    masked = vectors[n + n_old :] @ vectors[n : n + n_old].T
+    close = np.maximum(raw, masked)
+    by_mask = close > raw
+    new_index, old_index = np.unravel_index(int(np.argmax(close)), close.shape)
+    closeness = float(close[new_index, old_index])
+    # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
+    # The closest clauses find the slot; their sentences hold its values and cues.
+    old_s, new_s = old_units[old_index][1], new_units[new_index][1]
+    old_c, new_c = old_units[old_index][0], new_units[new_index][0]
+    cue = bool(CHANGE.search(new_s)) or any(
+        similar_word(m.group(1).lower(), words_of(old_text)) for m in NEW_THING.finditer(new_s)
+    )
+    # Or another statement of the note says that the older clause's thing changed ("The
+    # office moved; we're on Fleet Street from Monday").
+    sibling_change = any(
+        CHANGE.search(piece) and shares_slot_word(old_c, piece, stops, names)
+        for piece in dict.fromkeys(p for _, p in new_units)
+        if piece != new_s
+    )
+    cue = cue or sibling_change
+    old_words, new_words = words_of(old_text), words_of(new_text)
+    old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
+    named_old = [v for v in old_all if mentions(v, new_words)]
+    # The newer note names what the older one's slot held ("Someone nicked my Brompton",
+    # "Sold the T4"): as good a sign of the same slot as a change word.
+    in_names = numbers_in_names(old_s)
+    # "Sold the Civic", "the T4": not "May", nor the "Street" of another street's name.
+    names_old_value = any(
+        (not is_quantity(v) or v in in_names) and not part_of_another_name(v, new_text, old_words) for v in named_old
+    )
+    ending = says_ended(new_s, stops, names)
+    bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
+    if closeness < bar:
+        return None
+    # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
+    masked_only = bool(by_mask[new_index, old_index]) and float(raw[new_index, old_index]) < bar
+    if ADDITION.search(new_s) and not re.search(r"\b(?:instead|no longer|anymore)\b", new_s, re.I):
+        return None
+    if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
+        return None
+    if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
+        return None
+    if someone_else(old_s, new_text, lang) and not names_old_value:
+        return None  # "my car is a Punto" / "Sold the Punto": the thing the newer note names is the writer's
+    if other_subject(old_s, new_s, names, old_text, new_text) or other_owner(old_c, new_c):
+        return None
+    if not same_frame(old_s, new_s, stops, names, lang) and not named_old:
+        return None  # "School starts at 8:00" / "Soccer practice moved to 4:30"
+    # A value the newer clause does not repeat is replaced, even when another statement of
+    # the note names it ("Diego owns the flow; Priyanka moved to growth").
+    clause_words = words_of(new_c)
+    old_values = [v for v in old_all if not mentions(v, clause_words)]
+    new_values = [v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words)]
+    if ending and not new_values and not past_event(old_s) and (names_old_value or shares_slot_word(old_c, new_c, stops, names)):
+        # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
+        ended = [v for v in named_old if not is_quantity(v) or v in in_names] or shared_slot_words(old_c, new_c, stops, names)
+        return Change(tuple(ended), ("(ended)",), closeness)
+    modifiers = other_kind(old_s, new_s, stops, names)
+    if modifiers and (old_values or new_values):
+        return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
+    if cue and modifiers:
+        old_values, new_values = [modifiers[0]], [modifiers[1]]  # "the payments team" / "now ... the platform team"
+    elif (
+        not old_values
+        and named_old
+        and new_values
+        and (
+            cue
+            or ending
+            or handed_on(old_s, new_c, named_old, new_values, closeness, names)
+            or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
+        )
+    ):
+        # "Tariq took it over from Lena", "New dentist: Dr. Takahashi, Moreau retired",
+        # "Handed in my notice at X and started at Y", "Femi passed on-call to Grace"; or
+        # the writer leaving the old value for a new one, leaning to a change of state by
+        # meaning ("Gave notice at the Grand Hotel and started at the Savoy").
+        old_values = named_old
+    elif cue and not old_values and not new_values and CHANGE.search(new_s) and said_in_parallel(old_s, new_s):
+        # Values in lower case ("sales associate" -> "regional sales manager"): the words
+        # each sentence has that the other note does not, when the newer one says it changed.
+        old_values = [w for w in content_words(old_s, stops) if not similar_word(w, new_words)]
+        new_values = [w for w in content_words(new_s, stops) if not similar_word(w, old_words) and not CHANGE.fullmatch(w)]
+    if cue and named_old and new_values and kinds_of(old_values).isdisjoint(kinds_of(new_values)):
+        # "Crete fell through, we're doing Sardinia instead": what it names of the older
+        # note, of the new value's kind, is the value replaced (not the "two weeks").
+        old_values = [v for v in named_old if not kinds_of([v]).isdisjoint(kinds_of(new_values))] or old_values
+    if not old_values or not new_values:
+        return None
+    if masked_only and not (
+        names_old_value
+        or shares_slot_word(old_c, new_c, stops, names)
+        # The slot's word may sit in another clause of the sentence ("bike got stolen,
+        # got a Cube as replacement").
+        or (cue and shares_slot_word(old_c, new_s, stops, names))
+        or sibling_change
+        or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
+    ):
+        return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
+    if set(old_values) & openers and slot_words_differ(old_c, new_c, stops, names):
+        return None  # "Priyanka owns the onboarding flow" / "Diego owns the billing page": two slots
+    if replaces_another(new_c, old_text):
+        return None  # "... to Munich instead of Hamburg" does not replace Berlin
+    old_values, new_values = one_kind(old_values, new_values, (old_s, new_s))
+    if not old_values or not new_values:
+        return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
+    if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
+        return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
+    slot_evidence = names_old_value or shares_slot_word(old_c, new_c, stops, names)
+    if past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
+        return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
+    if past_event(new_s) and not cue and not named_old and not state_begun(old_s, new_s, closeness, names, lang, stops):
+        return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
+    return Change(tuple(old_values), tuple(new_values), closeness)

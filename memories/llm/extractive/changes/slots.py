@@ -1,0 +1,147 @@
+"""Whether two statements are about one slot: the words they share that are not values.
+
+Closeness in meaning finds the candidate; these check it against the words: a slot word
+in common ("the rent", "smoke"), a frame both say the same way, and the look-alikes of
+one slot that are two ("the team meeting" / "the client meeting", "the tax return" /
+"the passport renewal").
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import numpy as np
+
+from .... import textutil
+from .. import similarity
+from .cues import CHANGE, NOT_A_THING
+from .statements import abbreviates, content_words, similar_word, tokens_of, words_of
+from .subjects import first_person
+from .values import is_quantity
+
+
+def slot_words_differ(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """Each clause has a word of its slot the other lacks: when the values are the
+    clauses' subjects, what they hold must be one thing."""
+    old_slot = [w for w in content_words(old_c, stops) if w not in names and not CHANGE.fullmatch(w)]
+    new_slot = [w for w in content_words(new_c, stops) if w not in names and not CHANGE.fullmatch(w)]
+    return any(not similar_word(w, set(new_slot)) for w in old_slot) and any(not similar_word(w, set(old_slot)) for w in new_slot)
+
+
+def shared_slot_words(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
+    """The slot's words the two clauses share ("smoke" / "smoking")."""
+    new_slot = {w for w in content_words(new_c, stops) if w not in names and not CHANGE.fullmatch(w)}
+    return [w for w in content_words(old_c, stops) if w not in names and similar_word(w, new_slot)]
+
+
+def shares_slot_word(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """A word of the slot, not of a value, in both clauses ("the standup", "habite")."""
+    old_slot = [w for w in content_words(old_c, stops) if w not in names]
+    new_slot = {w for w in content_words(new_c, stops) if w not in names and not CHANGE.fullmatch(w)}
+    return any(similar_word(w, new_slot) for w in old_slot)
+
+
+def same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str], lang: str = "") -> bool:
+    """Both sentences are the writer's, or they share a word that is not a value ("the
+    rent", "yoga", "number")."""
+    if first_person(old_s, names, lang) and first_person(new_s, names, lang):
+        return True
+    # A word of time ("every", "day") says when, not of what: no frame.
+    frame_old = [w for w in content_words(old_s, stops) if w not in names and textutil.stem(w) not in NOT_A_THING]
+    frame_new = {w for w in content_words(new_s, stops) if w not in names and textutil.stem(w) not in NOT_A_THING}
+    return any(similar_word(w, frame_new) for w in frame_old)
+
+
+def _after_determiner(tokens: list[str], pos: int, stops: frozenset[str]) -> bool:
+    before = tokens[pos - 1] if pos else ""
+    return pos == 0 or (before.lower() in stops and (pos == 1 or not before[:1].isupper())) or before[:1].isdigit()
+
+
+def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """The same noun with another word in front of it ("the team meeting" / "the client
+    meeting"): the two words, else None."""
+    old_tokens, new_tokens = tokens_of(old_s), tokens_of(new_s)
+    new_lower = [t.lower() for t in new_tokens]
+    old_words = {t.lower() for t in old_tokens}
+    for j, word in enumerate(new_lower):
+        # "the marketing email for the launch" after "the launch": another thing of it.
+        if j >= 3 and word in old_words and word not in stops and new_lower[j - 1] in ("the", "a", "an", "our", "my"):
+            if new_lower[j - 2] in ("for", "of", "about") and new_lower[j - 3] not in stops and new_lower[j - 3] not in old_words:
+                return new_lower[j - 3], word
+    for a, b in ((old_tokens, new_tokens), (new_tokens, old_tokens)):
+        # "Rent for the garage spot" after "my rent": the same word, of another thing.
+        a_low, b_low = [t.lower() for t in a], {t.lower() for t in b}
+        for j in range(len(a_low) - 2):
+            if a_low[j] in b_low and a_low[j] not in stops and a_low[j + 1] in ("for", "of"):
+                k = j + 3 if a_low[j + 2] in ("the", "a", "an", "my", "our", "his", "her", "their") else j + 2
+                if k < len(a_low) and a_low[k] not in stops and a_low[k] not in b_low and not a[k][:1].isdigit():
+                    return a_low[j], a_low[k]
+    for i, token in enumerate(old_tokens):
+        word = token.lower()
+        if i == 0 or word in stops or word not in new_lower or token[:1].isupper():
+            continue
+        j = new_lower.index(word)
+        if j == 0:
+            continue
+        before_old, before_new = old_tokens[i - 1], new_tokens[j - 1]
+        # A capital opening the sentence is the sentence's, not a name's ("Work email" /
+        # "Personal email" are two kinds of email).
+        if any(
+            w.lower() in stops
+            or w.lower() in names
+            or (w[:1].isupper() and pos > 0)
+            or any(c.isdigit() for c in w)
+            or CHANGE.fullmatch(w)
+            for w, pos in ((before_old, i - 1), (before_new, j - 1))
+        ):
+            continue
+        # A modifier stands after a determiner or opens the sentence ("the team meeting",
+        # "Work email"); after a name it is the name's verb ("Hiro covers on-call").
+        if not all(_after_determiner(tokens, pos, stops) for tokens, pos in ((old_tokens, i - 1), (new_tokens, j - 1))):
+            continue
+        a, b = before_old.lower(), before_new.lower()
+        if a != b and not abbreviates(a, {b}) and not abbreviates(b, {a}):
+            return a, b
+    return None
+
+
+def said_in_parallel(old_s: str, new_s: str) -> bool:
+    """The two sentences say it the same way but for the value ("Marco is a sales
+    associate" / "Marco is now regional sales manager")."""
+    a, b = ([t.lower() for t in tokens_of(x)] for x in (old_s, new_s))
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.5
+
+
+# Cosine of the words two notes put before a date or an amount (what it is of) from which
+# they are one thing said in other words: "gym membership" / "gym fee" 0.95; two things
+# stay below: "flight leaves" / "train airport leaves" 0.91, "tax return" / "passport
+# renewal" 0.88, "car MOT" / "home insurance renewal" 0.85 (multilingual-e5-small).
+SAME_THING = 0.92
+
+
+def other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: frozenset[str]) -> bool:
+    """A date or an amount of another thing: each note names what it is of (the content
+    words before the clause's first value) with a word the other note does not have ("the
+    tax return" / "the passport renewal"); a change verb or a word of time does not count
+    ("the standup moves to X from next week")."""
+
+    def head(clause: str) -> list[str]:
+        words = []
+        for token in tokens_of(clause):
+            if is_quantity(token):
+                break
+            low = token.lower()
+            if low not in stops and len(low) > 2 and textutil.stem(low) not in NOT_A_THING:
+                words.append(low)
+        return words
+
+    old_words, new_words = words_of(old_text), words_of(new_text)
+    old_head, new_head = head(old_c), head(new_c)
+    old_only = [w for w in old_head if not similar_word(w, new_words)]
+    new_only = [w for w in new_head if not similar_word(w, old_words)]
+    if not (old_only and new_only):
+        return False
+    # Said in other words of one thing ("gym membership" / "the gym ... fee", "numéro de
+    # portable" / "changé de numéro"): the two heads close in meaning.
+    vectors = similarity.meaning_vectors([" ".join(old_head), " ".join(new_head)])
+    return vectors is None or float(np.dot(vectors[0], vectors[1])) < SAME_THING

@@ -1,0 +1,76 @@
+"""A note read into statements and words, and when two words are one.
+
+A long sentence is compared clause by clause, a semicolon or a dash ends a statement as
+a full stop does, and a word matches its other forms, its typos and its chat
+abbreviations: the same slot is often said in other words.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from .... import textutil
+
+_TOKEN = re.compile(r"\d[\d,.:/-]*\d|[\w@.'’+-]+")
+
+
+def tokens_of(sentence: str) -> list[str]:
+    return [t.strip(".,:;'’-") for t in _TOKEN.findall(sentence) if t.strip(".,:;'’-")]
+
+
+def words_of(text: str) -> set[str]:
+    return {t.lower() for t in tokens_of(text)}
+
+
+def content_words(sentence: str, stops: frozenset[str]) -> list[str]:
+    return [t.lower() for t in tokens_of(sentence) if t.lower() not in stops and len(t) > 2 and not t[:1].isdigit()]
+
+
+def mentions(value: str, text_words: set[str]) -> bool:
+    if value in text_words:
+        return True
+    if any(c.isdigit() for c in value):
+        return False
+    stem = textutil.stem(value)
+    return any(textutil.stem(w) == stem for w in text_words)
+
+
+def similar_word(word: str, words: set[str]) -> bool:
+    """The word, another form of it, or a typo of it ("favorit" for "favourite")."""
+    stem = textutil.stem(word)
+    for other in words:
+        if other == word or textutil.stem(other) == stem or other.rstrip("s") == word.rstrip("s"):
+            return True
+        if len(word) > 4 and difflib.SequenceMatcher(None, word, other).ratio() >= 0.8:
+            return True
+    return False
+
+
+def abbreviates(word: str, words: set[str]) -> bool:
+    """A chat abbreviation of a word the other note spells out ("fav" / "favourite")."""
+    return len(word) >= 3 and any(len(w) >= len(word) + 3 and w.startswith(word) for w in words)
+
+
+# Statements compared per note: every one is a sentence the embedding model reads, twice.
+MAX_SENTENCES = 12
+# A semicolon or a dash between words: two statements, each with its own values.
+HARD_BREAK = re.compile(r"\s*;\s*|\s+[-–—]\s+")
+# Where a long sentence's clauses part: punctuation and the coordinating conjunctions.
+CLAUSE_BREAK = re.compile(r"\s*[;:]\s*|,?\s+(?:and|but|so)\s+|,\s+")
+# "Home phone:": a label's words name the kind of the value that follows, not a value.
+LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
+
+
+def units_of(text: str) -> list[tuple[str, str]]:
+    """(clause, its sentence) pairs: a long sentence's clauses are compared one by one. A
+    semicolon or a dash between words ends a statement as a full stop does ("Amara now owns
+    the migration; Kenji moved to search" is two facts, each with its own values)."""
+    out = []
+    for sentence in [s for s in textutil.sentences(text) if s.strip()] or [text]:
+        for piece in [p.strip() for p in HARD_BREAK.split(sentence)]:
+            if len(piece.split()) < 2:
+                continue
+            parts = [p.strip() for p in CLAUSE_BREAK.split(piece)] if len(piece.split()) > 8 else [piece]
+            out.extend((p, piece) for p in parts if len(p.split()) >= 2)
+    return out[:MAX_SENTENCES] or [(text, text)]

@@ -1,0 +1,114 @@
+"""Whose fact a sentence states: the writer's, someone else's, or a thing someone owns.
+
+"My brother joined Bosch" does not change where the writer works, "Dad's phone number"
+is not "my phone number", and "Acme hired a new CFO" is Acme's news, not the writer's
+job. Pronouns and possessives are read in the note's own language (grammar.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .... import textutil
+from .. import grammar, language
+from .cues import IRREGULAR_PAST
+from .statements import abbreviates, similar_word, tokens_of, words_of
+
+FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours"
+    # The first-person pronouns and possessives of German, Spanish, French, Portuguese and
+    # Italian (a closed class of each grammar).
+    r"|ich|mich|mir|mein|meine|meinen|meinem|meiner|wir|uns|unser|unsere"
+    r"|yo|mi|mis|nos|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras"
+    r"|je|j|moi|mon|ma|mes|nous|notre|nos"
+    r"|eu|meu|minha|meus|minhas|nós|nosso|nossa|io|mio|mia|noi)\b",
+    re.I,
+)
+
+
+def first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
+    """The writer's: a first-person word, or a sentence that opens with its verb ("Sold
+    the Civic ...", "Moved to Lyon")."""
+    if FIRST_PERSON.search(sentence):
+        return True
+    if grammar.pro_drop_first_person(sentence, lang or language.language_of(sentence)):
+        return True
+    first = (tokens_of(sentence) or [""])[0].lower()
+    # "Working as a barista", "Got hired", "Moved to Lyon": a note opening with its verb.
+    return first not in names and (first in IRREGULAR_PAST or first.endswith(("ed", "ing")))
+
+
+def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
+    """The sentence is about someone the other note is not about."""
+    if grammar.third_person_subject(lang).search(sentence):
+        return True
+    other = words_of(other_text)
+    subject = grammar.possessive_subject(lang).search(sentence)
+    if subject and _names_a_role(sentence, subject, other_text, lang):
+        subject = None
+    return any(
+        not similar_word(m.group(1).lower(), other)
+        and not abbreviates(m.group(1).lower(), other)
+        and m.group(1).lower() not in grammar.OWN
+        for m in (subject, *grammar.possessive_of(lang).finditer(sentence))
+        if m
+    )
+
+
+def _names_a_role(sentence: str, subject: re.Match, other_text: str, lang: str) -> bool:
+    """ "My GP is Dr Kowal", "my new trainer is Marisol": the possessive names who fills
+    one of the writer's roles (a copula, then a name), so the writer's fact, not the
+    possessed one's; unless the other note names another of the writer's roles the same
+    way ("My dentist is Dr Brandt": two roles)."""
+    if not grammar.NAMED_BY_COPULA.match(sentence[subject.end() :]):
+        return False
+    other = grammar.possessive_subject(lang).search(other_text)
+    return not (
+        other
+        and grammar.NAMED_BY_COPULA.match(other_text[other.end() :])
+        and not similar_word(other.group(1).lower(), {subject.group(1).lower()})
+    )
+
+
+def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str = "", new_text: str = "") -> bool:
+    """One sentence is the writer's ("I work at Acme"), the other opens with a name
+    ("Acme hired a new CFO") its note does not name: two subjects."""
+    for a, b, a_text in ((old_s, new_s, old_text or old_s), (new_s, old_s, new_text or new_s)):
+        first = (tokens_of(b) or [""])[0]
+        if (
+            first_person(a, names)
+            and not FIRST_PERSON.search(b)
+            and first.lower() in names
+            and first.lower() not in words_of(a_text)
+        ):
+            return True
+    return False
+
+
+_POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
+
+# Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
+_CONTRACTED = frozenset("it he she that what there here who where how let this".split())
+_OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
+
+
+def other_owner(old_s: str, new_s: str) -> bool:
+    """ "Dad's phone number" after "my phone number", "Jake's brother" after "Jake": a thing
+    of someone the other sentence does not give it to."""
+    for a, b in ((old_s, new_s), (new_s, old_s)):
+        # "Tom's wife works at X" / "Tom works at X": the same verb, another doer.
+        m = _OWNER_VERB.match(a)
+        other = re.match(rf"^\W*{re.escape(m.group(1))}\s+(\w+)", b) if m else None
+        if other and textutil.stem(other.group(1).lower()) == textutil.stem(m.group(3).lower()):
+            return True
+        b_low = b.lower()
+        for m in _POSSESSIVE.finditer(a):
+            owner, thing = m.group(1).lower(), m.group(2).lower()
+            if owner in _CONTRACTED:
+                continue  # "it's 7781 now" is "it is", no one's
+            if f"{owner}'s" in b_low.replace("’", "'"):
+                if not similar_word(thing, words_of(b)):
+                    return True  # "Zoe's party" / "Zoe's birthday"
+            elif owner not in b_low or re.search(rf"\b(?:my|our)\s+{re.escape(thing)}\b", b_low):
+                return True  # "Dad's phone number" / "my phone number"; "Priya's manager" / "my manager"
+    return False
