@@ -114,10 +114,10 @@ def _stamp(owner_id: int, model: str, cached: _Matrix | None) -> tuple[tuple, bo
 
 # An owner's vectors are read from the table this many rows at a time, each chunk widened
 # straight into the half-precision matrix. Read whole (fetchall, one joined float32
-# buffer, then the float16 copy) a load of 20,000 vectors passed through 80 MB of
-# short-lived blocks; glibc then kept its heap and its raised mmap threshold, and a worker
-# serving 20 owners of 20,000 in turn grew to 500 MB against a cache bounded at 252
-# (scripts/bench_vectors.py --loader measures both). 0: read whole, as before.
+# buffer, then the float16 copy) a load of 20,000 vectors passed through about 80 MB of
+# short-lived blocks that the allocator kept: a worker serving 20 owners of 20,000 in turn
+# with the cache at 256 MB (252 held) grew by 287 MB read whole and by 241 MB in chunks
+# (scripts/bench_vectors.py --loader whole chunks). 0: read whole, as before.
 LOAD_CHUNK_ROWS = 1024
 
 
