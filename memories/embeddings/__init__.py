@@ -87,6 +87,22 @@ def get_embedder() -> Embedder | None:
         return _instances[key]
 
 
+def warm_up() -> threading.Thread:
+    """Load the local model on a background thread now (about a second), so that a web
+    process's first question does not wait for it. A failure is the first question's to report."""
+
+    def load():
+        try:
+            if backend_name() == "local":
+                local.warm_up()
+        except Exception:
+            log.debug("embedding warm-up failed", exc_info=True)
+
+    thread = threading.Thread(target=load, name="embeddings-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 @contextlib.contextmanager
 def using(name: str):
     """Run a block with another backend (auto, local, gemini, openai_compat, off)."""
@@ -157,4 +173,14 @@ def embed_question(embedder: Embedder, text: str) -> np.ndarray:
     return vector
 
 
-__all__ = ["CHOICES", "Embedder", "EmbeddingError", "backend_name", "embed_question", "get_embedder", "status", "using"]
+__all__ = [
+    "CHOICES",
+    "Embedder",
+    "EmbeddingError",
+    "backend_name",
+    "embed_question",
+    "get_embedder",
+    "status",
+    "using",
+    "warm_up",
+]
