@@ -206,6 +206,14 @@ def test_an_opener_the_owner_also_writes_mid_sentence_capitalised_stays_a_name(u
     assert "Rose" in memory.entities, memory.entities
 
 
+def test_a_speaker_whose_label_opens_every_line_stays_a_name(user, memory_factory):
+    # A transcript's speaker opens line after line and may never be named mid-sentence.
+    for line in ("Ann: My favourite hobby is pottery.", "Ann: Pottery again today, three mugs."):
+        memory_factory(line)
+    memory = memory_factory("Ann: I took up chess over the winter.")
+    assert "Ann" in memory.entities, memory.entities
+
+
 @pytest.mark.parametrize("text", ["Desafortunadamente perdí las llaves.", "Infelizmente o cão ficou doente."])
 def test_an_adverb_opening_a_note_is_no_entity(text):
     assert extract_entities(text) == []

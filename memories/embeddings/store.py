@@ -56,6 +56,21 @@ def install(connection=None) -> None:
                 _install_for(cursor, connection.vendor, table, name)
 
 
+def uninstall_terms(connection=None) -> None:
+    """Drop the latent terms' triggers (migration 0016 undone): the one on the memory table
+    names the terms' table, and on SQLite any later change to the schema (even a column
+    dropped elsewhere) fails while a trigger names a table that is gone."""
+    connection = connection or default_connection
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("DROP TRIGGER IF EXISTS memories_terms_hidden")
+            cursor.execute("DROP TRIGGER IF EXISTS memories_terms_of_hidden")
+        elif connection.vendor == "postgresql":
+            cursor.execute(f"DROP TRIGGER IF EXISTS memories_terms_hidden ON {MEMORY_TABLE}")
+            cursor.execute("DROP FUNCTION IF EXISTS memories_terms_hidden() CASCADE")
+            cursor.execute("DROP FUNCTION IF EXISTS memories_terms_of_hidden() CASCADE")
+
+
 def _install_for(cursor, vendor: str, table: str, name: str) -> None:
     hidden, of_hidden = f"memories_{name}_hidden", f"memories_{name}_of_hidden"
     if vendor == "sqlite":

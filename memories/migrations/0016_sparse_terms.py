@@ -12,6 +12,12 @@ def install_triggers(apps, schema_editor):
     store.install(schema_editor.connection)
 
 
+def drop_triggers(apps, schema_editor):
+    from memories.embeddings import store
+
+    store.uninstall_terms(schema_editor.connection)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -34,5 +40,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(fields=['owner', 'model', 'embedded_at'], name='terms_owner_model')],
             },
         ),
-        migrations.RunPython(install_triggers, migrations.RunPython.noop),
+        migrations.RunPython(install_triggers, drop_triggers),
     ]

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.db.models.functions import Substr
 
 from ..models import Memory
+from ..recall.speaker import speaker_label
 
 # How many memories are read to find the full forms of a first name.
 SCAN = 500
@@ -82,7 +83,11 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 def _count_casing(text: str, lower: Counter, upper: Counter) -> None:
     """lower: a word's lower-case uses past a sentence's first word; upper: its capitalised
-    uses there (by its lower-case form), and, under ("^", word), how many sentences it opens."""
+    uses there (by its lower-case form), and, under ("^", word), how many sentences it opens.
+    A speaker's label ("Ann: ...") opens every line of a transcript and is a name: it
+    counts as capitalised where case is free."""
+    for word in _WORD.findall(speaker_label(text)):
+        upper[word.lower()] += 1
     for sentence in _SENTENCE.findall(text):
         words = _WORD.findall(sentence)
         if words and words[0][0].isupper():
