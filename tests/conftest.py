@@ -5,6 +5,8 @@ import itertools
 import pytest
 from django_q.conf import Conf
 
+from memories.recall.speaker import clear_speakers_cache
+
 _counter = itertools.count(1)
 
 # --- pgvector: a PostgreSQL of the tests' own ------------------------------------------------
@@ -89,6 +91,9 @@ def isolated_storage(settings, tmp_path):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
     # Real password hashing costs a third of a second a user; tests make many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Per-process caches keyed by an owner's id: the rolled-back database hands the next
+    # test's users the same ids, so one test's speakers must not shape another's questions.
+    clear_speakers_cache()
     return data
 
 
