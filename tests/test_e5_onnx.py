@@ -141,7 +141,8 @@ def test_the_latent_terms_are_the_c_engines_within_its_noise(with_terms):
     """Each token keeps its 32 strongest features, so the hidden states' build noise
     (0.003) swaps a token's 32nd and 33rd now and then: 300 LoCoMo dev questions kept 99%
     of the C engine's top 10 and 97% of all 256, cosine >= 0.95, weights of the features
-    both kept within 0.1. A wrong bias, token or pooling is far from this."""
+    both kept within 0.1; ours 0.965 / 0.982 on these texts. A wrong bias, prefix or k is
+    far from this."""
     encoder, c_engine = with_terms
     cosines = []
     for text in [t for t in TEXTS if t.strip(" ?")]:
@@ -154,7 +155,8 @@ def test_the_latent_terms_are_the_c_engines_within_its_noise(with_terms):
         assert max(abs(shared[i] - w) for i, w in zip(ids.tolist(), weights) if i in shared) < 0.15, text
         ours, theirs = _dense((ids, weights)), _dense((c_ids, c_weights))
         cosines.append(ours @ theirs / np.linalg.norm(ours) / np.linalg.norm(theirs))
-    assert min(cosines) > 0.93 and np.mean(cosines) > 0.97
+    # Counting <s> and </s> too (e5_embed_sparse skips them) gives 0.922 / 0.963 here.
+    assert min(cosines) > 0.94 and np.mean(cosines) > 0.975
 
 
 def test_pooled_terms_keep_each_tokens_top_k_and_pool_their_maximum():
