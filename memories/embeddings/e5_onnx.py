@@ -247,6 +247,11 @@ class QueryEncoder:
             found.set_exception(exc)
         return found.result()
 
+    def forget(self) -> None:
+        """Drop the hidden states kept (a benchmark times each question's pass for real)."""
+        with self._lock:
+            self._recent.clear()
+
     def _hidden(self, text: str) -> np.ndarray | None:
         m = self.model
         ids = m.tokens(text)
