@@ -366,6 +366,8 @@ def main() -> None:
                     switch(where, terms, engine)
                     embeddings._queries.clear()
                     terms_arm._questions.clear()  # the question's latent terms made for real too
+                    if local._questions:  # and the hidden states both are made of (e5_onnx.py)
+                        local._questions.forget()
                     with embeddings.using(backend):
                         t = time.perf_counter()
                         recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))

@@ -181,3 +181,26 @@ def test_a_question_asked_again_reuses_its_terms(monkeypatch):
     again = arm.question_terms("Where did I go camping?")
     arm.question_terms("Where did I go hiking?")
     assert len(made) == 2 and first is again
+
+
+@needs_local
+def test_hybrid_recall_makes_a_questions_vector_and_terms_in_one_pass_of_the_model(user, settings, monkeypatch):
+    """The meaning and terms arms ask for the same "query: " text at once on two threads;
+    the model runs once for both (embeddings/e5_onnx.py), and the C engine not at all."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    settings.MEMORY_LATENT_TERMS = True
+    mine = bulk_remember(
+        owner=user, items=[{"text": t, "source": "notes"} for t in ["Joined a pottery class.", "Our cat is called Miso."]]
+    )
+    embed_missing(owner=user)
+    encoder = local._question_encoder()
+    assert encoder is not None
+    runs = []
+    session = encoder.session
+    monkeypatch.setattr(encoder, "session", type("Counting", (), {"run": lambda self, *a: runs.append(1) or session.run(*a)})())
+    monkeypatch.setattr(local._load(), "sparse", lambda *a, **k: pytest.fail("the C engine made the question's terms"))
+    embeddings._queries.clear()
+    importlib.import_module("memories.recall.latent_terms")._questions.clear()
+    encoder.forget()
+    found = recall(owner=user, question="What is the name of my cat?", strategy="hybrid", k=2).memory_ids
+    assert runs == [1] and found[0] == mine[1].pk

