@@ -50,7 +50,9 @@ def measure(extract, topics, rows, show_errors=False, label=""):
         got, gold = set(got_list), set(row["entities"])
         lang = row.get("lang", "")
         # English keeps the engine's own list (stopwords-iso's English one holds "home", "work").
-        stops = {w.lower() for w in stopwordsiso.stopwords(lang)} if lang not in ("", "en") and stopwordsiso.has_lang(lang) else set()
+        stops = (
+            {w.lower() for w in stopwordsiso.stopwords(lang)} if lang not in ("", "en") and stopwordsiso.has_lang(lang) else set()
+        )
         bad_topics = [t for t in topics(row["text"], got_list)] if topics and stops else []
         bad_topics = [t for t in bad_topics if t.lower() in stops]
         bad_entities = [e for e in got if e.lower() in stops]

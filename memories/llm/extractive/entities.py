@@ -18,6 +18,7 @@ from collections import Counter
 
 from ... import textutil
 from ...textutil import STOPWORDS, stem
+from ...embeddings import vocabulary
 from . import language
 
 MAX_CHARS = 100_000
@@ -351,22 +352,26 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
                 uncased_letters += 1
     mostly_cased = cased_letters > 2 * uncased_letters
 
-    runs: list[tuple[int, list[str], bool]] = []  # (start, words, opens a sentence)
+    # (start, words, opens a sentence, follows a determiner: "die neue Wohnung", "im Team")
+    runs: list[tuple[int, list[str], bool, bool]] = []
     current: list[str] = []
-    current_start, current_opens = 0, False
+    current_start, current_opens, current_determined = 0, False, False
     pending_connectors: list[str] = []
     previous_end, previous_raw = 0, ""
 
     def close():
         nonlocal current, pending_connectors
         if current:
-            runs.append((current_start, current, current_opens))
+            runs.append((current_start, current, current_opens, current_determined))
         current, pending_connectors = [], []
 
-    for start, end, raw, inside in tokens:
+    determiners = language.determiners_of(lang)
+    flags = []  # (opens, breaks) of each token
+    for index, (start, end, raw, inside) in enumerate(tokens):
         gap = text[previous_end:start]
         opens = previous_end == 0 or bool(SENTENCE_GAP.search(gap)) or _ends_sentence(previous_raw)
         breaks = opens or "," in gap or "\n" in gap or len(gap) > 3
+        flags.append((opens, breaks))
         previous_end, previous_raw = end, raw
         word = raw.rstrip(".'’-&") if not _is_initials(raw) else raw
         if inside or not word or len(word) > _MAX_TOKEN:
@@ -377,6 +382,7 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
         if _is_name_word(word, mostly_cased):
             if not current:
                 current_start, current_opens = start, opens
+                current_determined = bool(determiners) and _determined(tokens, flags, index, determiners, lang)
             elif pending_connectors:
                 current.extend(pending_connectors)
             pending_connectors = []
@@ -394,8 +400,8 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     close()
 
     out = []
-    for start, words, opens in runs:
-        words = _trim(words, opens, lowered, capitalised_mid, stops, lang)
+    for start, words, opens, determined in runs:
+        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined)
         if not words:
             continue
         name = " ".join(words)
@@ -406,15 +412,30 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
 
 
 def _trim(
-    words: list[str], opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS, lang: str = ""
+    words: list[str],
+    opens: bool,
+    lowered: set[str],
+    capitalised_mid: set[str],
+    stops: frozenset[str] = STOPWORDS,
+    lang: str = "",
+    determined: bool = False,
 ) -> list[str]:
     words = list(words)
     while words and words[0] in TITLES and len(words) > 1:
         words = words[1:]
+    determiners = language.determiners_of(lang)
     # Ordinary words capitalised at the front: "Met José", "The Q1 meeting", "Decisions".
-    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops, lang):
+    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops, lang, alone=len(words) == 1):
+        determined = determined or words[0].lower() in determiners  # "Meine Schwester Katrin"
         words = words[1:]
         opens = False
+    if determined and words and language.capitalises_nouns(lang):
+        # Where every noun is capitalised, one after an article is a noun ("die Wohnung",
+        # "im Team", "Meine Schwester Katrin"): dropped alone, or at the head of a run when
+        # it is a word the language never writes in lower case, unlike an adjective
+        # capitalised because it is part of a name ("der Deutschen Bahn").
+        if len(words) == 1 or _noun_head(words[0]):
+            words = words[1:]
     while words and words[-1] in CONNECTORS:
         words = words[:-1]
     if words and words[-1].endswith(("'s", "’s")):
@@ -427,11 +448,54 @@ def _trim(
             return []
         if only.isdigit() or len(only) < 2:
             return []
+        if language.is_noun_by_suffix(only, lang):
+            return []
     return words
 
 
+def _noun_head(word: str) -> bool:
+    preference = vocabulary.lower_case_preference(word)
+    return preference is not None and preference[0] <= NOUN_LOWER_CASE_PREFERENCE
+
+
+# A noun's lower-case form is rare in the model's text ("schwester": -11 against
+# "Schwester"), an adjective's is common ("deutschen": +0.2 against "Deutschen").
+NOUN_LOWER_CASE_PREFERENCE = -3.0
+# An opening word whose lower-case form is a whole word of the model's vocabulary and
+# this much likelier (natural log-odds) than the capitalised form is an ordinary word
+# ("Gestern" +9.2, "Mañana" +14.8, "Hier" +1.0, "Leider" +0.9); names sit below ("Anna"
+# -1.9, "Pierre" -0.9, "Sophie" -12).
+WORD_LOWER_CASE_PREFERENCE = 0.6
+
+
+def _determined(tokens: list, flags: list, index: int, determiners: frozenset[str], lang: str) -> bool:
+    """Whether the token at `index` follows a determiner of its clause, at most two
+    inflected lower-case words (adjectives) between ("die neue Wohnung"), or a number
+    ("20 Minuten")."""
+    skipped = 0
+    j = index - 1
+    while j >= 0 and not flags[j + 1][1]:
+        raw = tokens[j][2]
+        low = raw.lower()
+        if low in determiners or (raw[:1].isdigit() and j == index - 1):
+            return True
+        if raw[:1].islower() and skipped < 2 and language.inflected(low, lang):
+            skipped += 1
+            j -= 1
+            continue
+        return False
+    return False
+
+
 def _ordinary(
-    word: str, opens: bool, lowered: set[str], capitalised_mid: set[str], stops: frozenset[str] = STOPWORDS, lang: str = ""
+    word: str,
+    opens: bool,
+    lowered: set[str],
+    capitalised_mid: set[str],
+    stops: frozenset[str] = STOPWORDS,
+    lang: str = "",
+    *,
+    alone: bool = False,
 ) -> bool:
     low = word.lower()
     if not opens:
@@ -447,8 +511,17 @@ def _ordinary(
     # verb or adverb, is a word.
     if low in lowered:
         return True
+    if alone and _written_lower_case(word):
+        return True
     # Short "-ly" words are as often names (Emily, Molly, Lily) as adverbs.
     return word.isascii() and len(word) > 4 and low.endswith(SUFFIXES_OF_WORDS) and not (low.endswith("ly") and len(low) < 7)
+
+
+def _written_lower_case(word: str) -> bool:
+    """An opening word that the model's text mostly writes lower-case: an adverb, a verb
+    ("Gestern", "Mañana", "Preciso", "Domani"), not a name."""
+    preference = vocabulary.lower_case_preference(word)
+    return preference is not None and preference[1] and preference[0] >= WORD_LOWER_CASE_PREFERENCE
 
 
 # English endings of verbs, adverbs and abstract nouns: at a sentence start, a word.

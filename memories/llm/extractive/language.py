@@ -77,3 +77,73 @@ def is_adverb(word: str, language: str, *, opens: bool = False) -> bool:
     if not suffix or (language in NOUNS_SHARE_THE_SUFFIX and not opens):
         return False
     return word.lower().endswith(suffix) and len(word) >= len(suffix) + ADVERB_STEM_LETTERS
+
+
+# Languages that capitalise every noun: there a capital mid-sentence says "noun or name",
+# and the article in front of it tells them apart ("die Wohnung", "mit Anna").
+# Luxembourgish is not named by the identifier.
+CAPITALISED_NOUNS = {"de"}
+# A closed class, as grammar gives it: determiner stems and their inflections, kept where
+# stopwords-iso lists the form ("der", "einem", "meine", "keinen", "diese"), and the fused
+# preposition + article forms ("im" = in dem, "zum" = zu dem).
+_DETERMINER_PARADIGMS = {
+    "de": (
+        (
+            "d",
+            "ein",
+            "kein",
+            "mein",
+            "dein",
+            "sein",
+            "ihr",
+            "unser",
+            "eur",
+            "euer",
+            "dies",
+            "jen",
+            "jed",
+            "manch",
+            "welch",
+            "solch",
+        ),
+        ("e", "en", "em", "er", "es", "ie", "as"),
+        ("ein", "kein", "mein", "dein", "sein", "unser", "euer"),
+        ("im", "am", "zum", "zur", "beim", "vom", "ins", "ans", "aufs", "fürs", "übers", "ums"),
+    ),
+}
+# The endings of an inflected adjective between an article and its noun ("die neue
+# Wohnung", "einen großen Garten").
+_ADJECTIVE_ENDINGS = {"de": ("e", "en", "em", "er", "es")}
+# Grammar's suffixes of abstract nouns ("Versicherung", "Freiheit", "Möglichkeit",
+# "Freundschaft", "Qualität", "Ergebnis"): a single capitalised word ending so is a noun.
+_NOUN_SUFFIXES = {"de": ("ung", "heit", "keit", "schaft", "tät", "nis")}
+NOUN_SUFFIX_STEM_LETTERS = 3
+
+
+def capitalises_nouns(language: str) -> bool:
+    return language in CAPITALISED_NOUNS
+
+
+@functools.cache
+def determiners_of(language: str) -> frozenset[str]:
+    paradigm = _DETERMINER_PARADIGMS.get(language)
+    if not paradigm:
+        return frozenset()
+    stems, endings, bare, fused = paradigm
+    stops = _stopwords(language)
+    forms = {stem + ending for stem in stems for ending in endings} | set(bare)
+    return frozenset(f for f in forms if f in stops) | frozenset(fused)
+
+
+def inflected(word: str, language: str) -> bool:
+    """A lower-case word that may be an adjective agreeing with a noun after it."""
+    endings = _ADJECTIVE_ENDINGS.get(language)
+    return bool(endings) and word.endswith(endings) and word not in determiners_of(language) and len(word) > 3
+
+
+def is_noun_by_suffix(word: str, language: str) -> bool:
+    suffixes = _NOUN_SUFFIXES.get(language)
+    if not suffixes or not word[:1].isupper() or word.isupper():
+        return False
+    low = word.lower()
+    return any(low.endswith(s) and len(low) >= len(s) + NOUN_SUFFIX_STEM_LETTERS for s in suffixes)
