@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
+
 from ... import textutil
 from ..base import Connection, ConsolidationResult, MemoryNote
 from .entities import (
@@ -30,6 +32,7 @@ from .entities import (
     addressed,
     topics_of,
 )
+from . import language, similarity
 from .similarity import by_meaning, neighbours, similarity_matrix
 
 # How close two memories must be to count as related, by the kind of similarity in use:
@@ -79,7 +82,14 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
     if len(notes) < 2:
         return []
     threshold = related_min()
-    near = neighbours([_body(m) for m in notes], k=NEIGHBOURS, min_similarity=threshold)
+    bodies = [_body(m) for m in notes]
+    vectors = similarity._vectors(bodies)
+    if vectors is not None:
+        bars = language_bars(bodies, vectors @ vectors.T, threshold)
+        near = similarity._dense_neighbours(vectors, NEIGHBOURS, threshold)
+        near = [[(j, s) for j, s in row if s >= bars[i][j]] for i, row in enumerate(near)]
+    else:
+        near = neighbours(bodies, k=NEIGHBOURS, min_similarity=threshold)
     edges = sorted(
         {(-s, min(i, j), max(i, j)) for i, row in enumerate(near) for j, s in row} | _shared_name_edges(notes, threshold)
     )
@@ -111,6 +121,78 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
         chunks.pop()  # waits for company
     out.extend([notes[i] for i in c] for c in chunks if len(c) > 1)
     return out
+
+
+# A pair of languages needs this many pairs of notes in a backlog before their typical
+# closeness there is read; with fewer, the model's own closeness of two content-free
+# texts in those languages stands in.
+MIN_LANGUAGE_PAIRS = 6
+# Words of each language's stopword list in one content-free text.
+PROTOTYPE_WORDS = 40
+
+
+def language_bars(texts: list[str], closeness: np.ndarray, threshold: float) -> np.ndarray:
+    """How close each pair must be to count as related, by meaning. Two notes in the same
+    language other than English are closer to each other than two English notes, whatever
+    they say (multilingual-e5 puts "Bruno frisst kein Trockenfutter" at 0.88 of "Der
+    Kühlschrank macht Geräusche"; unrelated English notes sit near 0.80). The bar is raised
+    by how much closer a pair of languages' notes typically are than the backlog's: read
+    from the backlog (the median of those pairs against the median of all) when it has
+    enough of them, else from the model (two texts of stopwords, one in each language,
+    against two English ones). A batch in English keeps the bar as it is."""
+    n = len(texts)
+    bars = np.full((n, n), threshold, dtype=np.float32)
+    if n < 2:
+        return bars
+    langs = [language.language_of(t) for t in texts]
+    upper = np.triu_indices(n, 1)
+    overall = float(np.median(closeness[upper]))
+    pairs: dict[tuple[str, str], list[float]] = {}
+    for i, j in zip(*upper):
+        pairs.setdefault(_pair(langs[i], langs[j]), []).append(float(closeness[i, j]))
+    raise_by = {}
+    for key, values in pairs.items():
+        if len(values) >= MIN_LANGUAGE_PAIRS:
+            raise_by[key] = max(0.0, float(np.median(values)) - overall)
+        else:
+            raise_by[key] = _model_raise(*key)
+    for i in range(n):
+        for j in range(n):
+            bars[i, j] += raise_by.get(_pair(langs[i], langs[j]), 0.0)
+    return bars
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+_prototypes: dict[str, np.ndarray | None] = {}
+
+
+def _prototype(lang: str) -> np.ndarray | None:
+    """Two content-free texts in `lang` (halves of its stopwords, in a fixed order), embedded."""
+    if lang not in _prototypes:
+        words = sorted(language.library_stopwords(lang), key=lambda w: (hash_order(w), w))
+        texts = [" ".join(words[:PROTOTYPE_WORDS]), " ".join(words[PROTOTYPE_WORDS : 2 * PROTOTYPE_WORDS])]
+        _prototypes[lang] = similarity.meaning_vectors(texts) if len(words) >= 2 * PROTOTYPE_WORDS else None
+    return _prototypes[lang]
+
+
+def hash_order(word: str) -> int:
+    """A fixed shuffle of a word list (Python's hash() changes between processes)."""
+    return int.from_bytes(word.encode()[:8].ljust(8, b"\0"), "little") * 2654435761 % 2**32
+
+
+def _model_raise(a: str, b: str) -> float:
+    if not a or not b or a == b == "en":
+        return 0.0
+    try:
+        pa, pb, pe = _prototype(a), _prototype(b), _prototype("en")
+    except Exception:  # the embedding layer down: the bar stays
+        return 0.0
+    if pa is None or pb is None or pe is None:
+        return 0.0
+    return max(0.0, float(pa[0] @ pb[1]) - float(pe[0] @ pe[1]))
 
 
 # A name or phrase held by more than this share of a backlog is how this owner talks, not
@@ -170,20 +252,21 @@ def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None,
 def _phrases(text: str) -> list[str]:
     """Runs of two or three content words ("billing migration", "support group")."""
     words = [w.group(0) for w in _WORD.finditer(text[:20_000])]
+    stops = language.stopwords_for(text)  # "nous avons réservé" is no phrase
     out = []
     for n in (3, 2):
         for i in range(len(words) - n + 1):
             run = words[i : i + n]
-            if all(_content(w) for w in run) and not all(w[:1].isupper() for w in run):
+            if all(_content(w, stops) for w in run) and not all(w[:1].isupper() for w in run):
                 out.append(" ".join(w.lower() for w in run))
     return list(dict.fromkeys(out))
 
 
-def _content(word: str) -> bool:
+def _content(word: str, stops: frozenset[str] = textutil.STOPWORDS) -> bool:
     low = word.lower()
     return (
         len(low) > 2
-        and low not in textutil.STOPWORDS
+        and low not in stops
         and low not in COMMON_WORDS
         and low not in CHATTER
         and low not in ENGINE_WORDS
@@ -222,17 +305,19 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         firsts.setdefault(name.split()[0], set()).add(name)
     full = {first: next(iter(names)) for first, names in firsts.items() if len(names) == 1}
     keys = {m.id: _keys(m, speakers, full) for m in memories}
-    closeness = similarity_matrix([_body(m) for m in memories], [_body(m) for m in memories], queries_are_questions=False)
+    bodies = [_body(m) for m in memories]
+    closeness = similarity_matrix(bodies, bodies, queries_are_questions=False)
     threshold = related_min()
+    bars = language_bars(bodies, closeness, threshold) if by_meaning() else np.full(closeness.shape, threshold)
     connections = []
     for i, a in enumerate(memories):
         for j in range(i + 1, len(memories)):
             b = memories[j]
             shared = _shared(keys[a.id], keys[b.id])
             strong = any(" " in s or s[:1].isupper() for s in shared) or len(shared) >= 2
-            if shared and (strong or closeness[i][j] >= threshold):
+            if shared and (strong or closeness[i][j] >= bars[i][j]):
                 connections.append(Connection(a.id, b.id, f"both about {describe(shared)}"))
-            elif closeness[i][j] >= threshold:
+            elif closeness[i][j] >= bars[i][j]:
                 one, other = _topic(keys[a.id]), _topic(keys[b.id])
                 if one and other:
                     connections.append(Connection(a.id, b.id, f"close in meaning: one about {one}, the other about {other}"))

@@ -51,6 +51,11 @@ def _stopwords(language: str) -> frozenset[str]:
     return frozenset(w.lower() for w in stopwordsiso.stopwords(language))
 
 
+def library_stopwords(language: str) -> frozenset[str]:
+    """stopwords-iso's list for the language alone (English too)."""
+    return _stopwords(language) if language else frozenset()
+
+
 def stopwords_for(text: str) -> frozenset[str]:
     """The engine's stopwords, and those of the text's language when it is not English."""
     return stopwords_of(language_of(text))

@@ -1,0 +1,52 @@
+"""Insights over a batch written in several languages: grouped by what the notes say, not
+by the language they say it in; loners get no insight; themes hold no stopword."""
+
+import stopwordsiso
+
+from memories.models import Consolidation
+from memories.services.consolidate import consolidate_owner
+from tests.test_knowing_when_not import local_embeddings  # noqa: F401
+from tests.test_offline_engine import needs_meaning
+
+MIXED = [
+    "Mein Hund Bruno hat beim Tierarzt eine Impfung bekommen.",
+    "Took Bruno to the dog park, he played with a husky for an hour.",
+    "Bruno frisst seit gestern kein Trockenfutter mehr.",
+    "La reunión con Telefónica sobre el contrato de fibra se retrasa al jueves.",
+    "Telefónica nos mandó el borrador del contrato; falta revisar las penalizaciones.",
+    "Nous avons réservé le gîte en Bretagne pour les vacances d'août.",
+    "The Brittany holiday cottage is booked for August, near Quimper.",
+    "Comprei uma bicicleta nova para ir ao trabalho.",
+    "Ho finito di leggere il romanzo di Elena Ferrante.",
+    "Der Kühlschrank macht seit Tagen komische Geräusche.",
+    "Paid the electricity bill for March.",
+    "Gestern habe ich mit Oma telefoniert, sie ist wieder gesund.",
+]
+
+
+@needs_meaning
+def test_a_mixed_language_batch_is_grouped_by_meaning_not_by_language(user, memory_factory, local_embeddings):  # noqa: F811
+    made = [memory_factory(text) for text in MIXED]
+    outcome = consolidate_owner(owner=user, batch_size=10)
+    groups = sorted(sorted(made.index(m) for m in c.sources.all()) for c in outcome.consolidations)
+    # Two German notes that share nothing (the fridge, a call with Oma) are as close to each
+    # other as the German and the English note about Bruno: they stay alone.
+    assert groups == [[0, 1, 2], [3, 4], [5, 6]], [c.summary for c in outcome.consolidations]
+    loners = [made[i] for i in (7, 8, 9, 10, 11)]
+    assert not Consolidation.objects.filter(sources__in=loners).exists()
+    stops = set().union(*(stopwordsiso.stopwords(lang) for lang in ("de", "es", "fr", "pt", "it")))
+    for c in outcome.consolidations:
+        theme = c.summary.split(" about ", 1)[1].rstrip(".")
+        assert not [w for w in theme.replace(",", " ").split() if w.lower() in stops - {"and", "with"}], c.summary
+
+
+def test_a_theme_is_no_run_of_the_notes_own_stopwords():
+    from memories.llm.base import MemoryNote
+    from memories.llm.extractive import insights
+
+    notes = [
+        MemoryNote(id=1, summary="a", text="Nous avons réservé le gîte près de Quimper pour août."),
+        MemoryNote(id=2, summary="b", text="Nous avons réservé les vélos à Quimper, le gîte est prêt."),
+    ]
+    result = insights.consolidate(notes)
+    assert "nous avons" not in result.summary.lower() and "gîte" in result.summary, result.summary
