@@ -51,3 +51,16 @@ def test_a_german_noun_after_an_article_is_a_topic_not_a_name(text, names, nouns
 def test_a_speaker_label_stays_a_name_even_when_the_word_is_common_lower_case():
     # "dana" is written lower-case more often (a word in several languages), but a label names who speaks.
     assert "Dana" in extract_entities("Dana: I booked the hotel for Friday.")
+
+
+def test_a_german_noun_the_owner_writes_after_an_article_elsewhere_is_no_name(user, memory_factory):
+    memory_factory("Der Spaß am Kochen ist zurück, mit Jonas. Den Spaß lasse ich mir nicht nehmen.")
+    memory = memory_factory("Die Arbeit bei Siemens macht mir wieder Spaß, seit Jonas im Team ist.")
+    assert "Spaß" not in memory.entities, memory.entities
+    assert {"Siemens", "Jonas"} <= set(memory.entities), memory.entities
+
+
+def test_a_name_the_owner_writes_without_an_article_stays_a_name(user, memory_factory):
+    memory_factory("Ich war mit Bruno im Park. Bruno hat den Ball gefunden.")
+    memory = memory_factory("Heute hat Bruno den ganzen Tag geschlafen.")
+    assert "Bruno" in memory.entities, memory.entities

@@ -13,6 +13,7 @@ from collections import Counter
 from django.db.models import Q
 from django.db.models.functions import Substr
 
+from ..llm.extractive import language
 from ..models import Memory
 from ..recall.speaker import speaker_label
 
@@ -39,7 +40,8 @@ def full_names(*, owner, first: str) -> set[str]:
 def canonical(*, owner, entities: list[str], text: str = "") -> list[str]:
     """A lone first name becomes the one full name the space knows for it. A word that
     only opens sentences in `text` and that the owner writes in lower case where case is
-    free ("gestern", "leider", "mañana"), and never capitalised there, is no name."""
+    free ("gestern", "leider", "mañana"), and never capitalised there, is no name; nor is
+    a word the owner's German notes put after an article ("der Spaß", "die Kinder")."""
     out: dict[str, None] = {}
     if text:
         entities = [e for e in entities if not _ordinary_word(owner, e, text)]
@@ -75,6 +77,7 @@ CASING_FROM_NEWEST = 1000
 CASING_CHARS = 2000
 CASING_SECONDS = 600.0
 OPENS_ONLY = 2
+LANGUAGE_SAMPLE = 400
 _casing: dict[tuple, tuple[float, int, Counter, Counter]] = {}
 _casing_lock = threading.Lock()
 _SENTENCE = re.compile(r"[^.!?:;\n]+")
@@ -83,20 +86,26 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 def _count_casing(text: str, lower: Counter, upper: Counter) -> None:
     """lower: a word's lower-case uses past a sentence's first word; upper: its capitalised
-    uses there (by its lower-case form), and, under ("^", word), how many sentences it opens.
+    uses there (by its lower-case form), under ("^", word) how many sentences it opens, and
+    under ("det", word) how many of its capitalised uses follow a determiner in a language
+    that capitalises its nouns ("die Wohnung", "viel Spaß" and "der Spaß").
     A speaker's label ("Ann: ...") opens every line of a transcript and is a name: it
     counts as capitalised where case is free."""
     for word in _WORD.findall(speaker_label(text)):
         upper[word.lower()] += 1
+    # The language from the note's opening (a short sample: every note of a backlog is read).
+    determiners = language.determiners_of(language.language_of(text[:LANGUAGE_SAMPLE])) if text else frozenset()
     for sentence in _SENTENCE.findall(text):
         words = _WORD.findall(sentence)
         if words and words[0][0].isupper():
             upper[("^", words[0].lower())] += 1
-        for word in words[1:]:
+        for before, word in zip(words, words[1:]):
             if word[0].islower():
                 lower[word] += 1
             elif word[0].isupper() and not word.isupper():
                 upper[word.lower()] += 1
+                if before.lower() in determiners:
+                    upper[("det", word.lower())] += 1
 
 
 def owner_casing(owner) -> tuple[Counter, Counter]:
@@ -121,15 +130,28 @@ def owner_casing(owner) -> tuple[Counter, Counter]:
     return lower, upper
 
 
+# Where nouns are capitalised (German), a word the owner writes after an article at
+# least this share of the times it is capitalised mid-sentence is a noun, not a name:
+# names go without one ("mit Anna", "in Leipzig").
+NOUN_ARTICLE_SHARE = 0.5
+
+
+def _noun(low: str, here: Counter, owner: Counter) -> bool:
+    after_article = here[("det", low)] + owner[("det", low)]
+    return after_article > 0 and after_article >= NOUN_ARTICLE_SHARE * (here[low] + owner[low])
+
+
 def _ordinary_word(owner, entity: str, text: str) -> bool:
     if " " in entity or not entity[:1].isupper() or entity.isupper():
         return False
     low = entity.lower()
     here_lower, here_upper = Counter(), Counter()
     _count_casing(text, here_lower, here_upper)
-    if here_upper[low]:
-        return False  # capitalised where case is free: a name (or a German noun)
     lower, upper = owner_casing(owner)
+    if _noun(low, here_upper, upper):
+        return True
+    if here_upper[low]:
+        return False  # capitalised where case is free: a name
     if upper[low]:
         return False
     # Written in lower case where case is free, or opening sentence after sentence and
