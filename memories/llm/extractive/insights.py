@@ -127,6 +127,8 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
 # closeness there is read; with fewer, the model's own closeness of two content-free
 # texts in those languages stands in.
 MIN_LANGUAGE_PAIRS = 6
+# A note's language is named from its opening (a backlog of hundreds is read).
+LANGUAGE_SAMPLE = 400
 # Words of each language's stopword list in one content-free text.
 PROTOTYPE_WORDS = 40
 
@@ -144,7 +146,7 @@ def language_bars(texts: list[str], closeness: np.ndarray, threshold: float) -> 
     bars = np.full((n, n), threshold, dtype=np.float32)
     if n < 2:
         return bars
-    langs = [language.language_of(t) for t in texts]
+    langs = [language.language_of(t[:LANGUAGE_SAMPLE]) for t in texts]
     upper = np.triu_indices(n, 1)
     overall = float(np.median(closeness[upper]))
     pairs: dict[tuple[str, str], list[float]] = {}
@@ -308,7 +310,7 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
     bodies = [_body(m) for m in memories]
     closeness = similarity_matrix(bodies, bodies, queries_are_questions=False)
     threshold = related_min()
-    bars = language_bars(bodies, closeness, threshold) if by_meaning() else np.full(closeness.shape, threshold)
+    bars = language_bars(bodies, closeness, threshold) if threshold == RELATED_MEANING else np.full(closeness.shape, threshold)
     connections = []
     for i, a in enumerate(memories):
         for j in range(i + 1, len(memories)):
