@@ -64,3 +64,7 @@ def test_a_name_the_owner_writes_without_an_article_stays_a_name(user, memory_fa
     memory_factory("Ich war mit Bruno im Park. Bruno hat den Ball gefunden.")
     memory = memory_factory("Heute hat Bruno den ganzen Tag geschlafen.")
     assert "Bruno" in memory.entities, memory.entities
+
+
+def test_a_noun_dropped_before_a_name_takes_its_connector_with_it():
+    assert extract_entities("Wir waren im Konzert von Judith Holofernes in Bremen.") == ["Judith Holofernes", "Bremen"]

@@ -450,6 +450,8 @@ def _trim(
         # it has no adjective's ending, as the adjectives of names have ("der Deutschen Bahn").
         if len(words) == 1 or _noun_head(words[0], lang):
             words = words[1:]
+    while words and words[0] in CONNECTORS:  # "(das Konzert) von Herbert Grönemeyer"
+        words = words[1:]
     while words and words[-1] in CONNECTORS:
         words = words[:-1]
     if words and words[-1].endswith(("'s", "’s")):
