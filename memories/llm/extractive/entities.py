@@ -462,6 +462,8 @@ def _trim(
         low = only.lower()
         if low in stops or low in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS or _chat_opener(low):
             return []
+        if elision_of_stopwords(only, stops):  # "J'ai commencé"
+            return []
         if only.isdigit() or len(only) < 2:
             return []
         if language.is_noun_by_suffix(only, lang):
@@ -478,9 +480,12 @@ def _noun_head(word: str, lang: str) -> bool:
 
 # An opening word whose lower-case form is a whole word of the model's vocabulary and
 # this much likelier (natural log-odds) than the capitalised form is an ordinary word
-# ("Gestern" +9.2, "Mañana" +14.8, "Hier" +1.0, "Leider" +0.9); names sit below ("Anna"
-# -1.9, "Pierre" -0.9, "Sophie" -12).
-WORD_LOWER_CASE_PREFERENCE = 0.6
+# ("Gestern" +9.2, "Mañana" +14.8, "Domani" +6.7, "Immer" +2.7); most names sit below
+# ("Anna" -1.9, "Pierre" -0.9, "Sophie" -12). Short first names that are a word in some
+# language sit between 0.6 and 1.5 ("Clara" +0.8, "Sam" +0.9, "Mia" +1.4), with adverbs
+# ("Hier" +1.0, "Leider" +0.9): a name lost costs more than an adverb kept, so the bar is
+# above them (it still takes "Will" +2.4 and "Faith" +7.8 for words).
+WORD_LOWER_CASE_PREFERENCE = 1.5
 
 
 def _determined(tokens: list, flags: list, index: int, determiners: frozenset[str], lang: str) -> bool:
@@ -607,6 +612,12 @@ _URL_RE = re.compile(r"\b(?:https?://|www\.)\S{1,2000}")
 _WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
 
 
+def elision_of_stopwords(word: str, stops: frozenset[str]) -> bool:
+    """ "j'ai", "m'a", "l'on", "c'est": an elided pronoun or article with a stopword."""
+    low = word.lower()
+    return ("'" in low or "’" in low) and all(part in stops or len(part) < 3 for part in re.split(r"['’]", low))
+
+
 def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
     """The most frequent content words, never a name already among the entities, chatter,
     a currency, a month, a file-type or engine word, or a number. Recall reads them too
@@ -628,8 +639,8 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
             continue
         if word in CURRENCY_CODES or raw in MONTH_NAMES or raw in WEEKDAYS or word in excluded or language.is_adverb(word, lang):
             continue
-        if ("'" in word or "’" in word) and all(part in stops or len(part) < 3 for part in re.split(r"['’]", word)):
-            continue  # an elision of stopwords ("m'a", "l'on")
+        if elision_of_stopwords(word, stops):
+            continue
         key = stem(word)
         counts[key] += 1
         display.setdefault(key, word)

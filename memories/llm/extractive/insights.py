@@ -30,6 +30,7 @@ from .entities import (
     MONTH_NAMES,
     WEEKDAYS,
     addressed,
+    elision_of_stopwords,
     topics_of,
 )
 from . import language, similarity
@@ -269,6 +270,7 @@ def _content(word: str, stops: frozenset[str] = textutil.STOPWORDS) -> bool:
     return (
         len(low) > 2
         and low not in stops
+        and not elision_of_stopwords(low, stops)
         and low not in COMMON_WORDS
         and low not in CHATTER
         and low not in ENGINE_WORDS
