@@ -3,7 +3,10 @@
 Names are found by their spelling, in any cased script: a run of capitalised words
 ("José Müller", "Zoë Ångström", "Łódź", "ÖBB", "Анна Каренина"), allowing small connectors
 inside ("Bank of America", "Ludwig van Beethoven"). A word that only opens a sentence is a
-name only when nothing says it is an ordinary word. In scripts without capitals (Chinese,
+name only when nothing says it is an ordinary word: the note's stopwords, its own lower-case
+uses, or the local model's vocabulary writing it far more often lower-case ("Gestern",
+"Mañana"). Where every noun is capitalised (German), grammar tells nouns from names: a
+capitalised word after a determiner or a number, or with an abstract-noun suffix, is a noun. In scripts without capitals (Chinese,
 Arabic, Hebrew, ...) a short word inside Latin text is taken as a name.
 
 Linear by construction: the text is cut into tokens by one simple regex, and everything
