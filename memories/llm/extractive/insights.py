@@ -84,10 +84,10 @@ def group(notes: list[MemoryNote], *, max_size: int = 10) -> list[list[MemoryNot
         return []
     threshold = related_min()
     bodies = [_body(m) for m in notes]
-    vectors = similarity._vectors(bodies)
+    vectors = similarity.document_vectors(bodies)
     if vectors is not None:
         bars = language_bars(bodies, vectors @ vectors.T, threshold)
-        near = similarity._dense_neighbours(vectors, NEIGHBOURS, threshold)
+        near = similarity.dense_neighbours(vectors, NEIGHBOURS, threshold)
         near = [[(j, s) for j, s in row if s >= bars[i][j]] for i, row in enumerate(near)]
     else:
         near = neighbours(bodies, k=NEIGHBOURS, min_similarity=threshold)
@@ -255,7 +255,7 @@ def _keys(m: MemoryNote, speakers: set[str], full: dict[str, str] | None = None,
 def _phrases(text: str) -> list[str]:
     """Runs of two or three content words ("billing migration", "support group")."""
     words = [w.group(0) for w in _WORD.finditer(text[:20_000])]
-    stops = language.stopwords_for(text)  # "nous avons réservé" is no phrase
+    stops = language.stopwords_for(text[:LANGUAGE_SAMPLE])  # "nous avons réservé" is no phrase
     out = []
     for n in (3, 2):
         for i in range(len(words) - n + 1):

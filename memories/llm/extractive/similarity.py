@@ -199,6 +199,16 @@ def neighbours(texts: list[str], *, k: int = 8, min_similarity: float = 0.2) -> 
     return _lexical_neighbours(texts, k, min_similarity)
 
 
+def document_vectors(texts: list[str]) -> np.ndarray | None:
+    """The texts' vectors by meaning, or None (no embedding layer, or too many texts)."""
+    return _vectors(texts)
+
+
+def dense_neighbours(vectors: np.ndarray, k: int, min_similarity: float) -> list[list[tuple[int, float]]]:
+    """`neighbours` over vectors the caller already holds."""
+    return _dense_neighbours(vectors, k, min_similarity)
+
+
 def _dense_neighbours(vectors: np.ndarray, k: int, min_similarity: float) -> list[list[tuple[int, float]]]:
     out: list[list[tuple[int, float]]] = []
     n = len(vectors)
