@@ -37,7 +37,12 @@ def _identifier():
 
 def language_of(text: str) -> str:
     """The ISO 639-1 code of the text's language, or "" when it is too short or unclear."""
-    sample = (text or "")[:SAMPLE_CHARS]
+    return _classify((text or "")[:SAMPLE_CHARS])
+
+
+# A note is named several times (its entities, its topics, its insight's phrases and bars).
+@functools.lru_cache(maxsize=2048)
+def _classify(sample: str) -> str:
     if sum(c.isalpha() for c in sample) < MIN_LETTERS:
         return ""
     with _lock:  # one identifier per process, built once
@@ -61,6 +66,7 @@ def stopwords_for(text: str) -> frozenset[str]:
     return stopwords_of(language_of(text))
 
 
+@functools.cache  # one union per language, not one per note
 def stopwords_of(language: str) -> frozenset[str]:
     if language in ("", "en"):
         return textutil.STOPWORDS
