@@ -356,16 +356,16 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     mostly_cased = cased_letters > 2 * uncased_letters
 
     # (start, words, opens a sentence, follows a determiner: "die neue Wohnung", "im Team")
-    runs: list[tuple[int, list[str], bool, bool]] = []
+    runs: list[tuple[int, list[str], bool, bool, int]] = []
     current: list[str] = []
-    current_start, current_opens, current_determined = 0, False, False
+    current_start, current_opens, current_determined, current_end = 0, False, False, 0
     pending_connectors: list[str] = []
     previous_end, previous_raw = 0, ""
 
     def close():
         nonlocal current, pending_connectors
         if current:
-            runs.append((current_start, current, current_opens, current_determined))
+            runs.append((current_start, current, current_opens, current_determined, current_end))
         current, pending_connectors = [], []
 
     determiners = language.determiners_of(lang)
@@ -390,6 +390,7 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
                 current.extend(pending_connectors)
             pending_connectors = []
             current.append(word)
+            current_end = start + len(word)
             if not opens:
                 capitalised_mid.add(word)
         elif (
@@ -412,8 +413,10 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     out = []
     # A speaker's label ("Ann: ...") is a name whatever the model's text does with the word.
     labels = set(_LABEL.findall(text))
-    for start, words, opens, determined in runs:
-        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined, labels)
+    for start, words, opens, determined, end in runs:
+        follows = _NEXT_WORD.match(text, end)
+        verb_follows = bool(follows) and follows.group(1)[:1].islower()
+        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined, labels, verb_follows)
         if not words:
             continue
         name = " ".join(words)
@@ -423,6 +426,8 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     return out
 
 
+# The word right after a run, with nothing but spaces between.
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_])")
 _LABEL = re.compile(r"^[ \t]{0,3}([^\W\d_][\w'’\-]{0,40}):", re.M)
 
 
@@ -435,8 +440,25 @@ def _trim(
     lang: str = "",
     determined: bool = False,
     labels: set[str] = frozenset(),
+    verb_follows: bool = False,
 ) -> list[str]:
     words = list(words)
+    calendar = language.calendar_names(lang)
+    if len(words) > 1 and lang not in ("", "en") and words[-1].lower() in calendar:
+        # A date phrase: "Ende Juli", "Letzten Sonntag", "Anfang März".
+        return []
+    if (
+        opens
+        and verb_follows
+        and len(words) > 1
+        and language.capitalises_nouns(lang)
+        and words[0].lower() not in stops  # "Mit Felix war ich": a preposition's object may be a name
+        and _written_lower_case(words[0])
+    ):
+        # German puts the finite verb second: after an opening adverb ("Gestern Abend habe
+        # ich", "Nächste Woche fahre ich") the capitalised words before the verb are the
+        # adverbial's own nouns, never the subject ("Gestern hat Anna", not "Gestern Anna hat").
+        return []
     while words and words[0] in TITLES and len(words) > 1:
         words = words[1:]
     determiners = language.determiners_of(lang)
@@ -464,6 +486,8 @@ def _trim(
         only = words[0]
         low = only.lower()
         if low in stops or low in COMMON_WORDS or only in MONTH_NAMES or only in WEEKDAYS or _chat_opener(low):
+            return []
+        if low in language.calendar_names(lang):  # "Dienstag", "Sabato", "Segunda-feira"
             return []
         if elision_of_stopwords(only, stops):  # "J'ai commencé"
             return []
@@ -525,6 +549,8 @@ def _ordinary(
         # Mid-sentence, a capital is deliberate ("New York", "The Hague"), except "I".
         return low in STOPWORDS and (len(word) == 1 or "'" in word or "’" in word)
     if low in stops or low in COMMON_WORDS or word in MONTH_NAMES or word in WEEKDAYS or _chat_opener(low):
+        return True
+    if low in language.calendar_names(lang):
         return True
     if language.is_adverb(word, lang, opens=True) and word not in capitalised_mid:
         return True

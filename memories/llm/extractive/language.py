@@ -158,3 +158,23 @@ def is_noun_by_suffix(word: str, language: str) -> bool:
         return False
     low = word.lower()
     return any(low.endswith(s) and len(low) >= len(s) + NOUN_SUFFIX_STEM_LETTERS for s in suffixes)
+
+
+@functools.cache
+def calendar_names(language: str) -> frozenset[str]:
+    """The weekday and month names of `language`, lower-cased ("dienstag", "sabato",
+    "segunda-feira", "marzo"): a closed class that Django's own translation catalogs
+    hold for every language it ships, in the standalone and the genitive forms."""
+    if not language:
+        return frozenset()
+    try:
+        from django.conf import settings
+        from django.utils import dates, translation
+
+        if not settings.configured:
+            return frozenset()
+        with translation.override(language):
+            names = [*dates.WEEKDAYS.values(), *dates.MONTHS.values(), *dates.MONTHS_ALT.values()]
+            return frozenset(str(name).lower() for name in names)
+    except Exception:  # noqa: BLE001 - no catalogs, no names: the entity rules stand without them
+        return frozenset()
