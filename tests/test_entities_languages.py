@@ -76,3 +76,57 @@ def test_a_noun_dropped_before_a_name_takes_its_connector_with_it():
 
 def test_an_elided_pronoun_opening_a_french_note_is_no_name():
     assert extract_entities("J'ai commencé des cours de poterie à Montreuil.") == ["Montreuil"]
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Dienstag treffe ich Clara in Hamburg.", ["Clara", "Hamburg"]),
+        ("Sabato andiamo al mare con i nonni.", []),
+        ("Segunda-feira começo no novo emprego.", []),
+        ("Domenica pranzo con Giorgio.", ["Giorgio"]),
+        ("Jueves ceno con Lucía.", ["Lucía"]),
+    ],
+)
+def test_a_weekday_opening_a_first_note_is_no_name(text, names):
+    assert extract_entities(text) == names
+
+
+def test_weekday_and_month_names_come_from_djangos_catalogs_for_the_notes_language():
+    from memories.llm.extractive import language
+
+    assert {"dienstag", "märz", "sonntag"} <= language.calendar_names("de")
+    assert {"segunda-feira", "março"} <= language.calendar_names("pt")
+    assert "sabato" in language.calendar_names("it") and "sabato" not in language.calendar_names("de")
+    assert language.calendar_names("") == frozenset()
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Letzten Sonntag waren wir bei Hilde in Kassel.", ["Hilde", "Kassel"]),
+        ("Die Steuererklärung muss Ende Juli beim Finanzamt sein.", []),
+    ],
+)
+def test_a_german_date_phrase_is_no_name(text, names):
+    assert extract_entities(text) == names
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Gestern Abend habe ich mit Sam telefoniert.", ["Sam"]),
+        ("Nächste Woche fahre ich nach München.", ["München"]),
+        # A preposition's object before the verb may be a name.
+        ("Mit Felix war ich im Konzert in Köln.", ["Felix", "Köln"]),
+    ],
+)
+def test_german_words_before_the_verb_after_an_opening_adverb_are_the_adverbial(text, names):
+    assert extract_entities(text) == names
+
+
+def test_a_word_the_vocabulary_holds_whole_after_a_bare_word_start_marker_is_a_word():
+    preference, whole_word = vocabulary.lower_case_preference("Acheter")
+    assert whole_word and preference > 1.5
+    assert extract_entities("Acheter des fleurs pour Élodie.") == ["Élodie"]
+    assert extract_entities("Envoyer le contrat à Lemaitre.") == ["Lemaitre"]

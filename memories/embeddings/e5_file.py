@@ -117,6 +117,10 @@ class E5File:
         self.max_piece = int(np.diff(self.offs).max())
         self.unk_score = float(self.scores.min()) - 10.0
 
+    def piece_bytes(self, piece: int) -> bytes:
+        """The UTF-8 bytes of one piece of the vocabulary."""
+        return self.blob[int(self.offs[piece]) : int(self.offs[piece + 1])].tobytes()
+
     def _lookup(self, candidates: list[bytes]) -> tuple[list[int], list[float]]:
         """Each candidate's piece id (-1: none) and score."""
         hashes = np.array([hash(c) for c in candidates], np.int64)

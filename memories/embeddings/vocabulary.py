@@ -15,6 +15,8 @@ import os
 import threading
 
 _lock = threading.Lock()
+# SentencePiece's word-start marker, as the model file stores it.
+_MARKER = "\u2581".encode()
 
 
 @functools.cache
@@ -46,7 +48,10 @@ def log_probability(word: str) -> tuple[float, int] | None:
     if model is None or not word or len(word) > 40:
         return None
     ids = model.tokens(" " + word)
-    return float(sum(model.scores[i] for i in ids)), len(ids)
+    # A bare word-start marker before one piece ("▁" + "acheter") is still the word whole:
+    # the vocabulary learnt it as a unit, only not with its marker attached.
+    pieces = len(ids) - 1 if len(ids) == 2 and model.piece_bytes(ids[0]) == _MARKER else len(ids)
+    return float(sum(model.scores[i] for i in ids)), pieces
 
 
 def lower_case_preference(word: str) -> tuple[float, bool] | None:
