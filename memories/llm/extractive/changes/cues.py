@@ -33,13 +33,59 @@ ADDITION = re.compile(
     r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
     re.I,
 )
-PAST_FRAME = re.compile(r"\b(?:used to|when i was|as a kid|as a child|growing up|years ago|back in)\b", re.I)
+# A frame of a time gone: what the sentence says held then, not now ("when I was a
+# student", "years ago"). Adverbials of the past are a closed class of each grammar.
+PAST_FRAME = re.compile(
+    r"\b(?:used to|when i was|when we were|as a kid|as a child|growing up|years ago|back in|back then"
+    r"|quand j'étais|quand nous étions|il y a \w+ ans|autrefois|à l'époque"
+    r"|cuando era|cuando éramos|cuando vivía|hace \w+ años|de niñ[oa]|de pequeñ[oa]|en aquella época"
+    r"|als ich|als wir|vor \w+ jahren|früher|damals"
+    r"|quando ero|quando eravamo|anni fa|da bambin[oa]|da piccol[oa]|una volta"
+    r"|quando eu era|quando éramos|há \w+ anos|antigamente|naquela época)\b",
+    re.I,
+)
+# A change only thought of, planned or supposed ("might get an iPhone", "thinking about
+# moving", "if the Leaf dies"): modal verbs, verbs of intending and conditional
+# conjunctions are closed classes of each grammar. A value said only so is not yet held.
+HEDGED = re.compile(
+    r"\b(?:might|(?-i:may)|could|would|i'd|we'd|maybe|perhaps|probably|possibly|if|unless|whether"
+    r"|think(?:ing)? (?:about|of)|consider(?:ing)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
+    r"|quizás?|tal vez|a lo mejor|pensé en|pienso en|pensando en|podría|me gustaría"
+    r"|peut-être|envisage|je pense à|pourrais|pourrait|j'aimerais"
+    r"|vielleicht|überlege|falls|wenn|würde|könnte|möchte"
+    r"|forse|penso di|sto pensando|potrei|vorrei|magari"
+    r"|talvez|penso em|pensando em|poderia|gostaria)\b",
+    re.I,
+)
+# A plain negation denies what its clause says ("we're not moving to Braga", "didn't take
+# the job"); "no longer", "no more" and their kind say an old fact ended (ENDED) instead.
+NEGATED = re.compile(
+    r"\b(?:not|never|won't|didn't|don't|doesn't|isn't|aren't|wasn't|can't|cannot|nicht|kein\w*|nie|ne|n'|non|não|nunca|jamais)\b"
+    r"|n't\b",
+    re.I,
+)
+# "No" denies in English and Spanish; in Portuguese it is "in the" ("no Porto").
+NO = re.compile(r"\bno\b", re.I)
+
+
+def negated(sentence: str, lang: str = "") -> bool:
+    """A plain negation in the sentence, not one of an ending ("no longer", "no more")."""
+    if ENDED.search(sentence):
+        return False
+    return bool(NEGATED.search(sentence) or (lang != "pt" and NO.search(sentence)))
+
+
+# A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but
+# I'm keeping the Golf", "pero me quedo en Zaragoza").
+CONTRAST = re.compile(r"\b(?:but|yet|still|aber|doch|pero|mais|mas|però|tuttavia)\b", re.I)
 
 # English past tense: a regular ending, or one of the irregular past forms (a closed class).
 IRREGULAR_PAST = frozenset(
     "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
     "spent paid told thought brought caught taught fought flew drove rode swam sang began kept slept felt heard "
-    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew".split()
+    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew "
+    # The past that is spelt as the present ("Quit smoking", "Cut out sugar").
+    "quit cut put set let hit shut split spread".split()
 )
 PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
 

@@ -38,13 +38,19 @@ def mentions(value: str, text_words: set[str]) -> bool:
 
 def similar_word(word: str, words: set[str]) -> bool:
     """The word, another form of it, or a typo of it ("favorit" for "favourite")."""
-    stem = textutil.stem(word)
+    stem = _root(word)
     for other in words:
-        if other == word or textutil.stem(other) == stem or other.rstrip("s") == word.rstrip("s"):
+        if other == word or _root(other) == stem or other.rstrip("s") == word.rstrip("s"):
             return True
         if len(word) > 4 and difflib.SequenceMatcher(None, word, other).ratio() >= 0.8:
             return True
     return False
+
+
+def _root(word: str) -> str:
+    # The stemmer keeps the "e" of "vape" and "smoke" but not of "vaping" and "smoking".
+    stem = textutil.stem(word)
+    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
 def abbreviates(word: str, words: set[str]) -> bool:
