@@ -24,6 +24,9 @@ CHANGE = re.compile(
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
     re.I,
 )
+# An amount said to go up or down changed ("put the rent up", "went down to 40"): the
+# adverbial particles of direction, a closed class.
+UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)

@@ -23,7 +23,19 @@ from .anchors import (
     leans,
     says_ended,
 )
-from .cues import ADDITION, CHANGE, CONTRAST, ENDED, HEDGED, NEW_THING, PAST_FRAME, negated, past_event, replaces_another
+from .cues import (
+    ADDITION,
+    CHANGE,
+    CONTRAST,
+    ENDED,
+    HEDGED,
+    NEW_THING,
+    PAST_FRAME,
+    UP_OR_DOWN,
+    negated,
+    past_event,
+    replaces_another,
+)
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
 from .statements import content_words, mentions, similar_word, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, someone_else
@@ -147,6 +159,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # A value said only as thought of, planned or denied is not held ("might get an
     # iPhone", "we're not moving to Braga").
     new_values = [v for v in new_values if not denied(v, new_pieces, lang)]
+    if new_values and kinds_of(new_values) == {"quantity"} and UP_OR_DOWN.search(new_s):
+        cue = True  # "Landlord put the rent up, £1,240 from May"
     # What an ending holds beside the end is when it ended ("in January", "three weeks
     # ago"), unless it is of the kind of the old value: a new holder of the slot.
     holders = [v for v in new_values if not kinds_of([v]).isdisjoint(kinds_of(old_all) or {"word"})]
