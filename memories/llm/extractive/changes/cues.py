@@ -8,6 +8,7 @@ facts: a new fact needs no new line here.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .... import textutil
@@ -31,7 +32,10 @@ UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
 ADDITION = re.compile(
-    r"\b(?:also|too|as well|another|in addition|additionally|besides"
+    # An ordinal or "one more" before a thing counts a second one of its kind ("a second
+    # savings account", "one more cat"): the first is kept.
+    r"\b(?:also|too|as well|another|in addition|additionally|besides|second|third|one more|an extra"
+    r"|zweite[nmrs]?|weitere[nmrs]?|segund[oa]s?|deuxième|seconde?|second[oa]"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
     re.I,
@@ -99,6 +103,35 @@ def past_event(sentence: str) -> bool:
         return False
     tokens = [t.lower() for t in tokens_of(sentence)[:5]]
     return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
+
+
+# Endings of a past that describes, not reports: the English "-ed", and the imperfect of
+# French, Spanish, Italian and Portuguese and the German simple past (closed classes).
+_PAST_ENDING = re.compile(
+    r"(?:ed|ais|ait|aient|ions|aba|abas|ábamos|aban|ía|ías|íamos|ían|avo|avi|ava|avamo|avano|evo|eva|ivo|iva"
+    r"|avas|ávamos|avam|ia|ias|iam|te|ten|test)$"
+)
+
+
+def said_as_past(old_c: str, new_c: str) -> bool:
+    """The newer statement says the older one's verb in a past tense ("J'habite à Nantes" /
+    "j'habitais à Rennes", "I live in Paris" / "I lived in Rennes"): what held then, a
+    history beside the current fact, not a change of it."""
+
+    def bare(token: str) -> str:
+        return re.split(r"['’]", token.lower())[-1]  # "j'habitais": "habitais"
+
+    old_words = [w for w in map(bare, tokens_of(old_c)) if len(w) > 2]
+    for word in map(bare, tokens_of(new_c)):
+        m = _PAST_ENDING.search(word)
+        root = word[: m.start()] if m else ""
+        if len(root) < 3:
+            continue
+        for other in old_words:
+            common = len(os.path.commonprefix([root, other]))
+            if other != word and common >= 3 and common >= len(root) - 1:
+                return True
+    return False
 
 
 # Grammar of an ending: negation with a word of time, a closed class of each language

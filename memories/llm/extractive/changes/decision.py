@@ -35,6 +35,7 @@ from .cues import (
     negated,
     past_event,
     replaces_another,
+    said_as_past,
 )
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
 from .statements import content_words, mentions, similar_word, units_of, words_of
@@ -143,6 +144,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
+    if said_as_past(old_c, new_c) and not CHANGE.search(new_s):
+        return None  # "J'habite à Nantes" / "j'habitais à Rennes": a history, not a change
     if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
         return None
     if someone_else(old_s, new_text, lang) and not names_old_value:
