@@ -26,6 +26,6 @@ slots.py (one slot or two look-alikes), anchors.py (what the embedding model dec
 transitions.py (changes told with no change word) and decision.py (the judgement).
 """
 
-from .decision import Change, judge
+from .decision import Change, judge, said_not_as_a_change
 
-__all__ = ["Change", "judge"]
+__all__ = ["Change", "judge", "said_not_as_a_change"]

@@ -43,7 +43,8 @@ ADDITION = re.compile(
 # A frame of a time gone: what the sentence says held then, not now ("when I was a
 # student", "years ago"). Adverbials of the past are a closed class of each grammar.
 PAST_FRAME = re.compile(
-    r"\b(?:used to|when i was|when we were|as a kid|as a child|growing up|years ago|back in|back then"
+    r"\b(?:used to|when i was|when we were|while i was|as a (?:kid|child|teen|teenager|student)|growing up|years ago"
+    r"|back in|back then|in my (?:teens|twenties|childhood)|once upon"
     r"|quand j'étais|quand nous étions|il y a \w+ ans|autrefois|à l'époque"
     r"|cuando era|cuando éramos|cuando vivía|hace \w+ años|de niñ[oa]|de pequeñ[oa]|en aquella época"
     r"|als ich|als wir|vor \w+ jahren|früher|damals"

@@ -266,3 +266,17 @@ def one_off(new_values: list[str], pieces: list[str], stops: frozenset[str], nam
     return all(past_event(p) for p in shortest) and not any(
         leans(p, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, MOVED_ON_MARGIN, stops, names) for p in shortest
     )
+
+
+def said_not_as_a_change(old_text: str, new_text: str) -> bool:
+    """The grammar of the newer note says it changes nothing now, whatever its words: it
+    tells of a time gone ("when I was at uni", "il y a dix ans", "j'habitais"), or only
+    thinks of, plans or denies the change ("might", "thinking about moving", "no nos
+    mudamos"), with no word of change. For rules that read phrasings (update_rules.py)."""
+    if CHANGE.search(new_text):
+        return False
+    statements = list(dict.fromkeys(p for _, p in units_of(new_text)))
+    lang = language.language_of(f"{old_text} {new_text}")
+    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):
+        return True
+    return bool(statements) and all(HEDGED.search(p) or negated(p, lang) for p in statements)
