@@ -76,11 +76,16 @@ NEGATED = re.compile(
 NO = re.compile(r"\bno\b", re.I)
 
 
-def negated(sentence: str, lang: str = "") -> bool:
-    """A plain negation in the sentence, not one of an ending ("no longer", "no more")."""
+def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset()) -> bool:
+    """A plain negation in the sentence that denies what it says, not one of an ending ("no
+    longer", "no more") nor one that names the older note's words ("May 3, not May 5": the
+    old value is what is denied, a correction)."""
     if ENDED.search(sentence):
         return False
-    return bool(NEGATED.search(sentence) or (lang != "pt" and NO.search(sentence)))
+    found = [m for m in (*NEGATED.finditer(sentence), *(NO.finditer(sentence) if lang != "pt" else ())) if m]
+    if not found:
+        return False
+    return not any(w.lower() in old_words for m in found for w in tokens_of(sentence[m.end() :]) if len(w) > 2 or w[:1].isdigit())
 
 
 # A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but

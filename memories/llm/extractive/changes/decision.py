@@ -118,21 +118,16 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     ending = says_ended(new_s, stops, names)
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
-    # An ending that names the old value or a word of its slot ("Quit vaping", "Dr Patel
-    # retired"): read with a looser margin and bar, and only on the ended path below.
-    # By a slot word alone, only the writer's own ("I vape" / "Quit vaping"), not a
-    # thing's ("Chess club meets ..." / "Chess club has a tournament").
+    # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
+    # I called it off"): read with a looser margin and bar, and only on the ended path
+    # below; only when both statements are the writer's, not a thing's own news ("Chess
+    # club has a tournament", "Austin traffic is getting worse").
     ended_named = (
         not ending
         and closeness >= SAME_SLOT_ENDED
-        and (
-            names_old_value
-            or (
-                shares_slot_word(old_c, new_c, stops, names)
-                and first_person(old_s, names, lang)
-                and first_person(new_s, names, lang)
-            )
-        )
+        and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
+        and first_person(old_s, names, lang)
+        and first_person(new_s, names, lang)
         and not HEDGED.search(new_s)
         and says_ended(new_s, stops, names, ENDING_MARGIN_NAMED)
     )
@@ -161,7 +156,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     new_values = [v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words)]
     # A value said only as thought of, planned or denied is not held ("might get an
     # iPhone", "we're not moving to Braga").
-    new_values = [v for v in new_values if not denied(v, new_pieces, lang)]
+    new_values = [v for v in new_values if not denied(v, new_pieces, lang, frozenset(old_words))]
     if new_values and kinds_of(new_values) == {"quantity"} and UP_OR_DOWN.search(new_s):
         cue = True  # "Landlord put the rent up, £1,240 from May"
     # What an ending holds beside the end is when it ended ("in January", "three weeks
@@ -250,10 +245,10 @@ def kept(value: str, pieces: list[str]) -> bool:
     return False
 
 
-def denied(value: str, pieces: list[str], lang: str) -> bool:
+def denied(value: str, pieces: list[str], lang: str, old_words: frozenset[str]) -> bool:
     """Every statement of the newer note that names the value hedges it or denies it."""
     holding = [p for p in pieces if mentions(value, words_of(p))]
-    return bool(holding) and all(HEDGED.search(p) or negated(p, lang) for p in holding)
+    return bool(holding) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in holding)
 
 
 def one_off(new_values: list[str], pieces: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
@@ -279,4 +274,5 @@ def said_not_as_a_change(old_text: str, new_text: str) -> bool:
     lang = language.language_of(f"{old_text} {new_text}")
     if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):
         return True
-    return bool(statements) and all(HEDGED.search(p) or negated(p, lang) for p in statements)
+    old_words = frozenset(words_of(old_text))
+    return bool(statements) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in statements)
