@@ -96,10 +96,11 @@ CONTRAST = re.compile(r"\b(?:but|yet|still|aber|doch|pero|mais|mas|però|tuttavi
 IRREGULAR_PAST = frozenset(
     "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
     "spent paid told thought brought caught taught fought flew drove rode swam sang began kept slept felt heard "
-    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew "
-    # The past that is spelt as the present ("Quit smoking", "Cut out sugar").
-    "quit cut put set let hit shut split spread".split()
+    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew".split()
 )
+# Past forms spelt as the present: a past only where a note opens with its verb ("Quit
+# smoking", "Cut out sugar"), never inside a sentence ("Get my hair cut at X" is a habit).
+SAME_FORM_PAST = frozenset("quit cut put set let hit shut split spread".split())
 PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
 
 
