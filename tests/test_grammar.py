@@ -49,3 +49,21 @@ def test_the_writers_possessive_is_read_in_the_notes_language(sentence, lang, no
 )
 def test_a_first_person_verb_opens_a_pro_drop_sentence(sentence, lang, first):
     assert grammar.pro_drop_first_person(sentence, lang) is first
+
+
+def test_the_grammar_of_time_modality_and_number():
+    """Closed classes read in the note's language (changes/cues.py, statements.py)."""
+    from memories.llm.extractive.changes.cues import HEDGED, PAST_FRAME, negated, said_as_past
+    from memories.llm.extractive.changes.statements import tokens_of
+
+    assert said_as_past("J'habite à Nantes.", "j'habitais à Rennes")
+    assert said_as_past("Trabajo en Telefónica.", "Trabajaba en Indra.")
+    assert not said_as_past("I live in Paris.", "I moved to Berlin.")
+    assert not said_as_past("Abito a Torino.", "Da settembre abito a Bologna.")
+    assert PAST_FRAME.search("Quand j'étais étudiant, j'habitais à Rennes.")
+    assert HEDGED.search("Might get an iPhone when the contract ends.")
+    assert not HEDGED.search("Moving to Leeds in May.")  # the month, not the modal
+    assert negated("No nos mudamos a Madrid.", "es")
+    assert not negated("Agora sou enfermeira no Hospital da Luz.", "pt")  # "no" is "in the"
+    assert not negated("No more coffee for me.", "en")  # an ending, not a denial
+    assert "0612345678" in tokens_of("Mon numéro est le 06 12 34 56 78.")

@@ -776,3 +776,53 @@ def test_a_past_question_with_no_update_marked_quotes_what_held_then_first(user,
     assert then.cited and then.cited[0] == old.pk, then.answer
     now = answer_question(owner=user, question="Who is my physio?")
     assert now.cited and now.cited[0] == new.pk, now.answer
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    ("old", "new", "update"),
+    [
+        # An ending said only by a verb, named by the writer's slot word or the old value;
+        # the date beside it is when it ended, not a new value.
+        ("I smoke roll-ups, about a pouch a week.", "Quit smoking in March, six weeks clean.", True),
+        ("Seeing Lars since the spring.", "Lars and I called it quits in October.", True),
+        ("I drink about four coffees a day.", "Gave up coffee completely, only green tea these days.", True),
+        # A phone number's digit groups are one value.
+        ("Mon numéro de portable est le 06 11 22 33 44.", "J'ai changé de numéro : c'est maintenant le 07 55 66 77 88.", True),
+        # A fragment of values after a dash belongs to the statement before it; "up" changes an amount.
+        ("Rent is €900 a month.", "Landlord put the rent up - €960 from June.", True),
+    ],
+)
+def test_endings_by_a_verb_and_values_written_apart_are_changes(old, new, update, settings):
+    """Round 10: endings with no closed-class word, read by meaning with the old value or
+    the slot word as evidence; numbers in groups; a value fragment after a dash."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    verdicts = OfflineProvider().judge_updates(
+        new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
+    )
+    assert bool(verdicts) is update, (old, new, verdicts)
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A time gone, by a past frame or by the older verb in a past tense, in any language.
+        ("J'habite à Brest.", "Quand j'étais au lycée, j'habitais à Quimper."),
+        ("I live in Leeds.", "I lived in Hull while I was at uni."),
+        ("Ich wohne in Köln.", "Früher habe ich in Bonn gewohnt."),
+        # The old value kept after a word of contrast.
+        ("Ich fahre einen VW Golf.", "Habe mir einen Tesla angeschaut, aber ich behalte den Golf."),
+        # A change denied.
+        ("Vivo en Zaragoza.", "No nos mudamos a Madrid al final."),
+    ],
+)
+def test_history_a_kept_value_and_a_denied_change_are_not_updates(old, new, settings):
+    """Round 10: the grammar of the newer note (a past frame, a past tense of the older
+    verb, "but ... keep", a negation) says the older fact still holds; it vetoes the
+    phrasing rules too (update_rules.py matches "lived in Hull" as a residence)."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    verdicts = OfflineProvider().judge_updates(
+        new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
+    )
+    assert not verdicts, (old, new, verdicts)

@@ -105,12 +105,9 @@ _OPENERS = {"a", "an", "the", "my", "our", "his", "her", "their", "in", "at", "t
 NEGATED_END = re.compile(
     r"\s+(?:anymore|any more|any longer|after|because|since|as of|for now|now|these days|and|but|so|when)\b.*$", re.I
 )
-# A sentence about a time long gone is history, not a current fact ("when I was a kid we moved to Texas").
-PAST_FRAME = re.compile(
-    r"\b(?:when i was|when we were|as a (?:kid|child|teen|teenager|student)|growing up|years ago|back in|in my (?:teens|twenties|childhood)|"
-    r"once upon|used to)\b",
-    re.I,
-)
+# A sentence about a time long gone is history, not a current fact ("when I was a kid we
+# moved to Texas"): the adverbials of the past of each language (changes/cues.py).
+PAST_FRAME = changes.cues.PAST_FRAME
 # Words too common to say two notes are about the same thing.
 GENERIC = {
     textutil.stem(w)
@@ -694,6 +691,8 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
     for old in candidates:
         old_text = old.text or old.summary
         reason = judge_pair(old_text, new_text)
+        if reason and changes.said_not_as_a_change(old_text, new_text):
+            reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
         if reason:

@@ -13,7 +13,10 @@ notes the way the evidence allows for anyone's words:
   "I went to Vienna in October"); an older note in the past tense is only replaced when
   the newer one says so ("now", "no longer", "instead"), and a newer one in the past
   tense only when it names the old value ("Sold the Civic and bought a Tesla");
-- compatible additions ("also", "too", "as well") are not updates.
+- compatible additions ("also", "too", "as well", "a second ...") are not updates;
+- the newer note's grammar may say it changes nothing now: a time gone ("quand j'étais",
+  the older verb in a past tense), a change only thought of or denied ("might",
+  "thinking about", "no nos mudamos"), the old value kept after "but" or "still".
 
 The closed classes used (pronouns, tense endings, "now"/"no longer"/"instead") are
 grammar, not phrasings of facts; the stopwords of the note's language come from
@@ -26,6 +29,6 @@ slots.py (one slot or two look-alikes), anchors.py (what the embedding model dec
 transitions.py (changes told with no change word) and decision.py (the judgement).
 """
 
-from .decision import Change, judge
+from .decision import Change, judge, said_not_as_a_change
 
-__all__ = ["Change", "judge"]
+__all__ = ["Change", "judge", "said_not_as_a_change"]

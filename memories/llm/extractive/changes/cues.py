@@ -8,6 +8,7 @@ facts: a new fact needs no new line here.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .... import textutil
@@ -24,16 +25,72 @@ CHANGE = re.compile(
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
     re.I,
 )
+# An amount said to go up or down changed ("put the rent up", "went down to 40"): the
+# adverbial particles of direction, a closed class.
+UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
 ADDITION = re.compile(
-    r"\b(?:also|too|as well|another|in addition|additionally|besides"
+    # An ordinal or "one more" before a thing counts a second one of its kind ("a second
+    # savings account", "one more cat"): the first is kept.
+    r"\b(?:also|too|as well|another|in addition|additionally|besides|second|third|one more|an extra"
+    r"|zweite[nmrs]?|weitere[nmrs]?|segund[oa]s?|deuxième|seconde?|second[oa]"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
     re.I,
 )
-PAST_FRAME = re.compile(r"\b(?:used to|when i was|as a kid|as a child|growing up|years ago|back in)\b", re.I)
+# A frame of a time gone: what the sentence says held then, not now ("when I was a
+# student", "years ago"). Adverbials of the past are a closed class of each grammar.
+PAST_FRAME = re.compile(
+    r"\b(?:used to|when i was|when we were|while i was|as a (?:kid|child|teen|teenager|student)|growing up|years ago"
+    r"|back in|back then|in my (?:teens|twenties|childhood)|once upon"
+    r"|quand j'étais|quand nous étions|il y a \w+ ans|autrefois|à l'époque"
+    r"|cuando era|cuando éramos|cuando vivía|hace \w+ años|de niñ[oa]|de pequeñ[oa]|en aquella época"
+    r"|als ich|als wir|vor \w+ jahren|früher|damals"
+    r"|quando ero|quando eravamo|anni fa|da bambin[oa]|da piccol[oa]|una volta"
+    r"|quando eu era|quando éramos|há \w+ anos|antigamente|naquela época)\b",
+    re.I,
+)
+# A change only thought of, planned or supposed ("might get an iPhone", "thinking about
+# moving", "if the Leaf dies"): modal verbs, verbs of intending and conditional
+# conjunctions are closed classes of each grammar. A value said only so is not yet held.
+HEDGED = re.compile(
+    r"\b(?:might|(?-i:may)|could|would|i'd|we'd|maybe|perhaps|probably|possibly|if|unless|whether"
+    r"|think(?:ing)? (?:about|of)|consider(?:ing)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
+    r"|quizás?|tal vez|a lo mejor|pensé en|pienso en|pensando en|podría|me gustaría"
+    r"|peut-être|envisage|je pense à|pourrais|pourrait|j'aimerais"
+    r"|vielleicht|überlege|falls|wenn|würde|könnte|möchte"
+    r"|forse|penso di|sto pensando|potrei|vorrei|magari"
+    r"|talvez|penso em|pensando em|poderia|gostaria)\b",
+    re.I,
+)
+# A plain negation denies what its clause says ("we're not moving to Braga", "didn't take
+# the job"); "no longer", "no more" and their kind say an old fact ended (ENDED) instead.
+NEGATED = re.compile(
+    r"\b(?:not|never|won't|didn't|don't|doesn't|isn't|aren't|wasn't|can't|cannot|nicht|kein\w*|nie|ne|n'|non|não|nunca|jamais)\b"
+    r"|n't\b",
+    re.I,
+)
+# "No" denies in English and Spanish; in Portuguese it is "in the" ("no Porto").
+NO = re.compile(r"\bno\b", re.I)
+
+
+def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset()) -> bool:
+    """A plain negation in the sentence that denies what it says, not one of an ending ("no
+    longer", "no more") nor one that names the older note's words ("May 3, not May 5": the
+    old value is what is denied, a correction)."""
+    if ENDED.search(sentence):
+        return False
+    found = [m for m in (*NEGATED.finditer(sentence), *(NO.finditer(sentence) if lang != "pt" else ())) if m]
+    if not found:
+        return False
+    return not any(w.lower() in old_words for m in found for w in tokens_of(sentence[m.end() :]) if len(w) > 2 or w[:1].isdigit())
+
+
+# A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but
+# I'm keeping the Golf", "pero me quedo en Zaragoza").
+CONTRAST = re.compile(r"\b(?:but|yet|still|aber|doch|pero|mais|mas|però|tuttavia)\b", re.I)
 
 # English past tense: a regular ending, or one of the irregular past forms (a closed class).
 IRREGULAR_PAST = frozenset(
@@ -41,6 +98,9 @@ IRREGULAR_PAST = frozenset(
     "spent paid told thought brought caught taught fought flew drove rode swam sang began kept slept felt heard "
     "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew".split()
 )
+# Past forms spelt as the present: a past only where a note opens with its verb ("Quit
+# smoking", "Cut out sugar"), never inside a sentence ("Get my hair cut at X" is a habit).
+SAME_FORM_PAST = frozenset("quit cut put set let hit shut split spread".split())
 PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
 
 
@@ -50,6 +110,35 @@ def past_event(sentence: str) -> bool:
         return False
     tokens = [t.lower() for t in tokens_of(sentence)[:5]]
     return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
+
+
+# Endings of a past that describes, not reports: the English "-ed", and the imperfect of
+# French, Spanish, Italian and Portuguese and the German simple past (closed classes).
+_PAST_ENDING = re.compile(
+    r"(?:ed|ais|ait|aient|ions|aba|abas|ábamos|aban|ía|ías|íamos|ían|avo|avi|ava|avamo|avano|evo|eva|ivo|iva"
+    r"|avas|ávamos|avam|ia|ias|iam|te|ten|test)$"
+)
+
+
+def said_as_past(old_c: str, new_c: str) -> bool:
+    """The newer statement says the older one's verb in a past tense ("J'habite à Nantes" /
+    "j'habitais à Rennes", "I live in Paris" / "I lived in Rennes"): what held then, a
+    history beside the current fact, not a change of it."""
+
+    def bare(token: str) -> str:
+        return re.split(r"['’]", token.lower())[-1]  # "j'habitais": "habitais"
+
+    old_words = [w for w in map(bare, tokens_of(old_c)) if len(w) > 2]
+    for word in map(bare, tokens_of(new_c)):
+        m = _PAST_ENDING.search(word)
+        root = word[: m.start()] if m else ""
+        if len(root) < 3:
+            continue
+        for other in old_words:
+            common = len(os.path.commonprefix([root, other]))
+            if other != word and common >= 3 and common >= len(root) - 1:
+                return True
+    return False
 
 
 # Grammar of an ending: negation with a word of time, a closed class of each language

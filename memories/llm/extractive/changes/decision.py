@@ -11,11 +11,35 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import language, similarity
-from .anchors import SAME_SLOT, SAME_SLOT_PAST, SAME_SLOT_WITH_CUE, says_ended
-from .cues import ADDITION, CHANGE, NEW_THING, PAST_FRAME, past_event, replaces_another
+from .anchors import (
+    BEGINNING_ANCHORS,
+    ENDING_MARGIN_NAMED,
+    MOVED_ON_MARGIN,
+    ONE_OFF_ANCHORS,
+    SAME_SLOT,
+    SAME_SLOT_ENDED,
+    SAME_SLOT_PAST,
+    SAME_SLOT_WITH_CUE,
+    leans,
+    says_ended,
+)
+from .cues import (
+    ADDITION,
+    CHANGE,
+    CONTRAST,
+    ENDED,
+    HEDGED,
+    NEW_THING,
+    PAST_FRAME,
+    UP_OR_DOWN,
+    negated,
+    past_event,
+    replaces_another,
+    said_as_past,
+)
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
 from .statements import content_words, mentions, similar_word, units_of, words_of
-from .subjects import other_owner, other_subject, someone_else
+from .subjects import first_person, other_owner, other_subject, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
     is_quantity,
@@ -82,6 +106,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     named_old = [v for v in old_all if mentions(v, new_words)]
+    new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
+    if any(kept(v, new_pieces) for v in named_old):
+        return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
     # The newer note names what the older one's slot held ("Someone nicked my Brompton",
     # "Sold the T4"): as good a sign of the same slot as a change word.
     in_names = numbers_in_names(old_s)
@@ -91,7 +118,20 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     ending = says_ended(new_s, stops, names)
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
-    if closeness < bar:
+    # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
+    # I called it off"): read with a looser margin and bar, and only on the ended path
+    # below; only when both statements are the writer's, not a thing's own news ("Chess
+    # club has a tournament", "Austin traffic is getting worse").
+    ended_named = (
+        not ending
+        and closeness >= SAME_SLOT_ENDED
+        and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
+        and first_person(old_s, names, lang)
+        and first_person(new_s, names, lang)
+        and not HEDGED.search(new_s)
+        and says_ended(new_s, stops, names, ENDING_MARGIN_NAMED)
+    )
+    if closeness < bar and not ended_named:
         return None
     # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
     masked_only = bool(by_mask[new_index, old_index]) and float(raw[new_index, old_index]) < bar
@@ -99,6 +139,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
+    if said_as_past(old_c, new_c) and not CHANGE.search(new_s):
+        return None  # "J'habite à Nantes" / "j'habitais à Rennes": a history, not a change
     if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
         return None
     if someone_else(old_s, new_text, lang) and not names_old_value:
@@ -112,10 +154,27 @@ def judge(old_text: str, new_text: str) -> Change | None:
     clause_words = words_of(new_c)
     old_values = [v for v in old_all if not mentions(v, clause_words)]
     new_values = [v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words)]
-    if ending and not new_values and not past_event(old_s) and (names_old_value or shares_slot_word(old_c, new_c, stops, names)):
+    # A value said only as thought of, planned or denied is not held ("might get an
+    # iPhone", "we're not moving to Braga").
+    new_values = [v for v in new_values if not denied(v, new_pieces, lang, frozenset(old_words))]
+    if new_values and kinds_of(new_values) == {"quantity"} and UP_OR_DOWN.search(new_s):
+        cue = True  # "Landlord put the rent up, £1,240 from May"
+    # What an ending holds beside the end is when it ended ("in January", "three weeks
+    # ago"), unless it is of the kind of the old value: a new holder of the slot.
+    holders = [v for v in new_values if not kinds_of([v]).isdisjoint(kinds_of(old_all) or {"word"})]
+    if (
+        (ending or ended_named)
+        and not holders
+        and not HEDGED.search(new_s)
+        and not past_event(old_s)
+        and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
+    ):
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
         ended = [v for v in named_old if not is_quantity(v) or v in in_names] or shared_slot_words(old_c, new_c, stops, names)
-        return Change(tuple(ended), ("(ended)",), closeness)
+        if ended:
+            return Change(tuple(ended), ("(ended)",), closeness)
+    if closeness < bar:
+        return None  # the looser bar is an ending's only
     modifiers = other_kind(old_s, new_s, stops, names)
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
@@ -172,4 +231,48 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
     if past_event(new_s) and not cue and not named_old and not state_begun(old_s, new_s, closeness, names, lang, stops):
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
+    if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
+        return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def kept(value: str, pieces: list[str]) -> bool:
+    """The newer note says the old value holds: a statement naming it opens with a word of
+    contrast or "still", and says no change or end ("..., aber ich behalte den Golf")."""
+    for piece in pieces:
+        if mentions(value, words_of(piece)) and CONTRAST.search(piece) and not CHANGE.search(piece) and not ENDED.search(piece):
+            return True
+    return False
+
+
+def denied(value: str, pieces: list[str], lang: str, old_words: frozenset[str]) -> bool:
+    """Every statement of the newer note that names the value hedges it or denies it."""
+    holding = [p for p in pieces if mentions(value, words_of(p))]
+    return bool(holding) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in holding)
+
+
+def one_off(new_values: list[str], pieces: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    """Each statement holding a new value reports a past event nearer a visit than a change
+    of state, by meaning ("met Jo for a drink at X" against "X moved to X")."""
+    # Each value's own statement: the shortest that names it (its clause, not the sentence).
+    shortest = list(dict.fromkeys(min((p for p in pieces if mentions(v, words_of(p))), key=len, default="") for v in new_values))
+    if not shortest or "" in shortest:
+        return False
+    return all(past_event(p) for p in shortest) and not any(
+        leans(p, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, MOVED_ON_MARGIN, stops, names) for p in shortest
+    )
+
+
+def said_not_as_a_change(old_text: str, new_text: str) -> bool:
+    """The grammar of the newer note says it changes nothing now, whatever its words: it
+    tells of a time gone ("when I was at uni", "il y a dix ans", "j'habitais"), or only
+    thinks of, plans or denies the change ("might", "thinking about moving", "no nos
+    mudamos"), with no word of change. For rules that read phrasings (update_rules.py)."""
+    if CHANGE.search(new_text):
+        return False
+    statements = list(dict.fromkeys(p for _, p in units_of(new_text)))
+    lang = language.language_of(f"{old_text} {new_text}")
+    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):
+        return True
+    old_words = frozenset(words_of(old_text))
+    return bool(statements) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in statements)

@@ -15,7 +15,7 @@ import numpy as np
 from .... import textutil
 from .. import similarity
 from .cues import CHANGE, NOT_A_THING
-from .statements import abbreviates, content_words, similar_word, tokens_of, words_of
+from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, words_of
 from .subjects import first_person
 from .values import is_quantity
 
@@ -67,7 +67,9 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
         # "the marketing email for the launch" after "the launch": another thing of it.
         if j >= 3 and word in old_words and word not in stops and new_lower[j - 1] in ("the", "a", "an", "our", "my"):
             if new_lower[j - 2] in ("for", "of", "about") and new_lower[j - 3] not in stops and new_lower[j - 3] not in old_words:
-                return new_lower[j - 3], word
+                # Not a value or a word of time ("the last Sunday of the month").
+                if not is_quantity(new_lower[j - 3]) and textutil.stem(word) not in NOT_A_THING:
+                    return new_lower[j - 3], word
     for a, b in ((old_tokens, new_tokens), (new_tokens, old_tokens)):
         # "Rent for the garage spot" after "my rent": the same word, of another thing.
         a_low, b_low = [t.lower() for t in a], {t.lower() for t in b}
@@ -131,7 +133,13 @@ def other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: fro
             if is_quantity(token):
                 break
             low = token.lower()
-            if low not in stops and len(low) > 2 and textutil.stem(low) not in NOT_A_THING:
+            # A change word says that it changed, not of what ("maintenant", "now").
+            if (
+                not is_stopword(low, stops)
+                and len(low) > 2
+                and textutil.stem(low) not in NOT_A_THING
+                and not CHANGE.fullmatch(low)
+            ):
                 words.append(low)
         return words
 

@@ -15,16 +15,33 @@ from .... import textutil
 _TOKEN = re.compile(r"\d[\d,.:/-]*\d|[\w@.'’+-]+")
 
 
+# Groups of digits written apart are one number ("06 12 34 56 78", "0171 2345678"), not
+# five values: a phone number's groups, a card's, an account's.
+DIGIT_GROUPS = re.compile(r"(?<![\w.,:/])\+?\d{2,}(?: \d{2,})+(?![\w:/])")
+
+
+def joined_numbers(text: str) -> str:
+    return DIGIT_GROUPS.sub(lambda m: m.group(0).replace(" ", ""), text)
+
+
 def tokens_of(sentence: str) -> list[str]:
-    return [t.strip(".,:;'’-") for t in _TOKEN.findall(sentence) if t.strip(".,:;'’-")]
+    return [t.strip(".,:;'’-") for t in _TOKEN.findall(joined_numbers(sentence)) if t.strip(".,:;'’-")]
 
 
 def words_of(text: str) -> set[str]:
     return {t.lower() for t in tokens_of(text)}
 
 
+def is_stopword(word: str, stops: frozenset[str]) -> bool:
+    """A stopword, or an elision of stopwords ("c'est", "j'ai", "dell'")."""
+    if word in stops:
+        return True
+    parts = [p for p in re.split(r"['’]", word) if p]
+    return len(parts) > 1 and all(p in stops for p in parts)
+
+
 def content_words(sentence: str, stops: frozenset[str]) -> list[str]:
-    return [t.lower() for t in tokens_of(sentence) if t.lower() not in stops and len(t) > 2 and not t[:1].isdigit()]
+    return [t.lower() for t in tokens_of(sentence) if not is_stopword(t.lower(), stops) and len(t) > 2 and not t[:1].isdigit()]
 
 
 def mentions(value: str, text_words: set[str]) -> bool:
@@ -38,13 +55,19 @@ def mentions(value: str, text_words: set[str]) -> bool:
 
 def similar_word(word: str, words: set[str]) -> bool:
     """The word, another form of it, or a typo of it ("favorit" for "favourite")."""
-    stem = textutil.stem(word)
+    stem = _root(word)
     for other in words:
-        if other == word or textutil.stem(other) == stem or other.rstrip("s") == word.rstrip("s"):
+        if other == word or _root(other) == stem or other.rstrip("s") == word.rstrip("s"):
             return True
         if len(word) > 4 and difflib.SequenceMatcher(None, word, other).ratio() >= 0.8:
             return True
     return False
+
+
+def _root(word: str) -> str:
+    # The stemmer keeps the "e" of "vape" and "smoke" but not of "vaping" and "smoking".
+    stem = textutil.stem(word)
+    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
 def abbreviates(word: str, words: set[str]) -> bool:
@@ -68,7 +91,15 @@ def units_of(text: str) -> list[tuple[str, str]]:
     the migration; Kenji moved to search" is two facts, each with its own values)."""
     out = []
     for sentence in [s for s in textutil.sentences(text) if s.strip()] or [text]:
+        pieces: list[str] = []
         for piece in [p.strip() for p in HARD_BREAK.split(sentence)]:
+            # A piece of values alone ("... put the rent up - £1,240 from May") says the
+            # value of the statement before it, not a statement of its own.
+            if pieces and not any(len(t) > 4 and t[:1].islower() and not t[:1].isdigit() for t in tokens_of(piece)):
+                pieces[-1] = f"{pieces[-1]} {piece}"
+            else:
+                pieces.append(piece)
+        for piece in pieces:
             if len(piece.split()) < 2:
                 continue
             parts = [p.strip() for p in CLAUSE_BREAK.split(piece)] if len(piece.split()) > 8 else [piece]

@@ -11,7 +11,7 @@ import re
 
 from .... import textutil
 from .. import grammar, language
-from .cues import IRREGULAR_PAST
+from .cues import IRREGULAR_PAST, SAME_FORM_PAST
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
@@ -35,7 +35,7 @@ def first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
         return True
     first = (tokens_of(sentence) or [""])[0].lower()
     # "Working as a barista", "Got hired", "Moved to Lyon": a note opening with its verb.
-    return first not in names and (first in IRREGULAR_PAST or first.endswith(("ed", "ing")))
+    return first not in names and (first in IRREGULAR_PAST or first in SAME_FORM_PAST or first.endswith(("ed", "ing")))
 
 
 def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .... import textutil
-from .statements import HARD_BREAK, LABEL, tokens_of
+from .statements import HARD_BREAK, LABEL, joined_numbers, tokens_of
 
 NUMBER_WORDS = frozenset(w for w in textutil.NUMBER_WORDS if len(w) > 2)
 
@@ -80,7 +80,7 @@ PLACEHOLDER = "X"
 
 def mask_values(clause: str, stops: frozenset[str], names: frozenset[str]) -> str:
     """The clause with each value (a name, a number, a code) replaced by one placeholder."""
-    out = clause
+    out = joined_numbers(clause)
     for value in sorted(set(values_in(clause, stops, names)), key=len, reverse=True):
         out = re.sub(rf"(?i)(?<![\w@.]){re.escape(value)}(?![\w@])", PLACEHOLDER, out)
     # "Honda Civic" is one value: one placeholder.
