@@ -345,8 +345,9 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
         + _rows_within(owner, before, "occurred_at DESC", DATE_ARM_ROWS)
     )
     scored = {}
+    tz = timezone.get_current_timezone()
     for pk, text, occurred_at, importance in rows:
-        day = timezone.localtime(_aware(occurred_at)).date()
+        day = local_day(occurred_at, tz)
         gain, _ = date_signal(spans, day, event_spans(text or "", day))
         if gain >= W_DATE_NEAR:
             scored[pk] = (-gain, -(importance or 0.0), -day.toordinal(), pk)
@@ -376,6 +377,15 @@ def _aware(value) -> datetime:
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+@lru_cache(maxsize=100_000)
+def local_day(value, tz) -> date:
+    """The day in time zone `tz` of a time as the database hands it over (text on SQLite,
+    an aware datetime on PostgreSQL). Recall asks it of hundreds of rows a question, the
+    same few thousand over and over: timezone.localtime looks the current zone up on every
+    call, and SQLite's text is parsed each time; the caller looks the zone up once."""
+    return _aware(value).astimezone(tz).date()
 
 
 # The date signal: the memory's time falls in a period the question names, or close to it.

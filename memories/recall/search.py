@@ -336,7 +336,21 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
     the newest memories holding the two rarest words (or failing that the rarest) are
     returned, unranked."""
     with connection.cursor() as cursor:
-        counts = {w: _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id) for w in query}
+        # How many of the owner's readable memories hold each word, and which (for a word
+        # that may find): a search within the owner's scope token walks the whole scope's
+        # postings alongside the word's (0.5-1.4 ms at 100k memories, against 0.05-0.2 for
+        # the word alone). So each word is first counted unscoped, every owner's together,
+        # which bounds its count in the scope: a word held by at most MAX_MATCHES memories
+        # of anyone's is read once, its scoped matches counted as they come; only a commoner
+        # one is counted in the scope (the plan below still sees only the owner's figures).
+        found: dict[str, list[int]] = {}
+        counts: dict[str, int] = {}
+        for w in query:
+            if _count(cursor, w, MAX_MATCHES + 1) <= MAX_MATCHES:
+                found[w] = _matches(cursor, w, owner_id)
+                counts[w] = len(found[w])
+            else:
+                counts[w] = _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id)
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
             return _newest_matches(cursor, owner_id, ordered, limit)
@@ -355,8 +369,7 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
         # ranked by full BM25, whose cost per row is what grows with the store.
         held: dict[int, list[str]] = defaultdict(list)
         for w in finding:
-            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([w], owner_id=owner_id)])
-            for (pk,) in cursor.fetchall():
+            for pk in found[w] if w in found else _matches(cursor, w, owner_id):
                 held[pk].append(w)
         size, mean_length = _owner_stats(connection, owner_id)
         df = {w: counts[w] for w in finding}
@@ -461,6 +474,12 @@ def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> li
         ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
     # Equal relevance, a hair less for each older one: recall's other signals decide.
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
+
+
+def _matches(cursor, word: str, owner_id: int) -> list[int]:
+    """The ids of the owner's readable memories that hold the word."""
+    cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([word], owner_id=owner_id)])
+    return [pk for (pk,) in cursor.fetchall()]
 
 
 def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
