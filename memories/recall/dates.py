@@ -81,6 +81,8 @@ class DateSpan:
     def contains(self, day: date, slack_days: int = 0) -> bool:
         if self.month is not None and self.start is None:
             return day.month == self.month
+        if not slack_days:  # asked of hundreds of rows a question: no timedelta made for nothing
+            return self.start <= day <= self.end
         return self.start - timedelta(days=slack_days) <= day <= self.end + timedelta(days=slack_days)
 
 
@@ -348,7 +350,10 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
     tz = timezone.get_current_timezone()
     for pk, text, occurred_at, importance in rows:
         day = local_day(occurred_at, tz)
-        gain, _ = date_signal(spans, day, event_spans(text or "", day))
+        events = event_spans(text or "", day)
+        if not events and not any(s.contains(day, DATE_SLACK_DAYS) for s in spans):
+            continue  # said in the weeks around and naming no time: nothing to gain (date_signal's 0)
+        gain, _ = date_signal(spans, day, events)
         if gain >= W_DATE_NEAR:
             scored[pk] = (-gain, -(importance or 0.0), -day.toordinal(), pk)
     return [key[-1] for key in sorted(scored.values())[:limit]]
