@@ -446,19 +446,22 @@ def _text(value) -> str:
     return value if isinstance(value, str) else " ".join(map(str, value))
 
 
-def _newest_id(connection, owner_id: int) -> int | None:
+def _newest_id(connection, owner_id: int) -> tuple | None:
+    """The owner's newest memory, as (id, when it was made): its time too, as a space made
+    again under reused ids (a rolled-back one: evaluate's, a test's) can end at the same id."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT max(id) FROM memories_memory WHERE owner_id = %s", [owner_id])
-        return cursor.fetchone()[0]
+        cursor.execute("SELECT id, created_at FROM memories_memory WHERE owner_id = %s ORDER BY id DESC LIMIT 1", [owner_id])
+        row = cursor.fetchone()
+    return tuple(row) if row else None
 
 
-def _owner_stats(connection, owner_id: int, newest: int | None) -> tuple[int, float]:
+def _owner_stats(connection, owner_id: int, newest: tuple | None) -> tuple[int, float]:
     """How many readable memories the owner has (up to PG_IDF_CAP) and their mean length
     in tokens (text and summary), remembered for a few minutes: figures a little out of
     date move the ranking by a hair. Keyed by the owner's newest memory (`newest`,
     _newest_id) too: a new memory (or a space made again under a reused id, as evaluate's
     rolled-back spaces are) is never read with another store's figures."""
-    key = f"memories:search:stats:{owner_id}:{newest}"
+    key = f"memories:search:stats:{owner_id}:{':'.join(str(part).replace(' ', 'T') for part in newest or ())}"
     stats = cache.get(key)
     if stats is None:
         with connection.cursor() as cursor:
