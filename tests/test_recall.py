@@ -403,6 +403,29 @@ def test_words_too_common_to_rank_do_not_hide_the_rare_one(user, memory_factory,
     assert hybrid(user, "quokka report").memory_ids[0] == rare.pk
 
 
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="match planning is for FTS5")
+def test_a_word_found_too_common_is_not_counted_again_until_the_store_changes(user, memory_factory, monkeypatch):
+    from django.test.utils import CaptureQueriesContext
+
+    for i in range(6):
+        memory_factory(f"Weekly report {i}: the team shipped the update.")
+    rare = memory_factory("Weekly report: the quokka enclosure needs a new gate.")
+    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+
+    def lookups_of_report():
+        with CaptureQueriesContext(connection) as done:
+            hits = search.lexical_search(owner=user, query=["report", "quokka"], limit=10)
+        assert [h.memory_id for h in hits] == [rare.pk]  # the same answer, counted or remembered
+        return sum('"report"' in str(q["sql"]) for q in done.captured_queries)
+
+    assert lookups_of_report() == 2  # counted unscoped, then in the owner's scope
+    assert lookups_of_report() == 0  # remembered as too common to find with
+    from memories.services.bulk import bulk_remember
+
+    bulk_remember(owner=user, items=[{"text": "Another weekly report.", "source": "test"}])  # (no update check that searches)
+    assert lookups_of_report() == 2  # a new memory: counted afresh
+
+
 def test_a_rare_word_counts_for_more_than_a_common_name(user, memory_factory):
     """bm25 weighs words by how rare they are; on PostgreSQL, whose ts_rank does not,
     search.py weighs each word's rank by its IDF."""

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import connection
 
 from ..models import MemoryVector
-from . import hubness, pgvector
+from . import hubness, pgvector, store
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +84,11 @@ _cache: dict[tuple[int, str], _Matrix] = {}
 _lock = threading.Lock()
 
 
-# How often the owner's vector count is read again when nothing new has arrived: counting
-# a large store's rows costs more than the rest of the check (4 ms at 100k vectors, against
-# 0.01 ms for the newest one's time), and all it catches is a vector removed, which only
-# leaves a row that recall's fetch drops (its memory is gone or unreadable) until then.
+# How often the owner's vector count is read again when nothing new has arrived, on
+# PostgreSQL: counting a large store's rows costs more than the rest of the check (4 ms at
+# 100k vectors, against 0.01 ms for the newest one's time), and all it catches is a vector
+# removed, which only leaves a row that recall's fetch drops (its memory is gone or
+# unreadable) until then. On SQLite triggers keep the count (store.owner_rows): read each time.
 RECOUNT_SECONDS = 10.0
 
 
@@ -102,13 +103,13 @@ def _stamp(owner_id: int, model: str, cached: _Matrix | None) -> tuple[tuple, bo
         newest = cursor.fetchone()[0]
         if (
             cached is not None
+            and connection.vendor != "sqlite"  # where the count is kept by triggers: read every time
             and cached.stamp[0] == connection.alias
             and cached.stamp[2] == newest
             and time.monotonic() - cached.counted_at < RECOUNT_SECONDS
         ):
             return cached.stamp, False
-        cursor.execute(f"SELECT count(*) FROM {_TABLE} WHERE owner_id = %s", [owner_id])
-        count = cursor.fetchone()[0]
+        count = store.owner_rows(cursor, connection.vendor, "vector", owner_id)
     return (connection.alias, count, newest), True
 
 

@@ -5,14 +5,14 @@ conversion cost more than the database does)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import lru_cache
 
 from django.db import connection
 from django.utils import timezone
 
 from . import dates as _dates
-from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans
+from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans, local_day
 from .readable import READABLE_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
@@ -52,6 +52,7 @@ class Candidate:
     meaning_rank: int | None = None  # its place in the meaning arm's list (0 = closest)
     date_reason: str = ""
     events: tuple[DateSpan, ...] = ()  # the times its words name (read when the question's dates matter)
+    day: date | None = None  # occurred_at's day in the current time zone
     base: float = 0.0
     bonus: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -97,19 +98,20 @@ def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
         )
         rows = cursor.fetchall()
     out = {}
+    tz = timezone.get_current_timezone()
     for pk, source, importance, occurred_at, entities, topics, head, pending in rows:
-        when = _aware(occurred_at)
         out[pk] = c = Candidate(
             pk,
             source or "",
             importance or 0.0,
-            when,
+            _aware(occurred_at),
             keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics),
             topics,
             speaker_of(head[:40] if head else head),
+            day=local_day(occurred_at, tz),
         )
         if dates and head:
-            c.events = event_spans(head, timezone.localtime(when).date())
+            c.events = event_spans(head, c.day)
     return out
 
 

@@ -81,6 +81,8 @@ class DateSpan:
     def contains(self, day: date, slack_days: int = 0) -> bool:
         if self.month is not None and self.start is None:
             return day.month == self.month
+        if not slack_days:  # asked of hundreds of rows a question: no timedelta made for nothing
+            return self.start <= day <= self.end
         return self.start - timedelta(days=slack_days) <= day <= self.end + timedelta(days=slack_days)
 
 
@@ -345,9 +347,13 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
         + _rows_within(owner, before, "occurred_at DESC", DATE_ARM_ROWS)
     )
     scored = {}
+    tz = timezone.get_current_timezone()
     for pk, text, occurred_at, importance in rows:
-        day = timezone.localtime(_aware(occurred_at)).date()
-        gain, _ = date_signal(spans, day, event_spans(text or "", day))
+        day = local_day(occurred_at, tz)
+        events = event_spans(text or "", day)
+        if not events and not any(s.contains(day, DATE_SLACK_DAYS) for s in spans):
+            continue  # said in the weeks around and naming no time: nothing to gain (date_signal's 0)
+        gain, _ = date_signal(spans, day, events)
         if gain >= W_DATE_NEAR:
             scored[pk] = (-gain, -(importance or 0.0), -day.toordinal(), pk)
     return [key[-1] for key in sorted(scored.values())[:limit]]
@@ -376,6 +382,15 @@ def _aware(value) -> datetime:
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+@lru_cache(maxsize=100_000)
+def local_day(value, tz) -> date:
+    """The day in time zone `tz` of a time as the database hands it over (text on SQLite,
+    an aware datetime on PostgreSQL). Recall asks it of hundreds of rows a question, the
+    same few thousand over and over: timezone.localtime looks the current zone up on every
+    call, and SQLite's text is parsed each time; the caller looks the zone up once."""
+    return _aware(value).astimezone(tz).date()
 
 
 # The date signal: the memory's time falls in a period the question names, or close to it.

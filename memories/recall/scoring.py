@@ -24,7 +24,7 @@ RECENT_HALF_LIFE_DAYS = 365
 def base_score(c: Candidate, q: Question) -> None:
     score = c.relevance
     if q.spans:
-        gain, c.date_reason = date_signal(q.spans, timezone.localtime(c.occurred_at).date(), c.events)
+        gain, c.date_reason = date_signal(q.spans, c.day or timezone.localtime(c.occurred_at).date(), c.events)
         score += gain
     elif q.asks_time and c.events:
         # "When did Ann...?" is answered by the line that dates what she did ("... last Friday").

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -335,8 +336,27 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
     When even the rarest word is in more memories than that, no word tells memories apart:
     the newest memories holding the two rarest words (or failing that the rarest) are
     returned, unranked."""
+    newest = _newest_id(connection, owner_id)
     with connection.cursor() as cursor:
-        counts = {w: _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id) for w in query}
+        # How many of the owner's readable memories hold each word, and which (for a word
+        # that may find): a search within the owner's scope token walks the whole scope's
+        # postings alongside the word's (0.5-1.4 ms at 100k memories, against 0.05-0.2 for
+        # the word alone). So each word is first counted unscoped, every owner's together,
+        # which bounds its count in the scope: a word held by at most MAX_MATCHES memories
+        # of anyone's is read once, its scoped matches counted as they come; only a commoner
+        # one is counted in the scope (the plan below still sees only the owner's figures).
+        found: dict[str, list[int]] = {}
+        counts: dict[str, int] = {}
+        for w in query:
+            if _known_common(connection, owner_id, newest, w):
+                counts[w] = MAX_MATCHES + 1
+            elif _count(cursor, w, MAX_MATCHES + 1) <= MAX_MATCHES:
+                found[w] = _matches(cursor, w, owner_id)
+                counts[w] = len(found[w])
+            else:
+                counts[w] = _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id)
+                if counts[w] > MAX_MATCHES:
+                    _remember_common(connection, owner_id, newest, w)
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
             return _newest_matches(cursor, owner_id, ordered, limit)
@@ -355,10 +375,9 @@ def _fts5_search(owner_id: int, query: list[str], limit: int, connection) -> lis
         # ranked by full BM25, whose cost per row is what grows with the store.
         held: dict[int, list[str]] = defaultdict(list)
         for w in finding:
-            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([w], owner_id=owner_id)])
-            for (pk,) in cursor.fetchall():
+            for pk in found[w] if w in found else _matches(cursor, w, owner_id):
                 held[pk].append(w)
-        size, mean_length = _owner_stats(connection, owner_id)
+        size, mean_length = _owner_stats(connection, owner_id, newest)
         df = {w: counts[w] for w in finding}
         idf = _idf(df, size)
         best = sorted(held, key=lambda pk: (-sum(idf[w] for w in held[pk]), -pk))[: max(RERANK, 2 * limit)]
@@ -427,17 +446,22 @@ def _text(value) -> str:
     return value if isinstance(value, str) else " ".join(map(str, value))
 
 
-def _owner_stats(connection, owner_id: int) -> tuple[int, float]:
+def _newest_id(connection, owner_id: int) -> tuple | None:
+    """The owner's newest memory, as (id, when it was made): its time too, as a space made
+    again under reused ids (a rolled-back one: evaluate's, a test's) can end at the same id."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, created_at FROM memories_memory WHERE owner_id = %s ORDER BY id DESC LIMIT 1", [owner_id])
+        row = cursor.fetchone()
+    return tuple(row) if row else None
+
+
+def _owner_stats(connection, owner_id: int, newest: tuple | None) -> tuple[int, float]:
     """How many readable memories the owner has (up to PG_IDF_CAP) and their mean length
     in tokens (text and summary), remembered for a few minutes: figures a little out of
-    date move the ranking by a hair."""
-    with connection.cursor() as cursor:
-        # Keyed by the owner's newest memory too: a new memory (or a space made again
-        # under a reused id, as evaluate's rolled-back spaces are) is never read with
-        # another store's figures.
-        cursor.execute("SELECT max(id) FROM memories_memory WHERE owner_id = %s", [owner_id])
-        newest = cursor.fetchone()[0]
-    key = f"memories:search:stats:{owner_id}:{newest}"
+    date move the ranking by a hair. Keyed by the owner's newest memory (`newest`,
+    _newest_id) too: a new memory (or a space made again under a reused id, as evaluate's
+    rolled-back spaces are) is never read with another store's figures."""
+    key = f"memories:search:stats:{owner_id}:{':'.join(str(part).replace(' ', 'T') for part in newest or ())}"
     stats = cache.get(key)
     if stats is None:
         with connection.cursor() as cursor:
@@ -461,6 +485,33 @@ def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> li
         ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
     # Equal relevance, a hair less for each older one: recall's other signals decide.
     return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
+
+
+# Words too common in an owner's space to find with (more than MAX_MATCHES of their
+# memories hold them), remembered a few minutes while the store stays as it was (keyed by
+# its newest memory, as _owner_stats is): the same names, projects and key words come back
+# question after question (and in feedback's second search), and counting one in the scope
+# is its costliest lookup. One that falls below it after many are deleted is searched for
+# again within minutes.
+COMMON_SECONDS = 300.0
+_common: dict[tuple, float] = {}
+
+
+def _known_common(connection, owner_id: int, newest, word: str) -> bool:
+    until = _common.get((connection.alias, owner_id, newest, word))
+    return until is not None and until > time.monotonic()
+
+
+def _remember_common(connection, owner_id: int, newest, word: str) -> None:
+    if len(_common) > 50_000:
+        _common.clear()
+    _common[(connection.alias, owner_id, newest, word)] = time.monotonic() + COMMON_SECONDS
+
+
+def _matches(cursor, word: str, owner_id: int) -> list[int]:
+    """The ids of the owner's readable memories that hold the word."""
+    cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([word], owner_id=owner_id)])
+    return [pk for (pk,) in cursor.fetchall()]
 
 
 def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:
