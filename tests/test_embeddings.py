@@ -501,8 +501,9 @@ def test_a_name_in_the_question_is_left_to_the_words_and_meaning_finds_the_rest(
     # Next after the three greetings the words arm finds by her name ("yesterday" is a date).
     assert answer.pk in top_ids(user, question, 4)
     monkeypatch.setattr(meaning, "EMBED_WITHOUT_NAMES", False)
-    assert meaning.MeaningArm.begin(user, question).nearest(3)[0][0] != answer.pk  # with the name, a greeting wins
-    assert answer.pk not in top_ids(user, question, 4)
+    # With the name embedded, a greeting wins the meaning arm. (The whole recall may still keep
+    # the answer fourth, after the three greetings: the words and latent-terms arms rank it too.)
+    assert meaning.MeaningArm.begin(user, question).nearest(3)[0][0] != answer.pk
 
 
 def test_the_half_precision_search_orders_the_top_as_float32_does():
