@@ -27,6 +27,7 @@ THIRD = frozenset(
 # Who a word belongs to, besides a name: the speaker, the person spoken to, or a third.
 SPEAKER, LISTENER, OTHER = "\x00speaker", "\x00listener", "\x00other"
 
+UNSAID = SPEAKER
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
 
 
@@ -41,9 +42,12 @@ def owners(sentence: str, *, people: frozenset[str], vocatives: frozenset[str] =
         if ref:
             refs.append((i, ref))
     out: dict[str, set[str]] = {}
+    # A question in a chat asks about the one spoken to ("For walking or running?"); a
+    # statement with no person word is the speaker's ("Ran the race in May.").
+    default = LISTENER if sentence.rstrip().endswith("?") else UNSAID
     for i, token in enumerate(tokens):
         if not refs:
-            owner = SPEAKER
+            owner = default
         else:
             before = [r for j, r in refs if j < i]
             owner = before[-1] if before else refs[0][1]
