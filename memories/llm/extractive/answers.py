@@ -341,8 +341,10 @@ def _held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozens
         body = text[_SPEAKER.match(text).end() :]
         vocatives = frozenset(w.lower() for w in addressed(text)) - _named_beyond_address(text)
         theirs: set[str] = set()
+        # Only the speakers' names point at someone: "LGBTQ" in "I went to a LGBTQ
+        # support group" is named but nobody the words belong to.
         for sentence in textutil.sentences(plain_text(body)):
-            for stem, owners in whose.owners(sentence, people=people | named, vocatives=vocatives).items():
+            for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives).items():
                 for owner in owners:
                     if owner == whose.SPEAKER:
                         owner = speaker
