@@ -89,6 +89,42 @@ def test_a_line_that_greets_someone_is_not_about_them(user, memory_factory):
     assert answer_question(owner=user, question="What did Tom fix over the weekend?").cited
 
 
+# Whose a line's words are: the speaker's "I" and "my", the other's "you" and "your".
+CHAT = [
+    "Melanie: I painted a sunset over the lake last weekend, it took me six hours.",
+    "Caroline: Wow, you painted that? The colours of your sunset are gorgeous!",
+    "Caroline: My son got into an accident on our road trip, but he is fine now.",
+    "Melanie: Oh no! How is your son doing after the accident?",
+]
+
+
+@pytest.mark.parametrize("embedded", [False, True])
+def test_what_one_speaker_did_is_not_the_answer_about_the_other(user, memory_factory, settings, sync_tasks, embedded):
+    """Both speakers say the words; only one did the thing. By words and by meaning."""
+    if embedded:
+        settings.MEMORY_EMBEDDINGS = "local"
+        if not similarity.by_meaning():
+            pytest.skip("no local embedding model")
+    made = [memory_factory(text) for text in CHAT]
+    # Caroline's "you painted that?" is about Melanie's painting too: it may be quoted as well.
+    assert made[0].pk in answer_question(owner=user, question="What did Melanie paint?").cited
+    assert made[2].pk in answer_question(owner=user, question="What happened to Caroline's son on the road trip?").cited
+    for question in ("What did Caroline paint?", "What happened to Melanie's son on the road trip?"):
+        assert NOTHING in answer_question(owner=user, question=question).answer, question
+
+
+def test_whose_word_a_pronoun_makes_it():
+    from memories.llm.extractive.whose import LISTENER, OTHER, SPEAKER, owners
+
+    people = frozenset({"caroline", "melanie"})
+    said = owners("Thanks, Caroline! This has been great for my mental health.", people=people, vocatives=frozenset({"caroline"}))
+    assert said["health"] == {SPEAKER}
+    assert owners("What got you into running?", people=people)["run"] == {LISTENER}
+    assert owners("Her sister Melanie ran the race.", people=people)["race"] == {"melanie"}
+    assert owners("She ran the race.", people=people)["race"] == {OTHER}
+    assert owners("Ran the race in May.", people=people)["race"] == {SPEAKER}
+
+
 def test_names_said_to_someone():
     assert addressed("Tom: Congrats Priya! I fixed the roof.") == {"Priya"}
     assert addressed("Jon: Thanks, Gina. It was fun.") == {"Gina"}

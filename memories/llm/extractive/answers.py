@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from .entities import AMOUNT_RE, DATE_RE, addressed, extract_entities
-from . import similarity
+from . import similarity, whose
 from .summary import plain_text
 
 MAX_QUOTES = 3
@@ -182,8 +182,19 @@ def answer(*, question: str, context: AnswerContext) -> str:
     content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
     content_total = sum(idf[t] for t in content_terms) or 1.0
+    # A question about one of the conversation's speakers is answered by what is theirs:
+    # the words it asks about must be theirs in the line (their "I", "my"; the other's
+    # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
+    # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
+    held = _held_by_asked(context, named)
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
-        s.coverage = sum(idf[t] for t in content_terms if t in memory_stems[s.memory.id]) / content_total
+        theirs = held.get(s.memory.id, memory_stems[s.memory.id])
+        s.coverage = sum(idf[t] for t in content_terms if t in theirs) / content_total
+        others = (
+            s.memory.id in held
+            and any(t in memory_stems[s.memory.id] for t in content_terms)
+            and not any(t in theirs for t in content_terms)
+        )
         s.margin = float(meant) if margin is not None else 1.0  # by words: the words decide
         s.by_date = s.memory.id in dated
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
@@ -191,7 +202,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         by_date = s.memory.id in dated
         # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
         # everything Ben said. What the question asks about must be there, or near in meaning.
-        about = any(t in memory_stems[s.memory.id] for t in content_terms) if content_terms else covered > 0 or around > 0
+        about = any(t in theirs for t in content_terms) if content_terms else covered > 0 or around > 0
         fits = _fits(s.text, wants, question)
         # By meaning alone (no word of what is asked in the memory): near is not enough,
         # e5 puts "my favourite colour" near "my blue car". It must give the kind of thing
@@ -199,7 +210,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # clearly closer to this question than to one asking nothing.
         typed = fits > 0 and bool({"who", "where", "when", "count"} & wants)
         bar = MEANING_TYPED if typed else MEANING_UNTYPED
-        s.relevant = about or by_date or (float(meant) >= bar and (few or sim >= 0.5))
+        s.relevant = about or by_date or (not others and float(meant) >= bar and (few or sim >= 0.5))
+        if others:
+            s.margin = -1.0  # near in meaning because it says the same of someone else
         if {"decision", "who", "where"} & wants:
             # The question's words find the memory (the meeting, the project); what it asks
             # for (the decisions, a person, a place) picks the sentence to quote.
@@ -309,6 +322,50 @@ def _current_first(
     # A question about a time gone ("in 2023", "before the move") is answered with the
     # fact that held then; any other with what is true now.
     return past + current if past_question else current + past
+
+
+def _held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozenset[str]]:
+    """For a question naming a speaker of the conversation: for each line with a speaker,
+    the stems that are that speaker's (whose.py). Empty when the question names none."""
+    speakers = {m.id: _speaker_name(m) for m in context.memories}
+    people = frozenset(v for v in speakers.values() if v)
+    asked = named & people
+    if not asked:
+        return {}
+    out: dict[int, frozenset[str]] = {}
+    for m in context.memories:
+        speaker = speakers[m.id]
+        if not speaker:
+            continue
+        text = m.text or m.summary or ""
+        body = text[_SPEAKER.match(text).end() :]
+        vocatives = frozenset(w.lower() for w in addressed(text)) - _named_beyond_address(text)
+        theirs: set[str] = set()
+        # Only the speakers' names point at someone: "LGBTQ" in "I went to a LGBTQ
+        # support group" is named but nobody the words belong to.
+        for sentence in textutil.sentences(plain_text(body)):
+            for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives).items():
+                for owner in owners:
+                    if owner == whose.SPEAKER:
+                        owner = speaker
+                    elif owner == whose.LISTENER:
+                        # Two speak: "you" is the other one (whoever is asked about, when
+                        # the speaker is not).
+                        owner = next(iter(asked)) if speaker not in asked else ""
+                    if owner in asked:
+                        theirs.add(stem)
+        out[m.id] = frozenset(theirs)
+    return out
+
+
+def _speaker_name(m: MemoryNote) -> str:
+    """The first name a conversation's line opens with ("Caroline: ..."), lower case, or ""."""
+    match = _SPEAKER.match(m.text or m.summary or "")
+    if not match:
+        return ""
+    first = match.group(1).split()[0]
+    # Labels ("Note: ...", "Summary: ...") are not people.
+    return "" if first in textutil.NOT_ENTITIES or first.lower() in textutil.STOPWORDS else first.lower()
 
 
 def _stands(s: _Sentence) -> bool:
