@@ -151,9 +151,7 @@ def plan(notes: list[_Note], vectors: dict[int, np.ndarray]) -> list[Planned]:
         if len(members) < 2:
             continue
         have = [vectors[m.id] for m in members if m.id in vectors]
-        planned.append(
-            Planned(Digest.Kind.SUBJECT, entity, [m.id for m in members], _centroid(np.stack(have)) if have else None)
-        )
+        planned.append(Planned(Digest.Kind.SUBJECT, entity, [m.id for m in members], _centroid(np.stack(have)) if have else None))
     _describe(planned, {n.id: n for n in notes})
     return planned
 

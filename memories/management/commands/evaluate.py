@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.test.utils import override_settings
 from django.utils import timezone
 
 from ... import embeddings, textutil
@@ -441,6 +442,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        # For this command only (the setting is read by recall and by the setup's build).
+        digests = options["digests"]
+        with override_settings(MEMORY_DIGESTS=digests == "on" if digests else settings.MEMORY_DIGESTS):
+            self._handle(**options)
+
+    def _handle(self, **options):
         ks = sorted(set(options["k"] or DEFAULT_KS))
         if any(k < 1 or k > 500 for k in ks):
             raise CommandError("--k values must be between 1 and 500.")
@@ -450,8 +457,6 @@ class Command(BaseCommand):
             conversations = conversations[: max(0, options["limit_conversations"])]
         if not any(c.questions for c in conversations):
             raise CommandError("No questions of categories 1-4 with evidence found in the dataset.")
-        if options["digests"] is not None:
-            settings.MEMORY_DIGESTS = options["digests"] == "on"
         if options["answers"]:
             total = sum(len(c.questions) + len(c.unanswerable) for c in conversations)
             with progress_bar(total=total, desc="answers", unit="q") as bar:
