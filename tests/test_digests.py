@@ -128,6 +128,13 @@ def test_one_owners_question_never_brings_another_owners_sources(user, other_use
     digest_arm.clear_cache()
     with_vector = recall(owner=other_user, question="What does Nora grow in the greenhouse?", strategy="hybrid", k=20)
     assert with_vector.memory_ids and set(with_vector.memory_ids) <= {m.pk for m in theirs}
+    from memories import embeddings
+
+    with embeddings.using("local"):
+        embedder = embeddings.get_embedder()
+        vector = embeddings.embed_question(embedder, "What does Nora grow in the greenhouse?")
+    brought = digest_arm.sources(other_user, vector=vector, model=embedder.model, q_stems={"nora", "grow", "greenhous"})
+    assert brought and set(brought) <= {m.pk for m in theirs}
     found = recall(owner=user, question="What does Nora grow in the greenhouse?", strategy="hybrid", k=20)
     assert set(found.memory_ids) <= {m.pk for m in mine}
 

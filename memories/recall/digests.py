@@ -96,7 +96,8 @@ def sources(owner, *, vector: np.ndarray | None, model: str, q_stems: set[str]) 
         return {}
     picked = {int(owned.ids[i]): rank for rank, i in enumerate(order)}
     out: dict[int, tuple[float, str]] = {}
-    through = Digest.sources.through.objects.filter(digest_id__in=list(picked), digest__owner=owner)
+    # Both ends the owner's: a row naming another space's memory is never followed.
+    through = Digest.sources.through.objects.filter(digest_id__in=list(picked), digest__owner=owner, memory__owner=owner)
     for digest_id, memory_id in through.values_list("digest_id", "memory_id"):
         rank = picked[digest_id]
         credit = W_DIGEST / (1 + rank)
