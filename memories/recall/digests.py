@@ -27,6 +27,9 @@ from .words import cached_stem, terms
 
 W_DIGEST = 0.3  # the credit the best digest's sources get, against the best word match's 1
 DIGESTS_TAKEN = 3  # digests whose sources are brought in
+# Which sources get the credit: "all", only those no arm found ("new": brought in below
+# what the arms found), or only those an arm found too ("found": re-ranked, none brought in).
+CREDIT = "all"
 W_DIGEST_WORDS = 1.0  # a digest holding every question word gains this much (in spreads of cosine)
 
 
@@ -73,8 +76,11 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def sources(owner, *, vector: np.ndarray | None, model: str, q_stems: set[str]) -> dict[int, tuple[float, str]]:
-    """Memory id -> (credit, why) for the sources of the digests the question matches best."""
+def sources(
+    owner, *, vector: np.ndarray | None, model: str, q_stems: set[str], found=frozenset()
+) -> dict[int, tuple[float, str]]:
+    """Memory id -> (credit, why) for the sources of the digests the question matches best
+    (`found`: what the other arms found, for CREDIT)."""
     if not settings.MEMORY_DIGESTS or vector is None or W_DIGEST <= 0:
         return {}
     owned = _owned(owner, model)
@@ -99,6 +105,8 @@ def sources(owner, *, vector: np.ndarray | None, model: str, q_stems: set[str]) 
     # Both ends the owner's: a row naming another space's memory is never followed.
     through = Digest.sources.through.objects.filter(digest_id__in=list(picked), digest__owner=owner, memory__owner=owner)
     for digest_id, memory_id in through.values_list("digest_id", "memory_id"):
+        if (CREDIT == "new" and memory_id in found) or (CREDIT == "found" and memory_id not in found):
+            continue
         rank = picked[digest_id]
         credit = W_DIGEST / (1 + rank)
         if memory_id not in out or out[memory_id][0] < credit:

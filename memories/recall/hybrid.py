@@ -65,7 +65,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         terms_arm.unseen((by_words.keys() | {pk for pk, _ in by_meaning}) - {pk for pk, _ in by_terms}),
     )
     by_digest = (
-        digests.sources(owner, vector=meaning_arm.question_vector(), model=meaning_arm.embedder.model, q_stems=q_stems)
+        digests.sources(
+            owner, vector=meaning_arm.question_vector(), model=meaning_arm.embedder.model, q_stems=q_stems, found=relevance.keys()
+        )
         if meaning_arm.vector is not None
         else {}
     )
