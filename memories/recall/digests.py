@@ -25,7 +25,7 @@ from ..models import Digest
 from ..textutil import fold
 from .words import cached_stem, terms
 
-W_DIGEST = 0.3  # the credit the best digest's sources get, against the best word match's 1
+W_DIGEST = 0.1  # the credit the best digest's sources get, against the best word match's 1
 DIGESTS_TAKEN = 3  # digests whose sources are brought in
 # Which sources get the credit: "all", only those no arm found ("new": brought in below
 # what the arms found), or only those an arm found too ("found": re-ranked, none brought in).
