@@ -314,7 +314,7 @@ class Digest(models.Model):
     text = models.TextField()  # derived: the words that set its memories apart, never a quotation
     sources = models.ManyToManyField(Memory, related_name="digests")
     model = models.CharField(max_length=200, blank=True)  # the embedding model of `centroid`
-    centroid = models.BinaryField(null=True)  # float32, unit length: its sources' mean direction
+    centroid = models.BinaryField(null=True)  # float32: the mean of its sources' unit vectors
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = OwnedManager()

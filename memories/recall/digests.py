@@ -30,6 +30,10 @@ DIGESTS_TAKEN = 3  # digests whose sources are brought in
 # Which sources get the credit: "all", only those no arm found ("new": brought in below
 # what the arms found), or only those an arm found too ("found": re-ranked, none brought in).
 CREDIT = "all"
+# How a question meets a digest: the cosine with its sources' mean direction ("centroid"),
+# or their mean cosine ("mean": a loose group, whose direction sits near every question,
+# counts for less).
+MATCH_BY = "centroid"
 W_DIGEST_WORDS = 1.0  # a digest holding every question word gains this much (in spreads of cosine)
 
 
@@ -86,7 +90,10 @@ def sources(
     owned = _owned(owner, model)
     if owned is None or owned.centroids.shape[1] != len(vector):
         return {}
-    cosine = owned.centroids @ vector.astype(np.float32)
+    centroids = owned.centroids
+    if MATCH_BY == "centroid":
+        centroids = centroids / np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
+    cosine = centroids @ vector.astype(np.float32)
     spread = float(cosine.std()) or 1.0
     # Cosines crowd (e5's between 0.7 and 0.9): read in spreads above the owner's mean digest.
     score = (cosine - float(cosine.mean())) / spread

@@ -105,8 +105,9 @@ def kmeans(vectors: np.ndarray, k: int, *, rounds: int = KMEANS_ROUNDS) -> np.nd
 
 
 def _centroid(vectors: np.ndarray) -> np.ndarray:
-    mean = vectors.sum(axis=0)
-    return (mean / (np.linalg.norm(mean) or 1.0)).astype(np.float32)
+    """The mean of the sources' unit vectors, not normalised: its length says how close
+    they are to each other, and its product with a question is their mean cosine."""
+    return vectors.mean(axis=0).astype(np.float32)
 
 
 def plan(notes: list[_Note], vectors: dict[int, np.ndarray]) -> list[Planned]:
