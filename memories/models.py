@@ -297,6 +297,35 @@ class Consolidation(models.Model):
         return f"Consolidation {self.pk}: {self.insight[:60]}"
 
 
+class Digest(models.Model):
+    """A unit the background builds for recall (services/digests.py): a group of one
+    person's (or one subject's) memories close in meaning, described in derived words, with
+    the centroid of their vectors. Recall matches a question against it and brings in its
+    sources (recall/digests.py); it is never itself a memory, nor anyone's own words. Built
+    again as memories arrive; a memory that leaves the record leaves its digests at once."""
+
+    class Kind(models.TextChoices):
+        PERSON = "person", "Person"  # the memories of one speaker (or a name the owner's memories are about)
+        SUBJECT = "subject", "Subject"  # memories naming one thing, or close in meaning with no person
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="digests")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    key = models.CharField(max_length=200, blank=True)  # the person or subject it is about
+    text = models.TextField()  # derived: the words that set its memories apart, never a quotation
+    sources = models.ManyToManyField(Memory, related_name="digests")
+    model = models.CharField(max_length=200, blank=True)  # the embedding model of `centroid`
+    centroid = models.BinaryField(null=True)  # float32: the mean of its sources' unit vectors
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "model"], name="digest_owner_model")]
+
+    def __str__(self):
+        return f"Digest {self.pk} ({self.kind} {self.key}): {self.text[:60]}"
+
+
 class MemoryLinkQuerySet(models.QuerySet):
     def owned_by(self, owner):
         """Links within one space: both ends the owner's."""

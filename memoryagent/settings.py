@@ -285,6 +285,9 @@ MEMORY_TERMS_CACHE_MB = int(os.getenv("MEMORY_TERMS_CACHE_MB", "256"))
 # The local model's latent terms (a third recall arm beside words and meaning): computed with
 # each memory's vector and searched with every question when the local model is active.
 MEMORY_LATENT_TERMS = env_bool("MEMORY_LATENT_TERMS", True)
+# Digests (services/digests.py, recall/digests.py): the consolidation run groups each
+# person's memories by meaning, and a question that matches a group brings in its sources.
+MEMORY_DIGESTS = env_bool("MEMORY_DIGESTS", False)
 
 MEMORY_INBOX_DIR = Path(os.getenv("MEMORY_INBOX_DIR", BASE_DIR / "inbox")).resolve()
 MEMORY_INBOX_USER = os.getenv("MEMORY_INBOX_USER", "")

@@ -29,6 +29,7 @@ import pkgutil
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,13 +53,19 @@ def main() -> None:
     )
     parser.add_argument(
         "--rows",
-        nargs="+",
+        nargs="*",
         choices=("words", "meaning", "sparse", "off", "local"),
         default=["words", "meaning", "off", "local"],
         help="The fixed rows to run (default: all but sparse, the latent-terms arm alone); the --try rows always run.",
     )
     parser.add_argument(
         "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
+    )
+    parser.add_argument(
+        "--digests",
+        action="store_true",
+        help="Build digests after embedding, as the consolidation run does, and let recall use them "
+        "(a --try of digests.W_DIGEST=0 is the row without them).",
     )
     args = parser.parse_args()
 
@@ -79,7 +86,11 @@ def main() -> None:
     from memories.recall import recall
     from memories.recall.meaning import MeaningArm
     from memories.recall.latent_terms import TermsArm
+    from memories.services.digests import build_digests
     from memories.services.embed import embed_missing
+    from django.conf import settings as django_settings
+
+    django_settings.MEMORY_DIGESTS = args.digests
 
     modules = {
         m.name: importlib.import_module(f"memories.recall.{m.name}") for m in pkgutil.iter_modules(recall_package.__path__)
@@ -142,6 +153,11 @@ def main() -> None:
                 outcome = embed_missing(owner=owner)
             if outcome.error:
                 sys.exit(f"local embeddings: {outcome.error}")
+            if args.digests:
+                started = time.monotonic()
+                with embeddings.using("local"):
+                    made = build_digests(owner)
+                print(f"digests {conv.sample_id}: {made} built in {time.monotonic() - started:.2f} s", flush=True)
             dia_of = {m.pk: turn.dia_id for m, turn in zip(stored, conv.turns, strict=True)}
             asked[conv.sample_id] = len(conv.questions)
             for qa in conv.questions:

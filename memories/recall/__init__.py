@@ -13,7 +13,8 @@ Strategies:
   question names (speaker.py), the key words of the best matches (feedback.py), the
   turns around a hit in the same conversation and memories linked to it
   (neighbours.py), the sessions first and breadth for set questions (sessions.py, off:
-  measured, did not hold across folds), what is true now (current.py); the token budget (budget.py) decides
+  measured, did not hold across folds), the sources of the digests the background built that
+  the question matches (digests.py, off: measured, did not hold across folds), what is true now (current.py); the token budget (budget.py) decides
   what is read, with the consolidations over what was found (consolidations.py). Which
   memories any of it may read is readable.py; the full-text index it searches is search.py.
 """

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import current, search
 from ..textutil import fold
-from . import feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
+from . import digests, feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -64,6 +64,17 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         by_terms,
         terms_arm.unseen((by_words.keys() | {pk for pk, _ in by_meaning}) - {pk for pk, _ in by_terms}),
     )
+    by_digest = (
+        digests.sources(
+            owner, vector=meaning_arm.question_vector(), model=meaning_arm.embedder.model, q_stems=q_stems, found=relevance.keys()
+        )
+        if meaning_arm.vector is not None
+        else {}
+    )
+    if by_digest:
+        relevance = dict(relevance)  # fuse may hand back the lexical arm's own dict
+    for pk, (credit, _) in by_digest.items():
+        relevance[pk] = relevance.get(pk, 0.0) + credit
     ids = set(relevance) | set(by_date)
     fallback = not ids
     if fallback:
@@ -79,6 +90,8 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         c.relevance = relevance.get(c.id, 0.0)
         c.lexical = c.id in by_words
         c.meaning_rank = meaning_rank.get(c.id)
+        if c.id in by_digest:
+            c.reasons.append(by_digest[c.id][1])
         base_score(c, q)
     expansion = feedback.expand(owner, candidates, q) if by_words else []
 

@@ -106,6 +106,15 @@ class MeaningArm:
             return frozenset()
         return frozenset(ids) - vector_index.with_vectors(ids=ids, owner_id=self.owner.pk, model=self.embedder.model)
 
+    def question_vector(self):
+        """The question's vector as the arm embedded it (without its names), or None."""
+        if self.vector is None:
+            return None
+        try:
+            return self.vector.result()[0]
+        except embeddings.EmbeddingError:
+            return None
+
     def nearest(self, pool: int = MEANING_POOL) -> list[tuple[int, float]]:
         """The owner's memories closest to the question, best first, with their score
         (cosine less what is typical: embeddings/hubness.py). Empty when embeddings are

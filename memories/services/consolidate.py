@@ -18,6 +18,7 @@ from ..llm.base import MemoryNote
 from ..llm.extractive import insights
 from ..models import Consolidation, ConsolidationRun, Event, Memory, MemoryLink
 from . import usage
+from .digests import digests_due, refresh_digests
 from .history import SYSTEM, Actor, consolidation_snapshot, record, record_many
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,9 @@ def consolidate_owner(
                 # Saved per chunk so "consolidate now" can show the batches done while it runs.
                 run.consolidations_made = len(made)
                 run.save(update_fields=["memories_consolidated", "consolidations_made"])
+        # The digests recall searches (services/digests.py): built again when memories
+        # arrived or left since, whatever the provider (they are grouped by meaning).
+        refresh_digests(owner)
     except ProviderError as exc:
         log.warning("consolidation for %s stopped: %s", owner, exc)
         run.error = str(exc)[:2000]
@@ -263,7 +267,10 @@ def consolidate_all(*, actor: Actor = SYSTEM, on_batch: Callable[[int], None] | 
     User = get_user_model()
     outcomes = []
     stale_owners = Consolidation.objects.filter(stale_at__isnull=False).values("owner_id")
-    for owner in User.objects.filter(Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)).order_by("pk"):
+    due = Q(pk__in=unconsolidated_owner_ids()) | Q(pk__in=stale_owners)
+    if settings.MEMORY_DIGESTS:
+        due |= digests_due()
+    for owner in User.objects.filter(due).order_by("pk"):
         try:
             outcomes.append(consolidate_owner(owner=owner, actor=actor, on_batch=on_batch))
         except ConsolidationBusy:

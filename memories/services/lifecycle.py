@@ -10,9 +10,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
+from ..models import Consolidation, Digest, Event, Memory, MemoryLink, ProcessedFile, RejectedContent
 from . import fields, inboxfs
 from .history import EDITABLE_FIELDS, SYSTEM, Actor, record, snapshot
+from .digests import leave_digests
 from .embed import embed_after_extraction
 from .errors import EditError, IngestError, RestoreError
 from .ingest import parse_expires_at, parse_occurred_at
@@ -35,6 +36,7 @@ def _withdraw(memory: Memory, actor: Actor) -> None:
     release_successors(memory, actor, why=f"memory {memory.pk}, which superseded it, left the record")
     MemoryLink.objects.filter(from_memory=memory).delete()
     MemoryLink.objects.filter(to_memory=memory).delete()
+    leave_digests([memory.pk])
     now = timezone.now()
     for consolidation in Consolidation.objects.filter(sources=memory, stale_at__isnull=True):
         consolidation.stale_at = now
@@ -250,6 +252,7 @@ def clear_owner(*, owner, inbox_files: bool = True, actor: Actor = SYSTEM) -> di
         RejectedContent.objects.owned_by(owner).delete()
         live.update(deleted_at=now)
         MemoryLink.objects.filter(from_memory__owner=owner).delete()
+        Digest.objects.filter(owner=owner).delete()  # built from what was just cleared
         consolidations = Consolidation.objects.owned_by(owner).update(retired_at=now)
         processed = ProcessedFile.objects.owned_by(owner).delete()[0]
         Event.objects.bulk_create(

@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.test.utils import override_settings
 from django.utils import timezone
 
 from ... import embeddings, textutil
@@ -21,6 +24,7 @@ from ...llm.base import cited_ids
 from ...llm.offline import OfflineProvider
 from ...recall import STRATEGIES, recall
 from ...services import Actor, bulk_remember
+from ...services.digests import build_digests
 from ...services.embed import embed_missing
 from ._base import progress_bar
 
@@ -191,6 +195,7 @@ def evaluate(
     labels = [run_label(s, b) for s, b in runs]
     found = {label: {k: defaultdict(list) for k in ks} for label in labels}
     tokens = {label: {k: [] for k in ks} for label in labels}
+    digest_seconds: list[float] = []
     User = get_user_model()
     for conv in conversations:
         with transaction.atomic():
@@ -203,6 +208,11 @@ def evaluate(
                         outcome = embed_missing(owner=owner)
                         if outcome.error:
                             raise CommandError(f"embeddings {backend}: {outcome.error}")
+                    if settings.MEMORY_DIGESTS:
+                        # As the consolidation run builds them (services/digests.py).
+                        started = time.monotonic()
+                        build_digests(owner)
+                        digest_seconds.append(time.monotonic() - started)
                     for strategy in strategies:
                         label = run_label(strategy, backend)
                         if label not in found:
@@ -229,6 +239,8 @@ def evaluate(
             "by_category": {str(cat): {str(k): _mean(per_k[k][cat]) for k in ks} for cat in CATEGORIES if per_k[ks[0]][cat]},
             "mean_context_tokens": {str(k): round(_mean(tokens[strategy][k]), 1) for k in ks},
         }
+    if digest_seconds:
+        report["digests"] = {"builds": len(digest_seconds), "seconds": round(sum(digest_seconds), 2)}
     return report
 
 
@@ -260,6 +272,8 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
                 outcome = embed_missing(owner=owner)
                 if outcome.error:
                     raise CommandError(f"embeddings: {outcome.error}")
+            if settings.MEMORY_DIGESTS:
+                build_digests(owner)
             for qa in conv.questions:
                 if not qa.get("answer"):
                     continue
@@ -414,6 +428,12 @@ class Command(BaseCommand):
             "(a question's own asked_at always wins).",
         )
         parser.add_argument(
+            "--digests",
+            choices=("on", "off"),
+            help="Build digests as the consolidation run does (after embedding) and let recall use them "
+            "(default: MEMORY_DIGESTS). The build's time is reported.",
+        )
+        parser.add_argument(
             "--embeddings",
             nargs="+",
             action="extend",
@@ -422,6 +442,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        # For this command only (the setting is read by recall and by the setup's build).
+        digests = options["digests"]
+        with override_settings(MEMORY_DIGESTS=digests == "on" if digests else settings.MEMORY_DIGESTS):
+            self._handle(**options)
+
+    def _handle(self, **options):
         ks = sorted(set(options["k"] or DEFAULT_KS))
         if any(k < 1 or k > 500 for k in ks):
             raise CommandError("--k values must be between 1 and 500.")
@@ -432,8 +458,6 @@ class Command(BaseCommand):
         if not any(c.questions for c in conversations):
             raise CommandError("No questions of categories 1-4 with evidence found in the dataset.")
         if options["answers"]:
-            from django.conf import settings
-
             total = sum(len(c.questions) + len(c.unanswerable) for c in conversations)
             with progress_bar(total=total, desc="answers", unit="q") as bar:
                 report = evaluate_answers(
@@ -476,6 +500,7 @@ class Command(BaseCommand):
         stored = ", each turn stored as a note" if as_notes else ""
         self.stdout.write(f"{n_conversations} conversation(s){stored}, categories 1-4, evidence recall at k")
         self.stdout.write(head)
+        digests = report.pop("digests", None)
         for strategy, row in report.items():
             self.stdout.write(
                 f"{strategy:<16} {'all':<10} "
@@ -485,6 +510,8 @@ class Command(BaseCommand):
             for cat, values in row["by_category"].items():
                 self.stdout.write(f"{'':<16} {cat:<10} " + " ".join(f"{values[str(k)]:>7.1%}" for k in ks))
             self.stdout.write(f"{'':<16} {'tokens':<10} " + " ".join(f"{row['mean_context_tokens'][str(k)]:>7.0f}" for k in ks))
+        if digests:
+            self.stdout.write(f"digests built {digests['builds']} time(s) in {digests['seconds']:.2f} s")
 
     def _answer_table(self, report: dict, n_conversations: int):
         self.stdout.write(f"{n_conversations} conversation(s), categories 1-4, offline answers against the gold answers")
