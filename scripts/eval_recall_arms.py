@@ -60,6 +60,13 @@ def main() -> None:
     parser.add_argument(
         "--as-notes", action="store_true", help="Each turn stored as a note of its own (as `manage.py evaluate --as-notes`)."
     )
+    parser.add_argument(
+        "--ranks",
+        type=int,
+        action="append",
+        default=[],
+        help="Print, for each question of this category, where each row ranked its evidence turns (- past 50).",
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="eval-arms-"))
@@ -152,6 +159,10 @@ def main() -> None:
                 for qa in conv.questions:
                     ids = ranked(owner, qa["question"], conv.asked_at(qa, args.asked))
                     evidence = set(qa["evidence"])
+                    if qa["category"] in args.ranks:
+                        place = {dia_of.get(pk): i + 1 for i, pk in enumerate(ids)}
+                        where = " ".join(f"{e}@{place.get(e, '-')}" for e in qa["evidence"])
+                        print(f"  {name[:20]:20} {where:24} {qa['question'][:90]}")
                     by_cat = found_cat[name].setdefault((conv.sample_id, qa["category"]), dict.fromkeys(KS, 0.0))
                     for k in KS:
                         share = len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)
