@@ -6,7 +6,7 @@ from datetime import date, datetime
 import pytest
 from django.utils import timezone
 
-from memories.recall import dates, recall
+from memories.recall import recall
 from memories.recall.dates import event_spans, time_asked, told_as
 
 pytestmark = pytest.mark.django_db
@@ -55,13 +55,7 @@ def mentions(memory_factory):
     return plan, done, later
 
 
-@pytest.fixture
-def dated_lift(monkeypatch):
-    monkeypatch.setattr(dates, "DATED_LIFT", 0.3)
-    monkeypatch.setattr(dates, "DATED_TENSE", True)
-
-
-def test_when_did_finds_the_mention_that_dates_it_as_done(user, memory_factory, dated_lift):
+def test_when_did_finds_the_mention_that_dates_it_as_done(user, memory_factory):
     plan, done, later = mentions(memory_factory)
     ids = recall(
         owner=user, question="When did Ann run the river race?", strategy="hybrid", k=10, now=when(2024, 1, 1)
@@ -70,7 +64,7 @@ def test_when_did_finds_the_mention_that_dates_it_as_done(user, memory_factory, 
     assert ids.index(done.pk) < ids.index(plan.pk)
 
 
-def test_when_is_going_to_finds_the_mention_that_tells_it_ahead(user, memory_factory, dated_lift):
+def test_when_is_going_to_finds_the_mention_that_tells_it_ahead(user, memory_factory):
     plan, done, later = mentions(memory_factory)
     ids = recall(
         owner=user, question="When is Ann going to run the river race?", strategy="hybrid", k=10, now=when(2024, 1, 1)
