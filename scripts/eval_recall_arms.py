@@ -12,6 +12,9 @@ for each conversation held out, which row the others pick (by the mean of R@5–
 it does on the held-out one: a choice that only helps the conversations it was picked on
 shows here.
 
+--ranks N prints, for every question of category N, where each row placed its evidence
+turns: what recall at k hides when the evidence moves within the first places.
+
 --as-notes stores each turn as a note of its own (no source position, no "Speaker: "
 opening): what the conversation's shape lends is gone, as in a collection of dated notes.
 
