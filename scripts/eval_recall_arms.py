@@ -12,6 +12,9 @@ for each conversation held out, which row the others pick (by the mean of R@5–
 it does on the held-out one: a choice that only helps the conversations it was picked on
 shows here.
 
+--ranks N prints, for every question of category N, where each row placed its evidence
+turns: what recall at k hides when the evidence moves within the first places.
+
 --as-notes stores each turn as a note of its own (no source position, no "Speaker: "
 opening): what the conversation's shape lends is gone, as in a collection of dated notes.
 
@@ -66,6 +69,13 @@ def main() -> None:
         action="store_true",
         help="Build digests after embedding, as the consolidation run does, and let recall use them "
         "(a --try of digests.W_DIGEST=0 is the row without them).",
+    )
+    parser.add_argument(
+        "--ranks",
+        type=int,
+        action="append",
+        default=[],
+        help="Print, for each question of this category, where each row ranked its evidence turns (- past 50).",
     )
     args = parser.parse_args()
 
@@ -168,6 +178,10 @@ def main() -> None:
                 for qa in conv.questions:
                     ids = ranked(owner, qa["question"], conv.asked_at(qa, args.asked))
                     evidence = set(qa["evidence"])
+                    if qa["category"] in args.ranks:
+                        place = {dia_of.get(pk): i + 1 for i, pk in enumerate(ids)}
+                        where = " ".join(f"{e}@{place.get(e, '-')}" for e in qa["evidence"])
+                        print(f"  {name[:20]:20} {where:24} {qa['question'][:90]}")
                     by_cat = found_cat[name].setdefault((conv.sample_id, qa["category"]), dict.fromkeys(KS, 0.0))
                     for k in KS:
                         share = len(evidence & {dia_of.get(pk) for pk in ids[:k]}) / len(evidence)

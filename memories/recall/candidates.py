@@ -30,11 +30,13 @@ class Question:
     speakers: frozenset[str] = frozenset()
     #: The question asks for a time ("When did...", "In which month...").
     asks_time: bool = False
+    #: What the question's verb says of the time it asks: "past", "ahead" or "" (dates.time_asked).
+    tense: str = ""
 
     @property
     def reads_dates(self) -> bool:
         """The memories' own dates matter: their words are read for them (dates.event_spans)."""
-        return bool(self.spans) or (self.asks_time and _dates.W_DATED > 0)
+        return bool(self.spans) or (self.asks_time and (_dates.W_DATED > 0 or _dates.DATED_LIFT > 0))
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from . import digests, feedback, latent_terms, lexical, meaning, neighbours, new
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
-from .dates import TIME_UNITS, asks_time, date_phrases, date_pool, date_spans
+from .dates import TIME_UNITS, asks_time, date_phrases, date_pool, date_spans, time_asked
 from .fusion import fuse
 from .reasons import Explainer
 from .result import RecallResult, Recalled
@@ -52,7 +52,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     pool = max(150, 4 * k)
 
     by_words = lexical.relevance(owner, q_words, pool)
-    q = Question(q_stems, spans, now, asks_time=wants_time)
+    q = Question(q_stems, spans, now, asks_time=wants_time, tense=time_asked(question) if wants_time else "")
     # What the words and dates found is read while the question is still being embedded.
     early = fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates) if meaning_arm.vector is not None else {}
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
@@ -102,11 +102,13 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     neighbours.lend_support(candidates, seeds, near, linked)
     if q.speakers:
         speaker.prefer_named_speakers(candidates.values(), q.speakers)
-    sessions.prefer_best_sessions(candidates.values())
+    sessions.prefer_best_sessions(candidates.values(), sessions.TIME_W_SESSION if wants_time else None)
 
     ranked = sorted(candidates.values(), key=lambda c: (-c.score, -c.occurred_at.timestamp(), -c.id))
     if sessions.asks_for_a_set(question):
         ranked = sessions.spread(ranked)
+    elif wants_time:
+        ranked = sessions.spread(ranked, sessions.TIME_BREADTH_DECAY)
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = current.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
     ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)

@@ -29,6 +29,10 @@ def base_score(c: Candidate, q: Question) -> None:
     elif q.asks_time and c.events:
         # "When did Ann...?" is answered by the line that dates what she did ("... last Friday").
         score += dates.W_DATED
+        if dates.DATED_LIFT and (
+            not dates.DATED_TENSE or not q.tense or q.tense in dates.told_as(c.events, timezone.localtime(c.occurred_at).date())
+        ):
+            score *= 1 + dates.DATED_LIFT
     score += own_words_bonus(c.speaker, q.speakers)
     shared = q.stems & c.keys
     if shared:

@@ -19,12 +19,18 @@ from .neighbours import source_group
 # best match's score; the others by their strength against the best). 0: off.
 W_SESSION = 0.0
 TOP_SESSIONS = 3
+# The same for a question that asks for a time (its event told in one or two sessions). 0: off.
+TIME_W_SESSION = 0.0
 SESSION_MATCHES = 3  # a session's strength: the sum of its best this many matches' scores
 
 # Breadth: a candidate's score is multiplied by this for each candidate of its session
 # already placed above it, within the first BREADTH_HEAD places. 1: off.
 BREADTH_DECAY = 1.0
 BREADTH_HEAD = 60
+# The same for a question that asks for a time: an event is told more than once (planned,
+# done, recalled), in several sessions, and the turns around the best mention must not
+# take the places of the other mentions. 1: off.
+TIME_BREADTH_DECAY = 1.0
 
 # A question asking for a set: "what/which" and a plural noun, "how many", "where has".
 _NOT_PLURAL = frozenset("is was does has this its his hers ours yours theirs as us always".split())
@@ -44,11 +50,12 @@ def _session(c: Candidate) -> str | None:
     return group if positioned else None
 
 
-def prefer_best_sessions(candidates) -> None:
+def prefer_best_sessions(candidates, weight: float | None = None) -> None:
     """Stage one: the sessions by the matches they hold; stage two: each turn an arm found
     in one of the best TOP_SESSIONS gains W_SESSION times its session's strength against
     the best's, on top of its own score."""
-    if not W_SESSION:
+    weight = W_SESSION if weight is None else weight
+    if not weight:
         return
     by_session: dict[str, list[Candidate]] = defaultdict(list)
     for c in candidates:
@@ -62,13 +69,14 @@ def prefer_best_sessions(candidates) -> None:
     top = strength[best[0]]
     for s in best:
         for c in by_session[s]:
-            c.bonus += W_SESSION * strength[s] / top
+            c.bonus += weight * strength[s] / top
 
 
-def spread(ranked: list[Candidate]) -> list[Candidate]:
+def spread(ranked: list[Candidate], decay: float | None = None) -> list[Candidate]:
     """The first BREADTH_HEAD places, chosen greedily by score discounted for each place
     its session already holds above (memories with no session are never discounted)."""
-    if BREADTH_DECAY >= 1.0 or len(ranked) < 2:
+    decay = BREADTH_DECAY if decay is None else decay
+    if decay >= 1.0 or len(ranked) < 2:
         return ranked
     head, rest = list(ranked[:BREADTH_HEAD]), ranked[BREADTH_HEAD:]
     placed: dict[str, int] = defaultdict(int)
@@ -77,7 +85,7 @@ def spread(ranked: list[Candidate]) -> list[Candidate]:
 
         def effective(c: Candidate) -> float:
             session = _session(c)
-            return c.score * (BREADTH_DECAY ** placed[session] if session is not None else 1.0)
+            return c.score * (decay ** placed[session] if session is not None else 1.0)
 
         pick = max(head, key=effective)
         head.remove(pick)
