@@ -21,10 +21,12 @@ class MemoriesConfig(AppConfig):
         post_migrate.connect(install_vector_store, sender=self)
         # The offline engine reads by meaning through whatever embedding layer is active;
         # it is handed one here, as it may not import that layer itself.
+        from .embeddings import vocabulary
         from .embeddings.sentences import active_meaning
-        from .llm.extractive import similarity
+        from .llm.extractive import entities, similarity
 
         similarity.use_meaning(active_meaning)
+        entities.use_casing(vocabulary.lower_case_preference)
 
 
 def install_search_index(using="default", **kwargs):

@@ -107,7 +107,8 @@ class AnswerContext:
     memories: list[MemoryNote] = field(default_factory=list)
     consolidations: list[InsightNote] = field(default_factory=list)
     #: Memories recall chose because they happened in the period the question names
-    #: ("last week"): they answer it even when they share no word with it.
+    #: ("last week"), or because they held through it (said before, replaced after): they
+    #: answer it even when they share no word with it.
     date_matches: tuple[int, ...] = ()
 
     def render(self) -> str:

@@ -73,7 +73,15 @@ def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
         if held:
             moved = head.pop(order.index(held[0]))
             head.insert(order.index(b), moved)
+            # Said before the period and not yet replaced in it: what held then, though
+            # its own date is outside the period (the answer reads this as dated evidence).
+            if not moved.date_reason:
+                moved.date_reason = f"held through {_label(spans)}"
     return head + list(ranked[len(head) :])
+
+
+def _label(spans) -> str:
+    return " and ".join(s.label for s in spans if getattr(s, "label", ""))
 
 
 class _SameFacts:

@@ -63,7 +63,9 @@ class RecallResult:
                     for c in self.consolidations
                 ],
                 date_matches=tuple(
-                    r.memory.pk for r in self.memories if any(x.startswith(("occurred in ", "occurred on ")) for x in r.reasons)
+                    r.memory.pk
+                    for r in self.memories
+                    if any(x.startswith(("occurred in ", "occurred on ", "held through ")) for x in r.reasons)
                 ),
             )
         return self._context

@@ -18,11 +18,23 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from ... import textutil
 from ...textutil import STOPWORDS, stem
-from ...embeddings import vocabulary
 from . import language
+
+# How much likelier the local model's vocabulary writes a word lower-case, and whether
+# that form is one whole piece (embeddings/vocabulary.py). apps.py hands it in, as it hands
+# similarity its meaning: the model boundary does not import the vectors' layer. Without
+# it (no local model), no opener is read as an ordinary word by the vocabulary.
+_casing: Callable[[str], tuple[float, bool] | None] = lambda word: None
+
+
+def use_casing(source: Callable[[str], tuple[float, bool] | None]) -> None:
+    global _casing
+    _casing = source
+
 
 MAX_CHARS = 100_000
 MAX_ENTITIES = 15
@@ -569,7 +581,7 @@ def _ordinary(
 def _written_lower_case(word: str) -> bool:
     """An opening word that the model's text mostly writes lower-case: an adverb, a verb
     ("Gestern", "Mañana", "Preciso", "Domani"), not a name."""
-    preference = vocabulary.lower_case_preference(word)
+    preference = _casing(word)
     return preference is not None and preference[1] and preference[0] >= WORD_LOWER_CASE_PREFERENCE
 
 
