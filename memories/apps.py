@@ -32,9 +32,9 @@ class MemoriesConfig(AppConfig):
 def install_search_index(using="default", **kwargs):
     from django.db import connections
 
-    from .recall import search
+    from .recall import lexical_index
 
-    search.install(connections[using])
+    lexical_index.install(connections[using])
 
 
 def install_vector_store(using="default", **kwargs):

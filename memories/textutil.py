@@ -69,7 +69,7 @@ def fold(token: str) -> str:
 
 
 # Scripts written without spaces: a run of them is one token to FTS5 and PostgreSQL, so a
-# word inside it is found by substring (see search._substring_search).
+# word inside it is found by substring (see recall/search.py, _substring_search).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 _CJK_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30ff\uff66-\uff9f]{2,}")
 

@@ -26,6 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def query_words_of(code):
+    # A baseline from before round 11 cut a question into words in recall/search.py.
+    lexical_query = getattr(code.recall, "lexical_query", None)
+    return (lexical_query or code.recall.search).query_words
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -56,7 +62,7 @@ def main() -> None:
 
     def ask(code, question):
         if args.part == "words":
-            return code.recall.lexical.relevance(owner, code.recall.search.query_words(question), 150)
+            return code.recall.lexical.relevance(owner, query_words_of(code)(question), 150)
         code.embeddings._queries.clear()
         code.recall.latent_terms._questions.clear()
         if code.embeddings.local._questions:

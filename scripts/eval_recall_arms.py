@@ -92,6 +92,7 @@ def main() -> None:
     import memories.recall as recall_package
     from memories import embeddings
     from memories.recall import search
+    from memories.recall.lexical_query import query_words
     from memories.management.commands.evaluate import bulk_remember, load_locomo
     from memories.recall import recall
     from memories.recall.meaning import MeaningArm
@@ -124,7 +125,7 @@ def main() -> None:
         return ranked
 
     def words_alone(owner, question, now=None):
-        return [h.memory_id for h in search.lexical_search(owner=owner, query=search.query_words(question), limit=50)]
+        return [h.memory_id for h in search.lexical_search(owner=owner, query=query_words(question), limit=50)]
 
     def meaning_alone(owner, question, now=None):
         # The arm as recall runs it (the question's names left out, hubs discounted).

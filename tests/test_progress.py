@@ -53,13 +53,13 @@ def test_commands_print_only_their_results_into_a_pipe(tmp_path, user):
 def test_rebuild_reports_progress_in_chunks(monkeypatch, memory_factory):
     from django.db import connection
 
-    from memories.recall import search
+    from memories.recall import lexical_index
 
     for i in range(5):
         memory_factory(f"Chunked note {i} about the harbour and boats {i}.")
-    monkeypatch.setattr(search, "REBUILD_CHUNK", 2)
+    monkeypatch.setattr(lexical_index, "REBUILD_CHUNK", 2)
     seen = []
-    search.rebuild(connection, progress=seen.append)
+    lexical_index.rebuild(connection, progress=seen.append)
     assert sum(seen) == Memory.all_objects.count() == 5
     if connection.vendor == "sqlite":
         assert len(seen) >= 3

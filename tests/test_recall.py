@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from memories.recall import search
+from memories.recall import lexical_index, search, sqlite_search
 from memories.models import Consolidation, Memory, MemoryLink
 from memories.recall import FULL_TEXT_RANKS, date_spans, recall
 
@@ -76,7 +76,7 @@ def test_index_follows_insert_edit_delete_and_rebuild(user, memory_factory):
 def test_rebuild_repairs_an_emptied_index(user, memory_factory):
     memory = memory_factory("The zeppelin museum opens on Sundays.")
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('delete-all')")
+        cursor.execute(f"INSERT INTO {lexical_index.FTS_TABLE}({lexical_index.FTS_TABLE}) VALUES ('delete-all')")
     assert index_ids(user, "zeppelin") == set()
     call_command("rebuild_index", stdout=open("/dev/null", "w"))
     assert index_ids(user, "zeppelin") == {memory.pk}
@@ -377,14 +377,14 @@ def test_index_follows_what_recall_may_read(user, other_user, memory_factory):
 def test_install_replaces_an_index_of_the_old_layout(user, memory_factory):
     memory = memory_factory("The zeppelin museum opens on Sundays.")
     with connection.cursor() as cursor:
-        search.uninstall(connection)
+        lexical_index.uninstall(connection)
         # The first layout: external content, no scope column.
         cursor.execute(
-            f"CREATE VIRTUAL TABLE {search.FTS_TABLE} USING fts5(raw_text, summary, entities, topics, source, "
+            f"CREATE VIRTUAL TABLE {lexical_index.FTS_TABLE} USING fts5(raw_text, summary, entities, topics, source, "
             "content='memories_memory', content_rowid='id')"
         )
-    search.install(connection)
-    search.install(connection)  # idempotent
+    lexical_index.install(connection)
+    lexical_index.install(connection)  # idempotent
     assert index_ids(user, "zeppelin") == {memory.pk}
     later = memory_factory("A zeppelin flew over the fair.")
     assert index_ids(user, "zeppelin") == {memory.pk, later.pk}
@@ -394,7 +394,7 @@ def test_install_replaces_an_index_of_the_old_layout(user, memory_factory):
 def test_words_too_common_to_rank_do_not_hide_the_rare_one(user, memory_factory, monkeypatch):
     common = [memory_factory(f"Weekly report {i}: the team shipped the update.") for i in range(6)]
     rare = memory_factory("Weekly report: the quokka enclosure needs a new gate.")
-    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+    monkeypatch.setattr(sqlite_search, "MAX_MATCHES", 4)
     # "report" is in every memory, over the limit: "quokka" alone finds the candidates.
     assert [h.memory_id for h in search.lexical_search(owner=user, query=["report", "quokka"], limit=10)] == [rare.pk]
     # Every word is common: the memories with both rarest words are ranked.
@@ -410,7 +410,7 @@ def test_a_word_found_too_common_is_not_counted_again_until_the_store_changes(us
     for i in range(6):
         memory_factory(f"Weekly report {i}: the team shipped the update.")
     rare = memory_factory("Weekly report: the quokka enclosure needs a new gate.")
-    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+    monkeypatch.setattr(sqlite_search, "MAX_MATCHES", 4)
 
     def lookups_of_report():
         with CaptureQueriesContext(connection) as done:
@@ -428,7 +428,7 @@ def test_a_word_found_too_common_is_not_counted_again_until_the_store_changes(us
 
 def test_a_rare_word_counts_for_more_than_a_common_name(user, memory_factory):
     """bm25 weighs words by how rare they are; on PostgreSQL, whose ts_rank does not,
-    search.py weighs each word's rank by its IDF."""
+    postgres_search.py weighs each word's rank by its IDF."""
     for i in range(8):
         memory_factory(f"Priya and I had lunch, round {i} of many.")
     name = memory_factory("Priya says hi.")
@@ -506,7 +506,7 @@ def test_another_owners_common_words_do_not_change_my_ranking(user, other_user, 
         memory_factory(f"Report {i} on the falcon budget.", owner=other_user)
     strong = memory_factory("Falcon budget: the falcon budget review of the falcon budget.")
     weak = memory_factory("Falcon note; budget later; first the long drive to the coast with friends this weekend.")
-    monkeypatch.setattr(search, "MAX_MATCHES", 4)
+    monkeypatch.setattr(sqlite_search, "MAX_MATCHES", 4)
     # Both words are in 8 memories of the store but only 2 of mine: still ranked by bm25
     # (unranked, the newer one would come first).
     hits = search.lexical_search(owner=user, query=["falcon", "budget"], limit=10)

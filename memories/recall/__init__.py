@@ -16,7 +16,7 @@ Strategies:
   measured, did not hold across folds), the sources of the digests the background built that
   the question matches (digests.py, off: measured, did not hold across folds), what is true now (current.py); the token budget (budget.py) decides
   what is read, with the consolidations over what was found (consolidations.py). Which
-  memories any of it may read is readable.py; the full-text index it searches is search.py.
+  memories any of it may read is readable.py; the full-text index it searches is lexical_index.py, searched by search.py.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from . import current, search
+from . import current
 from ..textutil import fold
 from . import digests, feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
@@ -16,6 +16,7 @@ from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
 from .dates import TIME_UNITS, asks_time, date_phrases, date_pool, date_spans, time_asked
 from .fusion import fuse
+from .lexical_query import query_words
 from .reasons import Explainer
 from .result import RecallResult, Recalled
 from .scoring import base_score, fetch_scored
@@ -40,14 +41,14 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         spans = []
     # Words that only name a date ("May", "2023") would match the text of unrelated
     # memories; the date signal handles them.
-    date_words = {w for s in spans for w in search.query_words(s.label)} | set(
-        search.query_words(" ".join(date_phrases(question))) if spans else ()
+    date_words = {w for s in spans for w in query_words(s.label)} | set(
+        query_words(" ".join(date_phrases(question))) if spans else ()
     )
     wants_time = asks_time(question)
     if wants_time and DROP_TIME_UNITS:
         # "In which month did Ann move?": the month is what is asked, not a word of the answer.
         date_words |= TIME_UNITS
-    q_words = [w for w in search.query_words(question) if w not in date_words]
+    q_words = [w for w in query_words(question) if w not in date_words]
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 

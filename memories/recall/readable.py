@@ -7,7 +7,7 @@ and not expired. Failed ones are not: their text is kept for a retry, not vouche
 
 - `readable_memories(owner)`: the ORM filter, all of it.
 - `readable_condition()`, `READABLE_SQL`: the same for plain SQL (recall's candidates,
-  the full-text index's scope token and queries in search.py) - all of it but expiry,
+  the full-text index's scope token and queries in lexical_index.py and search.py) - all of it but expiry,
   which passes with time and so cannot be kept in an index: recall drops expired
   memories from its ranked list (current.prefer_current).
 

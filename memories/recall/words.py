@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import search
+from .lexical_query import query_words
 from ..textutil import STOPWORDS, fold, stem, words
 
 # Recall stems the same few thousand words over and over; remembering them is most of its speed.
@@ -28,7 +28,7 @@ def _keys_of(joined: str) -> frozenset[str]:
 
 @lru_cache(maxsize=100_000)
 def words_of(joined: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(search.query_words(joined)))
+    return tuple(dict.fromkeys(query_words(joined)))
 
 
 def json_words(value) -> str:

@@ -1,7 +1,7 @@
 """Listing and searching an owner's memories for the bank page and the API.
 
 Text search and the topic and entity filters go through the full-text index recall uses
-(recall/search.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
+(recall/lexical_index.py: SQLite FTS5 with the porter stemmer, PostgreSQL's english tsvector), so
 "tulips" finds "tulip" and a filter over 100,000 memories reads the index instead of
 every row. A topic or entity filter is an exact match on one list item, checked on the
 few rows the index returns; the JSON is read as JSON, so "Zürich" matches however the
@@ -26,8 +26,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from ..models import Consolidation, Event, Memory, MemoryLink, ProcessedFile
-from ..recall import search
-from ..recall.search import TEXT_COLUMNS
+from ..recall.bank_filters import candidate_ids, matching_ids
+from ..recall.lexical_index import TEXT_COLUMNS
 from . import fields
 from .entities import spellings
 from .history import memory_history
@@ -82,7 +82,7 @@ def _filter_item(
     # ("Z\u00fcrich" is indexed as the words "z" and "u00fcrich"), so the phrase to look
     # for is the value written the same way.
     words = _words(json.dumps(value) if connection.vendor == "sqlite" else value)
-    ids = search.candidate_ids((column,), words, phrase=True, limit=CANDIDATE_LIMIT, within=within) if words else None
+    ids = candidate_ids((column,), words, phrase=True, limit=CANDIDATE_LIMIT, within=within) if words else None
     if ids is not None:
         memories = memories.filter(pk__in=ids)
     return memories.filter(_has_item(column, value)), ids if ids is not None else within
@@ -92,9 +92,9 @@ def _search(memories: QuerySet[Memory], q: str, within: list[int] | None) -> Que
     words = _words(q)
     if not words:
         return memories
-    if (ids := search.candidate_ids(TEXT_COLUMNS, words, phrase=False, limit=CANDIDATE_LIMIT, within=within)) is not None:
+    if (ids := candidate_ids(TEXT_COLUMNS, words, phrase=False, limit=CANDIDATE_LIMIT, within=within)) is not None:
         return memories.filter(pk__in=ids)
-    if (matching := search.matching_ids(TEXT_COLUMNS, words)) is not None:
+    if (matching := matching_ids(TEXT_COLUMNS, words)) is not None:
         return memories.filter(pk__in=matching)
     for word in words:
         memories = memories.filter(raw_text__icontains=word) | memories.filter(summary__icontains=word)

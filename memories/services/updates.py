@@ -22,6 +22,7 @@ from django.db.models import Q
 
 from .. import embeddings, textutil
 from ..recall import search
+from ..recall.lexical_query import query_words
 from ..embeddings import index as vector_index
 from ..recall.current import not_expired
 from ..llm import ProviderError, circuit, get_provider, provider_name
@@ -66,7 +67,7 @@ EXTRA_ARMS: list[Arm] = []
 
 def _query_words(memory: Memory) -> list[str]:
     text = f"{memory.raw_text[:2000] or memory.summary} {' '.join(map(str, memory.entities))}"
-    words = list(dict.fromkeys(search.query_words(text)))
+    words = list(dict.fromkeys(query_words(text)))
     have = {textutil.stem(w) for w in textutil.words(text)}
     for family, stems in zip(_FAMILIES, _FAMILY_STEMS):
         if stems & have:

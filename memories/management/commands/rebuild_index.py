@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 
-from ...recall import search
+from ...recall import lexical_index
 from ...models import Memory
 from ._base import progress_bar
 
@@ -15,5 +15,5 @@ class Command(BaseCommand):
             return
         count = Memory.all_objects.count()
         with progress_bar(total=count, desc="indexing", unit="memory") as bar, transaction.atomic():
-            search.rebuild(connection, progress=bar.update)
+            lexical_index.rebuild(connection, progress=bar.update)
         self.stdout.write(f"Rebuilt the {connection.vendor} full-text index over {count} memories.")
