@@ -92,27 +92,6 @@ _lock = threading.Lock()
 RECOUNT_SECONDS = 10.0
 
 
-def _stamp(owner_id: int, model: str, cached: _Matrix | None) -> tuple[tuple, bool]:
-    """(database, how many vectors the owner has, the newest one's time as the database
-    hands it over). The newest time is one seek in the owner-and-model index, read before
-    every search; the count (over the owner's index: all models, its entries a fraction of
-    the size of the owner-and-model index's) is read when that time moved or the cached
-    count is older than RECOUNT_SECONDS. Also says whether the count was read."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT max(embedded_at) FROM {_TABLE} WHERE owner_id = %s AND model = %s", [owner_id, model])
-        newest = cursor.fetchone()[0]
-        if (
-            cached is not None
-            and connection.vendor != "sqlite"  # where the count is kept by triggers: read every time
-            and cached.stamp[0] == connection.alias
-            and cached.stamp[2] == newest
-            and time.monotonic() - cached.counted_at < RECOUNT_SECONDS
-        ):
-            return cached.stamp, False
-        count = store.owner_rows(cursor, connection.vendor, "vector", owner_id)
-    return (connection.alias, count, newest), True
-
-
 # An owner's vectors are read from the table this many rows at a time, each chunk widened
 # straight into the half-precision matrix. Read whole (fetchall, one joined float32
 # buffer, then the float16 copy) a load of 20,000 vectors passed through about 80 MB of
@@ -153,7 +132,7 @@ def _load(owner_id: int, model: str, dim: int, after=None, capacity: int = 0) ->
 
 def _matrix(owner_id: int, model: str, dim: int) -> _Matrix:
     key = (owner_id, model)
-    stamp, counted = _stamp(owner_id, model, _cache.get(key))
+    stamp, counted = store.owner_stamp("vector", owner_id, model, _cache.get(key), recount_seconds=RECOUNT_SECONDS)
     with _lock:
         cached = _cache.get(key)
         if cached is not None and cached.stamp == stamp:

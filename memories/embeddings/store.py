@@ -3,7 +3,7 @@
 
 Hidden memories keep no vector. A memory deleted, superseded or found a near-duplicate
 loses its vector at that moment, by a trigger in the database (as the full-text index's
-scope token follows the same columns: recall/search.py), so every code path that hides a memory
+scope token follows the same columns: recall/lexical_index.py), so every code path that hides a memory
 (ORM save, queryset update, raw SQL) is covered without having to remember to, and a
 vector computed for a memory hidden meanwhile is not stored. What hidden memories held
 must not move how visible ones rank: the meaning arm's "typical memory" (embeddings/
@@ -14,6 +14,8 @@ without one.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from django.db import DatabaseError
@@ -117,6 +119,31 @@ def owner_rows(cursor, vendor: str, kind: str, owner_id: int) -> int:
             return row[0] if row else 0
     cursor.execute(f"SELECT count(*) FROM {VECTOR_TABLE if kind == 'vector' else TERMS_TABLE} WHERE owner_id = %s", [owner_id])
     return cursor.fetchone()[0]
+
+
+def owner_stamp(kind: str, owner_id: int, model: str, cached, *, recount_seconds: float) -> tuple[tuple, bool]:
+    """(database, how many rows of `kind` ("vector" or "terms") the owner has, the newest
+    one's time as the database hands it over): what an in-process cache of the owner's
+    rows (embeddings/index.py, terms_index.py) checks itself against before every search.
+    The newest time is one seek in the owner-and-model index, read every time; the count
+    (over the owner's index: all models, its entries a fraction of the size of the
+    owner-and-model index's; on SQLite a count triggers keep, owner_rows) is read when that
+    time moved or the cached one (`cached.stamp`, `cached.counted_at`) is older than
+    `recount_seconds`. Also says whether the count was read."""
+    table = VECTOR_TABLE if kind == "vector" else TERMS_TABLE
+    with default_connection.cursor() as cursor:
+        cursor.execute(f"SELECT max(embedded_at) FROM {table} WHERE owner_id = %s AND model = %s", [owner_id, model])
+        newest = cursor.fetchone()[0]
+        if (
+            cached is not None
+            and default_connection.vendor != "sqlite"  # where the count is kept by triggers: read every time
+            and cached.stamp[0] == default_connection.alias
+            and cached.stamp[2] == newest
+            and time.monotonic() - cached.counted_at < recount_seconds
+        ):
+            return cached.stamp, False
+        count = owner_rows(cursor, default_connection.vendor, kind, owner_id)
+    return (default_connection.alias, count, newest), True
 
 
 def uninstall_terms(connection=None) -> None:

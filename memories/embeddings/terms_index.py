@@ -88,24 +88,6 @@ _cache: dict[tuple[int, str], _Index] = {}
 _lock = threading.Lock()
 
 
-def _stamp(owner_id: int, model: str, cached: _Index | None) -> tuple[tuple, bool]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT max(embedded_at) FROM {_TABLE} WHERE owner_id = %s AND model = %s", [owner_id, model])
-        newest = cursor.fetchone()[0]
-        if (
-            cached is not None
-            and connection.vendor != "sqlite"  # where the count is kept by triggers: read every time
-            and cached.stamp[0] == connection.alias
-            and cached.stamp[2] == newest
-            and time.monotonic() - cached.counted_at < RECOUNT_SECONDS
-        ):
-            return cached.stamp, False
-        # Every model's rows (there is one): the owner's own index, a third of the size of
-        # the owner-and-model one; on SQLite a count triggers keep (store.owner_rows).
-        count = store.owner_rows(cursor, connection.vendor, "terms", owner_id)
-    return (connection.alias, count, newest), True
-
-
 def _load(owner_id: int, model: str, after=None) -> tuple[list[int], list[latent.Terms]]:
     sql = f"SELECT memory_id, terms FROM {_TABLE} WHERE owner_id = %s AND model = %s"
     params: list = [owner_id, model]
@@ -120,7 +102,7 @@ def _load(owner_id: int, model: str, after=None) -> tuple[list[int], list[latent
 
 def _index(owner_id: int, model: str) -> _Index:
     key = (owner_id, model)
-    stamp, counted = _stamp(owner_id, model, _cache.get(key))
+    stamp, counted = store.owner_stamp("terms", owner_id, model, _cache.get(key), recount_seconds=RECOUNT_SECONDS)
     with _lock:
         cached = _cache.get(key)
         if cached is not None and cached.stamp == stamp:
