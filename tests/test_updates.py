@@ -189,14 +189,15 @@ def test_offline_answer_quotes_a_current_fact_once_when_both_were_picked():
     from datetime import datetime, timezone as tz
 
     from memories.llm.base import AnswerContext, MemoryNote
-    from memories.llm.extractive import answers
+    from memories.llm.extractive.quote_order import current_first
+    from memories.llm.extractive.sentences import Sentence
 
     until = datetime(2026, 9, 1, tzinfo=tz.utc)
     new_text, old_text = "I left Initech and now work at Globex as a data engineer.", "I work at Initech as a software engineer."
     new = MemoryNote(id=10, summary=new_text, text=new_text)
     old = MemoryNote(id=9, summary=old_text, text=old_text, valid_until=until, outdated_by=10)
-    picked = [answers._Sentence(new, 0, new.text, frozenset()), answers._Sentence(old, 1, old.text, frozenset())]
-    lines = answers._current_first(picked, AnswerContext(memories=[new, old]), ["work"], when=False)
+    picked = [Sentence(new, 0, new.text, frozenset()), Sentence(old, 1, old.text, frozenset())]
+    lines = current_first(picked, AnswerContext(memories=[new, old]), ["work"], when=False)
     assert lines == [
         "- I left Initech and now work at Globex as a data engineer. [Memory 10]",
         "- Past (until 2026-09): I work at Initech as a software engineer. [Memory 9]",

@@ -1,0 +1,172 @@
+"""In which order the picked quotes go: what is true now before what was (a superseded
+memory's successor first, the old one marked past), the newer of two current memories
+that say nearly the same first, and for a question about a time gone, what held then first."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ... import textutil
+from ..base import AnswerContext, MemoryNote
+from . import similarity
+from .quoting import quote, quote_text, said_by
+from .sentences import Sentence
+
+
+def current_first(
+    picked: list[Sentence], context: AnswerContext, q_terms: list[str], *, when: bool, past_question: bool = False
+) -> list[str]:
+    """What is true now before what was: a superseded memory's successor (when recall gave
+    it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
+    for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)")."""
+    notes = {m.id: m for m in context.memories}
+
+    def current_of(note: MemoryNote) -> MemoryNote | None:
+        seen: set[int] = set()
+        while note.outdated_by and note.outdated_by in notes and note.id not in seen:
+            seen.add(note.id)
+            note = notes[note.outdated_by]
+        return None if note.valid_until else note
+
+    def best_sentence(note: MemoryNote) -> str:
+        options = textutil.sentences(note.text or note.summary) or [note.summary]
+        return max(options, key=lambda text: sum(t in set(textutil.terms(text)) for t in q_terms))
+
+    current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
+    quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
+    picked_ids = {s.memory.id for s in picked}
+    newer = _newer_by_meaning(context)
+    if past_question:
+        picked = _held_then_first(picked, context, newer)
+    else:
+        picked = _newer_first(picked, newer)
+    for s in picked:
+        note = s.memory
+        if note.valid_until:
+            successor = current_of(note)
+            if successor is not None and successor.id not in brought and successor.id not in quoted:
+                brought.add(successor.id)
+                sentence = best_sentence(successor)
+                current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
+            past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
+        elif note.id not in brought:
+            later = None if past_question else newer.get(note.id)
+            if later is not None and later.id not in brought and later.id not in quoted:
+                # What no update check marked but says the same about one thing, later
+                # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
+                brought.add(later.id)
+                sentence = best_sentence(later)
+                current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
+            current.append(quote(s, when=when))
+            if past_question:
+                # What held then, though only what replaced it matched the question's words.
+                for old in context.memories:
+                    if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
+                        picked_ids.add(old.id)
+                        past.append(f"- Past ({old.past_marker}): {quote_text(best_sentence(old))} [Memory {old.id}]")
+    # A question about a time gone ("in 2023", "before the move") is answered with the
+    # fact that held then; any other with what is true now.
+    return past + current if past_question else current + past
+
+
+def _held_then_first(picked: list[Sentence], context: AnswerContext, newer: dict[int, MemoryNote]) -> list[Sentence]:
+    """For a question about a period gone: of two current memories that say nearly the
+    same about one thing (a change no update check marked), the older one recall found in
+    that period is quoted before the newer one, brought in when only the newer one shared
+    the question's words ("Who was my GP in 2023?")."""
+    in_period = set(context.date_matches)
+    if not in_period:
+        return picked
+    order = list(picked)
+    by_id = {m.id: m for m in context.memories}
+    for old_id, later in newer.items():
+        old = by_id.get(old_id)
+        if old is None or old_id not in in_period or later.id in in_period or old.valid_until:
+            continue
+        ib = next((i for i, s in enumerate(order) if s.memory.id == later.id), None)
+        if ib is None:
+            continue
+        ia = next((i for i, s in enumerate(order) if s.memory.id == old_id), None)
+        if ia is None:
+            sentences = textutil.sentences(old.text or old.summary) or [old.summary]
+            order.insert(ib, Sentence(memory=old, rank=order[ib].rank, text=sentences[0], stems=frozenset()))
+        elif ia > ib:
+            order.insert(ib, order.pop(ia))
+    return order
+
+
+def _newer_first(picked: list[Sentence], newer: dict[int, MemoryNote]) -> list[Sentence]:
+    """Two current memories saying nearly the same about one thing (a change no update
+    check caught): the newer is quoted first."""
+    order = list(picked)
+    for a in list(order):
+        later = newer.get(a.memory.id)
+        ib = next((i for i, s in enumerate(order) if later is not None and s.memory.id == later.id), None)
+        ia = order.index(a)
+        if ib is not None and ib > ia:
+            order.insert(ia, order.pop(ib))
+    return order
+
+
+def _newer_by_meaning(context: AnswerContext) -> dict[int, MemoryNote]:
+    """For each current memory of the context, a newer current one that says nearly the
+    same about one thing (closer than SAME_FACT, or than NEAR_FACT when each is the
+    other's nearest in the context: recall/newer.py reads the stored vectors the same way).
+    A newer one that was itself superseded stands for its successor (the chain A, B -> C
+    whose link A -> B no check marked: C is quoted before A)."""
+    notes = [m for m in context.memories if m.occurred_at]
+    by_id = {m.id: m for m in context.memories}
+
+    def current(note: MemoryNote) -> MemoryNote | None:
+        seen: set[int] = set()
+        while note.valid_until and note.outdated_by in by_id and note.id not in seen:
+            seen.add(note.id)
+            note = by_id[note.outdated_by]
+        return None if note.valid_until else note
+
+    if len(notes) < 2:
+        return {}
+    texts = [(m.text or m.summary)[:1000] for m in notes]
+    close = np.array(similarity.similarity_matrix(texts, texts, queries_are_questions=False), dtype=np.float32)
+    if not similarity.by_meaning():
+        return {}
+    np.fill_diagonal(close, -1.0)
+    nearest = close.argmax(axis=1)
+    out: dict[int, MemoryNote] = {}
+    for i, a in enumerate(notes):
+        if a.valid_until:
+            continue
+        later = [
+            j
+            for j, b in enumerate(notes)
+            if b.occurred_at > a.occurred_at
+            and b.id != a.id
+            and (
+                close[i, j] >= SAME_FACT
+                or (close[i, j] >= NEAR_FACT and nearest[i] == j and (nearest[j] == i or b.valid_until is not None))
+            )
+        ]
+        found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
+        if found:
+            out[a.id] = max(found, key=lambda n: n.occurred_at)
+    return out
+
+
+def asks_about_the_past(question: str, dated: bool) -> bool:
+    return bool(_PAST_Q.search(question)) or (dated and bool(_PAST_TENSE_Q.search(question)))
+
+
+# Grammar of a question about a time gone: a past period with a past verb, or "before".
+_PAST_TENSE_Q = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
+_PAST_Q = re.compile(
+    r"\b(?:before|previously|formerly|used to|back then|at the time|back in)\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\b(?:in|during)\s+(?:(?:early|late|mid)[\s-])?(?:19|20)\d\d\b"
+    r"|\b(?:did|was|were|had)\b.{0,60}\blast\s+(?:year|month|summer|winter|spring|autumn|fall)\b",
+    re.I,
+)
+# Closeness (by meaning) of two memories' texts from which they say the same about one
+# thing, and the lower one for two that are each other's nearest (recall/newer.py's bounds).
+SAME_FACT = 0.90
+NEAR_FACT = 0.845
