@@ -525,7 +525,8 @@ def mutations(value, rng, count):
 def test_odd_shapes_are_read_or_refused_as_damaged_never_a_crash(user, kind):
     import random
 
-    from memories.extract.history import DamagedExport, conversations
+    from memories.extract.chat_exports import conversations
+    from memories.extract.history import DamagedExport
 
     rng = random.Random(30)
     base = [lisbon_conversation()] if kind == "chatgpt" else claude_export()

@@ -36,8 +36,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from ..extract import history as formats
-from ..extract.history import DamagedExport
+from ..extract import chat_exports, vaults
+from ..extract.history import KINDS, DamagedExport
 from ..models import Event, Memory, MemoryLink, RejectedContent, content_hash
 from . import history
 from .errors import IngestError
@@ -49,7 +49,6 @@ from .lifecycle import supersede_memory
 
 log = logging.getLogger(__name__)
 
-KINDS = formats.KINDS
 # Memories written in one transaction: about 100 ms of write lock on SQLite on a busy
 # machine (scripts/bench_history_import.py: 73 / 100 / 228 ms median at 50 / 100 / 200).
 BATCH = 100
@@ -167,9 +166,9 @@ def import_history(
             if kind in ("chatgpt", "claude") or (not kind and (folder / "conversations.json").is_file()):
                 with (folder / "conversations.json").open("rb") as fh:
                     return _import_chats(
-                        writer, kind or formats.sniff_kind(fh, "conversations.json"), fh, "conversations.json", progress
+                        writer, kind or chat_exports.sniff_kind(fh, "conversations.json"), fh, "conversations.json", progress
                     )
-            return _import_vault(writer, formats.vault_files(folder, writer.vault), progress)
+            return _import_vault(writer, vaults.vault_files(folder, writer.vault), progress)
         if path is not None:
             with Path(path).open("rb") as fh:
                 return _import_file(writer, kind, fh, name or Path(path).name, progress)
@@ -187,14 +186,14 @@ def import_history(
 
 
 def _import_file(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress) -> HistoryImportResult:
-    kind = kind or formats.sniff_kind(fh, name)
+    kind = kind or chat_exports.sniff_kind(fh, name)
     if kind == "markdown":
         # Every note is read once first (a zip checks each member's checksum as it reads
         # it), so a vault damaged in its last note imports nothing.
-        with formats.zipped_vault(fh, name, formats.VaultSkips()) as files:
+        with vaults.zipped_vault(fh, name, vaults.VaultSkips()) as files:
             for _path, read, _modified in files:
                 read()
-        with formats.zipped_vault(fh, name, writer.vault) as files:
+        with vaults.zipped_vault(fh, name, writer.vault) as files:
             return _import_vault(writer, files, progress)
     return _import_chats(writer, kind, fh, name, progress)
 
@@ -204,15 +203,15 @@ def _import_file(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress) 
 
 def _import_chats(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress) -> HistoryImportResult:
     writer.result.kind = kind
-    with formats.conversation_files(fh, name) as files:
+    with chat_exports.conversation_files(fh, name) as files:
         # First the whole export is read and checked, storing nothing: a damaged one stops here.
         total = 0
         for label, opener in files:
-            for _ in formats.conversations(kind, opener(), label):
+            for _ in chat_exports.conversations(kind, opener(), label):
                 total += 1
         done = 0
         for label, opener in files:
-            for conversation in formats.conversations(kind, opener(), label):
+            for conversation in chat_exports.conversations(kind, opener(), label):
                 writer.add_conversation(conversation)
                 done += 1
                 if progress:
@@ -222,7 +221,7 @@ def _import_chats(writer: _Writer, kind: str, fh: BinaryIO, name: str, progress)
 
 
 def _assistant_text(kind: str, text: str) -> str:
-    return f"{formats.ASSISTANT_NAMES[kind]}: {text}"
+    return f"{chat_exports.ASSISTANT_NAMES[kind]}: {text}"
 
 
 # --- notes ---------------------------------------------------------------------------------
@@ -231,7 +230,7 @@ def _assistant_text(kind: str, text: str) -> str:
 def _import_vault(writer: _Writer, files: Iterable, progress) -> HistoryImportResult:
     writer.result.kind = "markdown"
     for done, (path, read, modified) in enumerate(files, 1):
-        parts = formats.read_note(path, read(), modified, writer.vault)
+        parts = vaults.read_note(path, read(), modified, writer.vault)
         if parts:
             writer.add_note(parts)
         if progress:
@@ -260,7 +259,7 @@ class _Writer:
     def __init__(self, *, owner, actor: Actor, queue: bool, batch_size: int):
         self.owner, self.actor, self.queue, self.batch_size = owner, actor, queue, batch_size
         self.result = HistoryImportResult(kind="")
-        self.vault = formats.VaultSkips()
+        self.vault = vaults.VaultSkips()
         self.pending: list[_Pending] = []
         self.new_groups: set[str] = set()
         # Vault: each note's stored parts (part, section, memory id), and the links to make.
@@ -284,7 +283,7 @@ class _Writer:
             **({"occurred_at": when} if when else {}),
         )
 
-    def add_conversation(self, conversation: formats.Conversation) -> None:
+    def add_conversation(self, conversation: chat_exports.Conversation) -> None:
         self.result.conversations += 1
         self.result.skipped.update(conversation.skipped)
         if not conversation.turns:
@@ -307,7 +306,7 @@ class _Writer:
                 "role": turn.role,
             }
             if assistant:
-                metadata["said_by"] = formats.ASSISTANT_NAMES[kind]
+                metadata["said_by"] = chat_exports.ASSISTANT_NAMES[kind]
             memory = self._memory(
                 identity=f"{group}:{turn.message_id}",
                 text=_assistant_text(kind, turn.text) if assistant else turn.text,
@@ -320,14 +319,14 @@ class _Writer:
             if len(self.pending) >= self.batch_size:
                 self.flush()
 
-    def add_note(self, parts: list[formats.NotePart]) -> None:
+    def add_note(self, parts: list[vaults.NotePart]) -> None:
         path = parts[0].path
         if self.earlier_notes is None:
             self._load_earlier_notes()
         if len(self.pending) + len(parts) > self.batch_size:
             self.flush()
         for name in (path, PurePosixPath(path).name, *parts[0].aliases):
-            self.note_names.setdefault(formats.note_key(name), path)
+            self.note_names.setdefault(vaults.note_key(name), path)
         for part in parts:
             memory = self._memory(
                 identity=f"markdown:{path}#{part.part}",
@@ -462,7 +461,7 @@ class _Writer:
         rows: list[tuple[int, int, str]] = []
         for path, from_pk, targets in self.wanted_links:
             for target, heading in targets:
-                key = formats.note_key(target)
+                key = vaults.note_key(target)
                 to_path = self.note_names.get(key) or self.note_names.get(key.rsplit("/", 1)[-1])
                 if to_path is None or to_path not in self.note_parts:
                     self.result.skipped["link to a note that is not in the vault"] += 1
