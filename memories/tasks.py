@@ -51,7 +51,7 @@ def embed_sweep() -> str:
 
 
 def import_history(job_id: str) -> str:
-    from .services.history_import import run_import
+    from .services.history_jobs import run_import
 
     return run_import(job_id)
 

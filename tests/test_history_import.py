@@ -445,7 +445,7 @@ def test_ingest_page_follows_an_import_a_worker_has_not_run_yet(signed_in, user,
     # Another person cannot read it.
     assert bob_client.get(f"/ingest/history/{job_id}/").status_code == 404
 
-    from memories.services.history_import import run_import
+    from memories.services.history_jobs import run_import
 
     run_import(job_id)
     done = hx(signed_in, "get", f"/ingest/history/{job_id}/").content.decode()

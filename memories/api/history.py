@@ -10,7 +10,8 @@ from ninja import Router, Schema, Status
 from pydantic import Field
 from ninja.errors import HttpError
 
-from ..services.history_import import KINDS, import_status, start_import
+from ..services.history_import import KINDS
+from ..services.history_jobs import import_status, start_import
 from . import schemas as s
 from .common import actor, enforce_rate
 

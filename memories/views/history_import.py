@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from ..services.history import Actor
-from ..services.history_import import KINDS, HistoryImportError, import_status, start_import
+from ..services.history_import import KINDS, HistoryImportError
+from ..services.history_jobs import import_status, start_import
 from ._common import CHANGED, _error, _over_limit
 
 
