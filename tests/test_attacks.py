@@ -783,7 +783,8 @@ def test_an_edited_text_with_a_recomputed_checksum_does_not_keep_the_old_hash(us
     ids=lambda c: next(iter(c)),
 )
 def test_field_types_the_app_never_writes_are_refused_and_nothing_is_imported(user, other_user, memory_factory, change):
-    from memories.services.importer import ImportRefused, import_space
+    from memories.services.import_check import ImportRefused
+    from memories.services.importer import import_space
 
     memory_factory("An ordinary note about the garden.")
     with pytest.raises(ImportRefused) as refused:
@@ -1035,7 +1036,8 @@ def test_a_storage_quota_stops_uploads_that_would_fill_the_disk(user, settings):
 
 
 def test_records_out_of_the_exports_order_are_refused(user, other_user, memory_factory):
-    from memories.services.importer import ImportRefused, import_space
+    from memories.services.import_check import ImportRefused
+    from memories.services.importer import import_space
 
     memory_factory("A note that will come last.")
     lines = _export_lines(user)

@@ -29,7 +29,8 @@ from memories.services import (
 from memories.services import export
 from memories.services.export import export_space
 from memories.services.history import Actor
-from memories.services.importer import ImportRefused, import_space
+from memories.services.import_check import ImportRefused
+from memories.services.importer import import_space
 from memories.services.tokens import create_token
 
 FALCON = [

@@ -4,7 +4,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from ...services import Actor
-from ...services.importer import ImportRefused, import_space
+from ...services.import_check import ImportRefused
+from ...services.importer import import_space
 from ._base import MemoryCommand
 
 
