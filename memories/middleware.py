@@ -42,7 +42,7 @@ class TrustedProxyMiddleware:
 class DatabaseBusyMiddleware:
     """A page whose write met a database busy past its wait answers 503 with Retry-After
     and says nothing was changed, instead of a bare 500 (the API and MCP say the same in
-    their own forms: api/__init__.py, mcp/server.py)."""
+    their own forms: api/__init__.py, mcp/caller.py)."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -29,7 +29,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ..services import Actor
 from ..services.tokens import find_token
-from .server import Caller, acting_as, server
+from .caller import Caller, acting_as
+from .server import server
 
 # Django's ALLOWED_HOSTS already checks the Host header; the SDK's own check would only
 # refuse hosts Django accepted. A browser page cannot send the bearer token, so no CSRF.

@@ -10,295 +10,59 @@ Errors a caller can act on are ToolErrors carrying the API's own messages; anyth
 reaches the client as the SDK's bare "Error executing tool <name>", never a traceback.
 
 Each tool and resource is a module-level function, marked with @tool or @resource (what
-the SDK shows of it); build_server registers them all on a new MCPServer.
+the SDK shows of it); build_server registers them all on a new MCPServer. Running a call as
+the caller is caller.py; what the tools return, outputs.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal
 
-from asgiref.sync import sync_to_async
-from django.db import OperationalError, close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from .. import __version__, ratelimit
-from ..llm import ProviderError
+from .. import __version__
 from ..models import ApiToken, Consolidation, Memory
-from ..recall import RecallResult
 from ..services import (
-    Actor,
     ConsolidationBusy,
-    RefusedError,
     answer_question,
     consolidate_owner,
     filter_memories,
     ingest_text,
 )
-from ..services import busy
 from ..services import delete_memory as tombstone_memory
-from ..services import access_memory
 from ..services import update_memory as correct_memory
-from ..services.browse import SORTS, link_prefetches, owned_source_ids
+from ..services.browse import SORTS, link_prefetches
 from ..services.query import clean_question, recall_context
 from ..services.status import engine_status, space_counts
+from .caller import Caller, own_memory, rate_limit, run_tool
+from .outputs import (
+    AddOut,
+    AskOut,
+    ConsolidateOut,
+    DeleteOut,
+    ListOut,
+    MemoryOut,
+    SearchOut,
+    StatusOut,
+    insight_out,
+    memory_out,
+    memory_uri,
+    recalled_out,
+)
 
 MAX_ID = 2**63 - 1
-# Text shown per memory in lists and search results; get_memory shows all of it.
-LIST_TEXT_CHARS = 2000
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Whose space a tool call acts in, and what the history names as having done it."""
-
-    owner: Any
-    actor: Actor
-    # stdio keeps one thread for hours: reconnect when the database dropped the connection.
-    long_lived: bool = False
-    # The token's scope (read, write, admin); `manage.py mcp` runs as its user: admin.
-    scope: str = ApiToken.Scope.ADMIN
-
-
-_caller: contextvars.ContextVar[Caller] = contextvars.ContextVar("memory_mcp_caller")
-
-
-@contextlib.contextmanager
-def acting_as(caller: Caller) -> Iterator[None]:
-    token = _caller.set(caller)
-    try:
-        yield
-    finally:
-        _caller.reset(token)
-
-
-def _current() -> Caller:
-    try:
-        return _caller.get()
-    except LookupError:  # a server built here is only ever served through http.py or the command
-        raise ToolError("Authentication required.") from None
-
-
-async def _run(fn: Callable[..., Any], /, *args, needs: str = ApiToken.Scope.READ, **kwargs):
-    caller = _current()
-    if not ApiToken(scope=caller.scope).allows(needs):
-        raise ToolError(
-            f"This API token has the {caller.scope} scope; this tool needs {needs}. Make a token with that scope on /settings/tokens/."
-        )
-
-    def call():
-        if caller.long_lived:
-            close_old_connections()
-        try:
-            return fn(caller, *args, **kwargs)
-        except RefusedError as exc:
-            raise ToolError(str(exc)) from None
-        except Memory.DoesNotExist as exc:
-            raise ToolError(str(exc)) from None
-        except ProviderError as exc:
-            raise ToolError(f"The model provider failed: {exc}") from None
-        except OperationalError as exc:
-            if busy.is_busy(exc):
-                raise ToolError(busy.MESSAGE) from None
-            raise
-
-    return await sync_to_async(call, thread_sensitive=True)()
-
-
-def _limit(caller: Caller, scope: str) -> None:
-    verdict = ratelimit.hit(scope, str(caller.owner.pk))
-    if not verdict.allowed:
-        raise ToolError(f"Too many {scope} requests; try again in {verdict.retry_after} s.")
-
-
-# -- what the tools return -------------------------------------------------------------------
+# -- what the tools take ---------------------------------------------------------------------
 
 StatusName = Literal[tuple(Memory.Status.values)]  # type: ignore[valid-type]
 SortName = Literal[tuple(SORTS)]  # type: ignore[valid-type]
 MemoryId = Annotated[int, Field(ge=1, le=MAX_ID, description="A memory id, as search_memories and list_memories give it.")]
-
-
-class Connection(BaseModel):
-    linked_to: int
-    relationship: str
-
-
-class MemoryOut(BaseModel):
-    id: int
-    uri: str
-    status: str = Field(description="pending (saved; extraction queued, already found by its text), ready, failed, review.")
-    source: str
-    summary: str
-    text: str
-    text_truncated: bool
-    entities: list[str]
-    topics: list[str]
-    importance: float
-    occurred_at: datetime
-    created_at: datetime
-    consolidated: bool
-    connections: list[Connection]
-    file_name: str
-    error: str
-
-
-class Found(BaseModel):
-    rank: int
-    id: int
-    uri: str
-    score: float
-    reasons: list[str] = Field(description="Why recall picked this memory.")
-    status: str
-    source: str
-    summary: str
-    text: str
-    occurred_at: datetime
-
-
-class InsightOut(BaseModel):
-    id: int
-    uri: str
-    summary: str
-    insight: str
-    source_ids: list[int]
-    stale: bool
-
-
-class SearchOut(BaseModel):
-    query: str
-    strategy: str
-    memories: list[Found]
-    insights: list[InsightOut]
-
-
-class AskOut(BaseModel):
-    question: str
-    answer: str = Field(description="Cites the memories it used as [Memory N]; N is a memory id listed in `memories`.")
-    cited: list[int]
-    memories: list[Found] = Field(description="The memories the answer was written from, ranked.")
-    insights: list[InsightOut]
-    provider: str
-    provider_is_language_model: bool
-
-
-class AddOut(BaseModel):
-    status: Literal["ingested", "duplicate"]
-    memory_id: int
-    uri: str
-    memory_status: str
-    message: str
-
-
-class ListOut(BaseModel):
-    memories: list[MemoryOut]
-    total: int
-    limit: int
-    offset: int
-    next_offset: int | None
-
-
-class DeleteOut(BaseModel):
-    status: Literal["deleted"]
-    memory_id: int
-    message: str
-
-
-class ConsolidateOut(BaseModel):
-    consolidations: list[int]
-    memories_consolidated: int
-    message: str
-
-
-class StatusOut(BaseModel):
-    user: str
-    total_memories: int
-    ready: int
-    pending: int
-    failed: int
-    review: int
-    unconsolidated: int
-    consolidations: int
-    provider: str
-    provider_is_language_model: bool
-
-
-def memory_uri(pk: int) -> str:
-    return f"memory://memories/{pk}"
-
-
-def insight_uri(pk: int) -> str:
-    return f"memory://insights/{pk}"
-
-
-def _memory_out(memory: Memory, *, full: bool = False) -> MemoryOut:
-    """`memory` comes with its links prefetched through link_prefetches (_with_links), so
-    its connections are only those within the owner's space."""
-    text = memory.raw_text if full else memory.raw_text[:LIST_TEXT_CHARS]
-    links = [Connection(linked_to=link.to_memory_id, relationship=link.relationship) for link in memory.links_out.all()]
-    links += [Connection(linked_to=link.from_memory_id, relationship=link.relationship) for link in memory.links_in.all()]
-    return MemoryOut(
-        id=memory.pk,
-        uri=memory_uri(memory.pk),
-        status=memory.status,
-        source=memory.source,
-        summary=memory.summary,
-        text=text,
-        text_truncated=len(text) < len(memory.raw_text),
-        entities=[str(e) for e in memory.entities],
-        topics=[str(t) for t in memory.topics],
-        importance=memory.importance,
-        occurred_at=memory.occurred_at,
-        created_at=memory.created_at,
-        consolidated=memory.consolidated_at is not None,
-        connections=links,
-        file_name=memory.file_name,
-        error=memory.error,
-    )
-
-
-def _insight_out(consolidation: Consolidation) -> InsightOut:
-    return InsightOut(
-        id=consolidation.pk,
-        uri=insight_uri(consolidation.pk),
-        summary=consolidation.summary,
-        insight=consolidation.insight,
-        source_ids=owned_source_ids(consolidation),
-        stale=consolidation.stale_at is not None,
-    )
-
-
-def _found(result: RecallResult) -> tuple[list[Found], list[InsightOut]]:
-    memories = [
-        Found(
-            rank=rank,
-            id=r.memory.pk,
-            uri=memory_uri(r.memory.pk),
-            score=round(float(r.score), 4),
-            reasons=list(r.reasons),
-            status=r.memory.status,
-            source=r.memory.source,
-            summary=r.memory.summary,
-            text=r.memory.raw_text[:LIST_TEXT_CHARS],
-            occurred_at=r.memory.occurred_at,
-        )
-        for rank, r in enumerate(result.memories, 1)
-    ]
-    return memories, [_insight_out(c) for c in result.consolidations]
-
-
-def _own_memory(caller: Caller, memory_id: int) -> Memory:
-    """One of the caller's memories with its connections; Memory.DoesNotExist ("No memory N.")
-    otherwise, which _run turns into the tool's error."""
-    with_links = Memory.objects.prefetch_related(*link_prefetches(owner=caller.owner))
-    return access_memory(caller.owner, memory_id, memories=with_links)
 
 
 # -- the server ------------------------------------------------------------------------------
@@ -352,7 +116,7 @@ async def add_memory(
     ] = None,
 ) -> AddOut:
     def do(caller: Caller) -> AddOut:
-        _limit(caller, "ingest")
+        rate_limit(caller, "ingest")
         result = ingest_text(
             owner=caller.owner, text=text, source=source or "mcp", occurred_at=occurred_at, actor=caller.actor, queue=True
         )
@@ -364,7 +128,7 @@ async def add_memory(
             message=result.message,
         )
 
-    return await _run(do, needs=ApiToken.Scope.WRITE)
+    return await run_tool(do, needs=ApiToken.Scope.WRITE)
 
 
 @tool(
@@ -382,15 +146,15 @@ async def search_memories(
 ) -> SearchOut:
     def do(caller: Caller) -> SearchOut:
         question = clean_question(query)
-        _limit(caller, "recall")
+        rate_limit(caller, "recall")
         try:
             result = recall_context(owner=caller.owner, question=question, k=k)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        memories, insights = _found(result)
+        memories, insights = recalled_out(result)
         return SearchOut(query=question, strategy=result.strategy, memories=memories, insights=insights)
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 @tool(
@@ -408,12 +172,12 @@ async def ask(
     ] = None,
 ) -> AskOut:
     def do(caller: Caller) -> AskOut:
-        _limit(caller, "query")
+        rate_limit(caller, "query")
         try:
             result = answer_question(owner=caller.owner, question=question, k=k, actor=caller.actor)
         except ValueError as exc:  # an empty question once whitespace is squeezed out
             raise ToolError(str(exc)) from None
-        memories, insights = _found(result.recall)
+        memories, insights = recalled_out(result.recall)
         return AskOut(
             question=result.question,
             answer=result.answer,
@@ -424,7 +188,7 @@ async def ask(
             provider_is_language_model=result.provider_is_language_model,
         )
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 @tool(
@@ -433,7 +197,7 @@ async def ask(
     annotations=READ,
 )
 async def get_memory(memory_id: MemoryId) -> MemoryOut:
-    return await _run(lambda caller: _memory_out(_own_memory(caller, memory_id), full=True))
+    return await run_tool(lambda caller: memory_out(own_memory(caller, memory_id), full=True))
 
 
 @tool(
@@ -458,7 +222,7 @@ async def list_memories(
             owner=caller.owner, q=query.strip(), topic=topic.strip(), entity=entity.strip(), status=status or "", sort=sort
         ).prefetch_related(*link_prefetches(owner=caller.owner))
         total = found.count()
-        page = [_memory_out(m) for m in found[offset : offset + limit]]
+        page = [memory_out(m) for m in found[offset : offset + limit]]
         return ListOut(
             memories=page,
             total=total,
@@ -467,7 +231,7 @@ async def list_memories(
             next_offset=offset + limit if offset + limit < total else None,
         )
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 @tool(
@@ -500,9 +264,9 @@ async def update_memory(
         if not changes:
             raise ToolError("Give at least one of summary, entities, topics, importance, occurred_at.")
         correct_memory(owner=caller.owner, memory_id=memory_id, changes=changes, actor=caller.actor)
-        return _memory_out(_own_memory(caller, memory_id), full=True)
+        return memory_out(own_memory(caller, memory_id), full=True)
 
-    return await _run(do, needs=ApiToken.Scope.WRITE)
+    return await run_tool(do, needs=ApiToken.Scope.WRITE)
 
 
 @tool(
@@ -519,7 +283,7 @@ async def delete_memory(memory_id: MemoryId) -> DeleteOut:
             raise ToolError(f"No memory {memory_id}.")
         return DeleteOut(status="deleted", memory_id=memory_id, message=f"Deleted memory {memory_id}.")
 
-    return await _run(do, needs=ApiToken.Scope.ADMIN)
+    return await run_tool(do, needs=ApiToken.Scope.ADMIN)
 
 
 @tool(
@@ -529,7 +293,7 @@ async def delete_memory(memory_id: MemoryId) -> DeleteOut:
 )
 async def consolidate() -> ConsolidateOut:
     def do(caller: Caller) -> ConsolidateOut:
-        _limit(caller, "consolidate")
+        rate_limit(caller, "consolidate")
         try:
             outcome = consolidate_owner(owner=caller.owner, actor=caller.actor)
         except ConsolidationBusy as exc:
@@ -549,7 +313,7 @@ async def consolidate() -> ConsolidateOut:
             message=message,
         )
 
-    return await _run(do, needs=ApiToken.Scope.WRITE)
+    return await run_tool(do, needs=ApiToken.Scope.WRITE)
 
 
 @tool(title="Status", description="Counts of the user's memory space and which engine is working.", annotations=READ)
@@ -570,7 +334,7 @@ async def status() -> StatusOut:
             provider_is_language_model=engine.is_language_model,
         )
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 @resource(
@@ -583,14 +347,14 @@ async def status() -> StatusOut:
 async def memory_resource(memory_id: str) -> str:
     def do(caller: Caller) -> str:
         try:
-            memory = _own_memory(caller, _resource_id(memory_id)) if memory_id.isdigit() else None
+            memory = own_memory(caller, _resource_id(memory_id)) if memory_id.isdigit() else None
         except Memory.DoesNotExist:
             memory = None
         if memory is None:
             raise ResourceNotFoundError(f"No memory {memory_id}.")
-        return _memory_out(memory, full=True).model_dump_json(indent=2)
+        return memory_out(memory, full=True).model_dump_json(indent=2)
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 @resource(
@@ -609,12 +373,12 @@ async def insight_resource(insight_id: str) -> str:
         )
         if consolidation is None:
             raise ResourceNotFoundError(f"No insight {insight_id}.")
-        out = _insight_out(consolidation).model_dump(mode="json")
+        out = insight_out(consolidation).model_dump(mode="json")
         out["retired"] = consolidation.retired_at is not None
         out["created_at"] = consolidation.created_at.isoformat()
         return json.dumps(out, indent=2)
 
-    return await _run(do)
+    return await run_tool(do)
 
 
 def build_server() -> MCPServer:

@@ -1,4 +1,5 @@
-from ...mcp.server import Caller, acting_as, server
+from ...mcp.caller import Caller, acting_as
+from ...mcp.server import server
 from ...services import Actor
 from ._base import MemoryCommand
 
