@@ -1,94 +1,29 @@
-"""The admin: a row-level console for staff. Actions call the same services as the app."""
+"""Memories in the admin: every state, the lifecycle actions (retry, delete, restore, purge,
+consolidate) through the services, and the edits update_memory checks and records."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import ActionLocation
-from django.contrib.admin.widgets import ManyToManyRawIdWidget
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
-from django.utils.text import Truncator
 
-from . import services
-from .models import (
-    LIVE,
-    ApiToken,
-    Consolidation,
-    ConsolidationRun,
-    Event,
-    Memory,
-    MemoryLink,
-    ProcessedFile,
-    RejectedContent,
-    SpaceSettings,
-)
-from .services.browse import FACT_STATES
-from .services.history import EDITABLE_FIELDS, Actor
-from .signin import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
-
-# The admin's sign-in and password change count and refuse failed passwords like the site's.
-admin.site.login_form = ThrottledAdminAuthenticationForm
-admin.site.password_change_form = ThrottledAdminPasswordChangeForm
+from .. import services
+from ..models import LIVE, Memory
+from ..services.browse import FACT_STATES
+from ..services.history import EDITABLE_FIELDS, Actor
+from .common import admin_link, choice_filter, event_changes, null_filter, short
 
 # How many events the memory page shows inline; the rest are one click away.
 HISTORY_ON_PAGE = 20
 
-
-def admin_link(obj, label=None):
-    if obj is None:
-        return "—"
-    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
-    return format_html('<a href="{}">{}</a>', url, label or str(obj))
-
-
-def short(text, n=80):
-    return Truncator(text or "").chars(n)
-
-
-def null_filter(field: str, title: str, yes: str, no: str) -> type[admin.SimpleListFilter]:
-    """A yes/no list filter on whether a nullable field is set."""
-
-    class Filter(admin.SimpleListFilter):
-        parameter_name = field.removesuffix("_at").removesuffix("_of")
-
-        def lookups(self, request, model_admin):
-            return [("yes", yes), ("no", no)]
-
-        def queryset(self, request, queryset):
-            if self.value() in ("yes", "no"):
-                return queryset.filter(**{f"{field}__isnull": self.value() == "no"})
-            return queryset
-
-    Filter.title = title
-    return Filter
-
-
 ConsolidatedFilter = null_filter("consolidated_at", "consolidated", "Yes", "Not yet")
 DuplicateFilter = null_filter("duplicate_of", "near-duplicate", "Near-duplicate of another", "Not a duplicate")
-
-
-def choice_filter(title: str, choices: dict[str, tuple[str, Q]]) -> type[admin.SimpleListFilter]:
-    """A list filter whose options each stand for a condition: {value: (label, Q)}."""
-
-    class Filter(admin.SimpleListFilter):
-        parameter_name = "state"
-
-        def lookups(self, request, model_admin):
-            return [(value, label) for value, (label, _) in choices.items()]
-
-        def queryset(self, request, queryset):
-            if self.value() in choices:
-                return queryset.filter(choices[self.value()][1])
-            return queryset
-
-    Filter.title = title
-    return Filter
-
 
 # The admin sees every memory, not only the live ones.
 StateFilter = choice_filter(
@@ -110,27 +45,6 @@ FactFilter = choice_filter(
     },
 )
 FactFilter.parameter_name = "fact"
-InsightStateFilter = choice_filter(
-    "state",
-    {
-        "current": ("Current", Q(stale_at__isnull=True, retired_at__isnull=True)),
-        "stale": ("Stale (a source left)", Q(stale_at__isnull=False, retired_at__isnull=True)),
-        "retired": ("Retired", Q(retired_at__isnull=False)),
-    },
-)
-
-
-class RecordAdmin(admin.ModelAdmin):
-    """Rows that are the record itself (history, tombstones): shown, never edited here."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class MemoryAdminForm(forms.ModelForm):
@@ -297,7 +211,7 @@ class MemoryAdmin(admin.ModelAdmin):
                     e.created_at.strftime("%Y-%m-%d %H:%M:%S"),
                     admin_link(e, e.get_action_display()),
                     e.actor,
-                    short(_changes(e), 200),
+                    short(event_changes(e), 200),
                 )
                 for e in events[:HISTORY_ON_PAGE]
             ),
@@ -458,262 +372,3 @@ class MemoryAdmin(admin.ModelAdmin):
             f"Queued consolidation for {queued} owner(s)." + (f" {busy} already had one running." if busy else ""),
             messages.SUCCESS,
         )
-
-
-class OwnersMemoriesWidget(ManyToManyRawIdWidget):
-    """The raw-id box for an insight's sources whose lookup lists only one owner's memories."""
-
-    owner_id: int | None = None
-
-    def url_parameters(self):
-        params = super().url_parameters()
-        if self.owner_id is not None:
-            params["owner__id__exact"] = str(self.owner_id)  # the memory list's owner filter
-        return params
-
-
-class ConsolidationAdminForm(forms.ModelForm):
-    """An insight is written over memories of one space, its owner's. Model.clean runs before
-    the sources (a many-to-many) are set, so the check is here, as MemoryLink.clean is for links:
-    one staff edit would otherwise show another owner's text in this owner's chips, API and
-    re-derived insight."""
-
-    class Meta:
-        model = Consolidation
-        fields = "__all__"
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        sources = self.fields.get("sources")
-        if sources is not None and self.instance.owner_id is not None:
-            # Deleted ones too: a stale insight keeps the source that left, and saving must not drop it.
-            sources.queryset = Memory.all_objects.owned_by(self.instance.owner_id)
-            if isinstance(sources.widget, OwnersMemoriesWidget):
-                sources.widget.owner_id = self.instance.owner_id
-
-    def clean(self):
-        cleaned = super().clean()
-        owner, sources = cleaned.get("owner"), cleaned.get("sources")
-        if owner is not None and sources is not None:
-            others = sorted(m.pk for m in sources if m.owner_id != owner.pk)
-            if others:
-                raise forms.ValidationError(
-                    "An insight's sources are memories of its owner; these belong to a different owner: "
-                    + ", ".join(f"memory {pk}" for pk in others)
-                    + "."
-                )
-        return cleaned
-
-
-@admin.register(Consolidation)
-class ConsolidationAdmin(admin.ModelAdmin):
-    form = ConsolidationAdminForm
-    list_display = ["id", "insight_short", "owner", "source_count", "state", "provider", "created_at"]
-    list_filter = [InsightStateFilter, "provider", "owner"]
-    search_fields = ["insight", "summary", "owner__username"]
-    list_select_related = ["owner"]
-    raw_id_fields = ["owner", "sources"]
-    readonly_fields = ["created_at", "provider", "source_links"]
-    show_full_result_count = False
-
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "sources":
-            kwargs["widget"] = OwnersMemoriesWidget(db_field.remote_field, self.admin_site, using=kwargs.get("using"))
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
-
-    def get_queryset(self, request):
-        # Retired insights too: they are kept for history, and staff may need to see why.
-        qs = Consolidation.all_objects.select_related("owner").annotate(n_sources=Count("sources"))
-        ordering = self.get_ordering(request)
-        return qs.order_by(*ordering) if ordering else qs
-
-    @admin.display(description="state")
-    def state(self, obj):
-        return obj.state.label
-
-    @admin.display(description="insight")
-    def insight_short(self, obj):
-        return short(obj.insight, 100)
-
-    @admin.display(description="sources", ordering="n_sources")
-    def source_count(self, obj):
-        return obj.n_sources
-
-    @admin.display(description="source memories")
-    def source_links(self, obj):
-        return format_html_join(", ", "{}", ((admin_link(m, f"Memory {m.pk}"),) for m in obj.sources.all())) or "—"
-
-
-@admin.register(MemoryLink)
-class MemoryLinkAdmin(admin.ModelAdmin):
-    list_display = ["id", "from_link", "to_link", "relationship", "consolidation_link", "created_at"]
-    search_fields = ["relationship"]
-    list_select_related = ["from_memory", "to_memory", "consolidation"]
-    raw_id_fields = ["from_memory", "to_memory", "consolidation"]
-    readonly_fields = ["created_at"]
-    show_full_result_count = False
-
-    @admin.display(description="from")
-    def from_link(self, obj):
-        return admin_link(obj.from_memory, f"Memory {obj.from_memory_id}")
-
-    @admin.display(description="to")
-    def to_link(self, obj):
-        return admin_link(obj.to_memory, f"Memory {obj.to_memory_id}")
-
-    @admin.display(description="consolidation")
-    def consolidation_link(self, obj):
-        return admin_link(obj.consolidation, f"Consolidation {obj.consolidation_id}") if obj.consolidation_id else "—"
-
-
-@admin.register(ConsolidationRun)
-class ConsolidationRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "owner", "started_at", "finished_at", "consolidations_made", "memories_consolidated", "error_short"]
-    list_filter = ["owner"]
-    list_select_related = ["owner"]
-
-    @admin.display(description="error")
-    def error_short(self, obj):
-        return short(obj.error, 60)
-
-    # A run is a record of what happened; nobody edits history.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(ProcessedFile)
-class ProcessedFileAdmin(admin.ModelAdmin):
-    list_display = ["id", "path", "owner", "status", "size", "processed_at", "memory_link"]
-    list_filter = ["status", "owner"]
-    search_fields = ["path", "sha256", "error"]
-    list_select_related = ["owner", "memory"]
-    readonly_fields = ["owner", "path", "size", "mtime", "sha256", "status", "error", "memory", "processed_at"]
-
-    @admin.display(description="memory")
-    def memory_link(self, obj):
-        return admin_link(obj.memory, f"Memory {obj.memory_id}") if obj.memory_id else "—"
-
-    def has_add_permission(self, request):
-        return False
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "prefix", "scope", "created_at", "last_used_at", "expires_at", "revoked_at"]
-    list_filter = ["scope", "owner"]
-    search_fields = ["name", "prefix", "owner__username"]
-    readonly_fields = ["owner", "prefix", "token_hash", "created_at", "last_used_at"]
-
-    # Tokens are made where the secret can be shown once; the admin only revokes them.
-    def has_add_permission(self, request):
-        return False
-
-
-def _changes(event) -> str:
-    fields = list(dict.fromkeys([*(event.before or {}), *(event.after or {})]))
-    parts = [f"{name}: {event.before.get(name, '—')} → {event.after.get(name, '—')}" for name in fields]
-    return "; ".join(parts + ([event.note] if event.note else []))
-
-
-class ActorKindFilter(admin.SimpleListFilter):
-    """Actors are labels ("user:alice", "api token 'x' (…)", "inbox watcher"); filter by kind."""
-
-    title = "actor"
-    parameter_name = "actor_kind"
-    KINDS = {
-        "user": ("A person (web or admin)", {"actor__startswith": "user:"}),
-        "token": ("An API token", {"actor__startswith": "api token"}),
-        "watcher": ("The inbox watcher", {"actor": "inbox watcher"}),
-        "scheduler": ("The scheduler", {"actor": "scheduler"}),
-        "command": ("A management command", {"actor__startswith": "command:"}),
-        "system": ("The system", {"actor": "system"}),
-    }
-
-    def lookups(self, request, model_admin):
-        return [(key, label) for key, (label, _) in self.KINDS.items()]
-
-    def queryset(self, request, queryset):
-        if self.value() in self.KINDS:
-            return queryset.filter(**self.KINDS[self.value()][1])
-        return queryset
-
-
-@admin.register(Event)
-class EventAdmin(RecordAdmin):
-    """The audit trail, read-only: nobody edits history, not even staff."""
-
-    list_display = ["created_at", "subject", "action", "actor", "owner", "changes_short"]
-    list_filter = ["action", ActorKindFilter, "subject_type", "owner"]
-    search_fields = ["actor", "note", "=subject_id", "owner__username"]
-    list_select_related = ["owner"]
-    date_hierarchy = "created_at"
-    show_full_result_count = False
-    fields = ["created_at", "owner", "subject", "action", "actor", "actor_user", "before", "after", "note"]
-    readonly_fields = fields
-
-    def get_queryset(self, request):
-        # Whether the subject still exists, in the page's one query rather than one per row.
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("subject_id"))),
-                consolidation_exists=Exists(Consolidation.all_objects.filter(pk=OuterRef("subject_id"))),
-            )
-        )
-
-    @admin.display(description="subject")
-    def subject(self, obj):
-        label = f"{obj.get_subject_type_display()} {obj.subject_id}"
-        is_memory = obj.subject_type == Event.Subject.MEMORY
-        model = Memory if is_memory else Consolidation
-        if not (obj.memory_exists if is_memory else obj.consolidation_exists):
-            return f"{label} (purged)"
-        return format_html(
-            '<a href="{}">{}</a>', reverse(f"admin:memories_{model._meta.model_name}_change", args=[obj.subject_id]), label
-        )
-
-    @admin.display(description="changes")
-    def changes_short(self, obj):
-        return short(_changes(obj), 120)
-
-
-@admin.register(RejectedContent)
-class RejectedContentAdmin(RecordAdmin):
-    """Tombstones, read-only: lifting one is a restore, done on the memory (it is recorded)."""
-
-    list_display = ["content_hash_short", "owner", "memory", "reason", "rejected_at"]
-    list_filter = ["reason", "owner"]
-    search_fields = ["content_hash", "=memory_ref", "owner__username"]
-    list_select_related = ["owner"]
-    date_hierarchy = "rejected_at"
-    fields = ["owner", "content_hash", "memory", "reason", "rejected_at"]
-    readonly_fields = fields
-
-    @admin.display(description="content hash")
-    def content_hash_short(self, obj):
-        return f"{obj.content_hash[:16]}…"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(memory_exists=Exists(Memory.all_objects.filter(pk=OuterRef("memory_ref"))))
-
-    @admin.display(description="memory")
-    def memory(self, obj):
-        if obj.memory_ref is None:
-            return "—"
-        if not obj.memory_exists:
-            return f"Memory {obj.memory_ref} (purged)"
-        return format_html(
-            '<a href="{}">Memory {}</a>', reverse("admin:memories_memory_change", args=[obj.memory_ref]), obj.memory_ref
-        )
-
-
-@admin.register(SpaceSettings)
-class SpaceSettingsAdmin(admin.ModelAdmin):
-    """Per-space retention: what the daily maintenance task forgets (through delete, recorded)."""
-
-    list_display = ["owner", "retention_days", "retention_sources", "keep_importance", "updated_at"]
-    raw_id_fields = ["owner"]
