@@ -465,7 +465,7 @@ def _trim(
         and len(words) > 1
         and language.capitalises_nouns(lang)
         and words[0].lower() not in stops  # "Mit Felix war ich": a preposition's object may be a name
-        and _written_lower_case(words[0])
+        and written_lower_case(words[0])
     ):
         # German puts the finite verb second: after an opening adverb ("Gestern Abend habe
         # ich", "Nächste Woche fahre ich") the capitalised words before the verb are the
@@ -572,13 +572,13 @@ def _ordinary(
     # verb or adverb, is a word.
     if low in lowered:
         return True
-    if alone and _written_lower_case(word):
+    if alone and written_lower_case(word):
         return True
     # Short "-ly" words are as often names (Emily, Molly, Lily) as adverbs.
     return word.isascii() and len(word) > 4 and low.endswith(SUFFIXES_OF_WORDS) and not (low.endswith("ly") and len(low) < 7)
 
 
-def _written_lower_case(word: str) -> bool:
+def written_lower_case(word: str) -> bool:
     """An opening word that the model's text mostly writes lower-case: an adverb, a verb
     ("Gestern", "Mañana", "Preciso", "Domani"), not a name."""
     preference = _casing(word)

@@ -693,8 +693,13 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         reason = judge_pair(old_text, new_text)
         if reason and changes.said_not_as_a_change(old_text, new_text):
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
+        if changes.other_thing_of_slot(old_text, new_text):
+            continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
+        if not reason and (plain := changes.plain_state(old_text, new_text)) is not None:
+            old_values, new_values, closeness = plain
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (same subject and slot, {closeness:.2f})"
         if reason:
             out.append(UpdateJudgement(old_id=old.id, reason=reason))
     return out

@@ -30,5 +30,6 @@ transitions.py (changes told with no change word) and decision.py (the judgement
 """
 
 from .decision import Change, judge, said_not_as_a_change
+from .plain import other_thing_of_slot, plain_state
 
-__all__ = ["Change", "judge", "said_not_as_a_change"]
+__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change"]

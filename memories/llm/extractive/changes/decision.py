@@ -37,6 +37,7 @@ from .cues import (
     replaces_another,
     said_as_past,
 )
+from .plain import shares_subject_or_slot
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
 from .statements import content_words, mentions, similar_word, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, someone_else
@@ -233,6 +234,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
+    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops):
+        return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
     return Change(tuple(old_values), tuple(new_values), closeness)
 
 

@@ -61,7 +61,24 @@ def similar_word(word: str, words: set[str]) -> bool:
             return True
         if len(word) > 4 and difflib.SequenceMatcher(None, word, other).ratio() >= 0.8:
             return True
+        if _inflected(word, other):
+            return True
     return False
+
+
+# Gender and number in Romance languages change a noun's last vowel ("jefe" / "jefa",
+# "médico" / "médica", "amigo" / "amiga"): one word.
+_FINAL_VOWELS = frozenset("aeo")
+
+
+def _inflected(word: str, other: str) -> bool:
+    return (
+        len(word) >= 4
+        and len(word) == len(other)
+        and word[:-1] == other[:-1]
+        and word[-1] in _FINAL_VOWELS
+        and other[-1] in _FINAL_VOWELS
+    )
 
 
 def _root(word: str) -> str:

@@ -1,0 +1,278 @@
+"""A new value stated plainly: the same subject and slot, another value of its type.
+
+"Spotify raised the price again - £12.99" after "Spotify costs me £10.99 a month", "Mobile
+team lead: Farid Haddad" after "Lena is the team lead for mobile", "dentist is dr okoro at
+the harbour clinic" after "my dentist is dr patel": no word says it changed; the newer
+note simply gives the slot another value. A fact is read as (subject, attribute, value):
+
+- the value: the clause's names, numbers, codes and addresses (values.py), or, in a note
+  written all in lower case, the words one clause has that the other note does not; each
+  of a type (an amount, a time, a number, a code, a name);
+- the attribute: the clause's other content words, without words of time or of change;
+  two clauses are of one attribute when they share such a word, or when the attributes
+  are close by meaning and the subjects are one;
+- the subject: whose the fact is (subjects.py): the writer, someone the note names, or
+  someone's ("my brother's store" is not the writer's store).
+
+An update needs all three: the same subject, the same attribute, a value of the same type
+that differs; and nothing that says the new value is held beside the old (an addition,
+a narrower kind of the thing: "the guest wifi password"), only thought of or denied, a
+visit, or of a time gone. The closed classes come from cues.py; the meaning from the
+local embedding model; nothing here names a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .... import textutil
+from .. import entities, language, similarity
+from .anchors import BEGINNING_ANCHORS, BEGINNING_MARGIN, ONE_OFF_ANCHORS, leans
+from .cues import ADDITION, CHANGE, HEDGED, NEGATED, NOT_A_THING, PAST_FRAME, past_event, replaces_another, said_as_past
+from .slots import SAME_THING, other_kind
+from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .subjects import FIRST_PERSON, other_owner, other_subject, someone_else
+from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
+
+# Cosine of two clauses with their values masked (multilingual-e5-small) from which they
+# may be one slot, when a word of the attribute or the subject is shared as well: below the
+# bar a closeness alone needs (anchors.SAME_SLOT), since the shared word is the evidence.
+PLAIN_SLOT = 0.85
+
+_CURRENCY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars|euros|pounds|bucks|k)\b", re.I)
+_CLOCK = re.compile(r"^\d{1,2}[:.]\d{2}$|^\d{1,2}\s?(?:am|pm)$", re.I)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+TIME_WORDS = frozenset(w.lower() for w in (*textutil.MONTH_NAMES, *textutil.WEEKDAYS))
+# "'s" after a name is "is" or "has" when a verb's participle or an adverb follows it
+# ("Priya's moved"); a possessive when a noun does ("Patel's receptionist").
+_POSSESSOR = re.compile(r"\b([\w-]+)['’]s\s+(\w+)")
+
+
+def value_type(value: str, clause: str) -> str:
+    """What a value is: an amount (with a currency), a time or date, a number, a code
+    (letters with digits: a password, a plate) or a word (a name, a place, a thing)."""
+    low = value.lower()
+    at = clause.lower().find(low)
+    around = clause[max(0, at - 2) : at + len(low) + 6] if at >= 0 else ""
+    if any(c.isdigit() for c in low) and _CURRENCY.search(around):
+        return "amount"
+    if low in TIME_WORDS or low.rstrip("s") in TIME_WORDS or _CLOCK.match(low) or _YEAR.match(low):
+        return "time"
+    if any(c.isdigit() for c in low):
+        if any(c.isalpha() for c in low.rstrip("stndrh")) and not re.fullmatch(r"\d+(?:st|nd|rd|th)", low):
+            return "code"
+        return "number"
+    return "quantity" if is_quantity(low) else "word"
+
+
+def attribute_words(clause: str, stops: frozenset[str], values: set[str]) -> list[str]:
+    """The clause's words of its attribute: content words that are not values, not words
+    of time ("month", "this week") and not words of change ("now", "changed")."""
+    words = [re.sub(r"['’]s$", "", w) for w in content_words(clause, stops)]
+    return [
+        w
+        for w in words
+        if w not in values and textutil.stem(w) not in NOT_A_THING and not CHANGE.fullmatch(w) and w not in TIME_WORDS
+    ]
+
+
+def _lower_case(text: str) -> bool:
+    """A note written with no capital inside its sentences: its names cannot be read by case."""
+    return not any(t[:1].isupper() for s in (textutil.sentences(text) or [text]) for t in tokens_of(s)[1:])
+
+
+def _values(clause: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
+    # "Mum's care home": the name is "mum", whoever's thing follows.
+    found = list(dict.fromkeys(re.sub(r"['’]s$", "", v) for v in values_in(clause, stops, names)))
+    first = (tokens_of(clause) or [""])[0]
+    first = re.sub(r"['’]s$", "", first)
+    if first[:1].isupper() and first.lower() not in found and reads_as_name(first, stops):
+        found.insert(0, first.lower())  # "Aisha coaches the under-12s", "Lena is the team lead"
+    return found
+
+
+def reads_as_name(word: str, stops: frozenset[str]) -> bool:
+    """An opening capitalised word the local model's vocabulary does not write mostly in
+    lower case ("Aisha", "Spotify"; not "Rent", "Standup", "Mum")."""
+    return word.lower() not in stops and not CHANGE.fullmatch(word) and not entities.written_lower_case(word)
+
+
+def _lower_case_values(clause: str, other_text: str, stops: frozenset[str]) -> list[str]:
+    """In notes with no values by case or digits ("dr okoro at the harbour clinic"): the
+    words the clause has that the other note does not say."""
+    other = words_of(other_text)
+    return [
+        w
+        for w in content_words(clause, stops)
+        if not similar_word(w, other) and textutil.stem(w) not in NOT_A_THING and not CHANGE.fullmatch(w) and w not in TIME_WORDS
+    ]
+
+
+def _only_as_possessor(value: str, text: str) -> bool:
+    """The newer note names the old value only as someone's ("Dr Patel's receptionist"):
+    it is about the value's own thing, not the slot the value filled."""
+    said = [m for m in re.finditer(rf"\b{re.escape(value)}\b", text, re.I)]
+    owned = [m for m in _POSSESSOR.finditer(text) if m.group(1).lower() == value]
+    return bool(said) and len(owned) == len(said) and all(m.group(2).lower() not in ("been", "got", "moved", "gone") for m in owned)
+
+
+def narrower_kind(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The newer clause names a kind of the older clause's thing: a word before a shared
+    word of the attribute that the older note does not have, not a value, a word of change
+    or "new" ("the guest wifi password" after "the wifi password")."""
+    old_tokens = [t.lower() for t in tokens_of(old_c)]
+    new_tokens = [t.lower() for t in tokens_of(new_c)]
+    for j in range(1, len(new_tokens)):
+        word, before = new_tokens[j], new_tokens[j - 1]
+        if word in stops or word not in old_tokens or before in old_tokens or before in stops or before in names:
+            continue
+        if j > 1 and new_tokens[j - 2] not in stops:
+            continue  # "landlord put rent up": a verb's object, not a modifier after a determiner
+        if is_quantity(before) or CHANGE.fullmatch(before) or before in ("new", "old", "current", "latest"):
+            continue
+        # The word before the shared one stands where the older clause has a determiner
+        # or nothing: a modifier the older thing lacks.
+        i = old_tokens.index(word)
+        if i == 0 or old_tokens[i - 1] in stops:
+            return True
+    return False
+
+
+def _subject_differs(old_s: str, new_s: str, old_text: str, new_text: str, names: frozenset[str], lang: str) -> bool:
+    if someone_else(new_s, old_text, lang) or someone_else(old_s, new_text, lang):
+        return True
+    if other_subject(old_s, new_s, names, old_text, new_text) or other_owner(old_s, new_s):
+        return True
+    # "my store" / "my brother's store": the writer's, and someone's the writer names.
+    for a, b in ((old_s, new_s), (new_s, old_s)):
+        if FIRST_PERSON.search(a) and not FIRST_PERSON.search(b):
+            continue
+        owners = {m.group(1).lower() for m in _POSSESSOR.finditer(b) if m.group(1).lower() not in ("it", "that", "what", "there")}
+        if FIRST_PERSON.search(a) and any(o not in words_of(a) for o in owners):
+            return True
+    return False
+
+
+def _kept_together(old_values: list[str], new_values: list[str], old_c: str, new_c: str) -> bool:
+    """The types of the two sides' values do not meet: a time beside a price is another fact."""
+    old_types = {value_type(v, old_c) for v in old_values}
+    new_types = {value_type(v, new_c) for v in new_values}
+    return not (old_types & new_types)
+
+
+def plain_state(old_text: str, new_text: str):
+    """The values the new text gives the older one's slot plainly, as (old, new, closeness),
+    or None."""
+    old_units, new_units = units_of(old_text), units_of(new_text)
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    lang = language.language_of(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text) | parallel_openers(old_text, new_text)
+    lower = _lower_case(old_text) or _lower_case(new_text)
+    masked = [mask_values(c, stops, names) for c, _ in old_units] + [mask_values(c, stops, names) for c, _ in new_units]
+    vectors = similarity.meaning_vectors(masked)
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n_old = len(old_units)
+    close = vectors[n_old:] @ vectors[:n_old].T
+    order = np.dstack(np.unravel_index(np.argsort(-close, axis=None), close.shape))[0]
+    for new_index, old_index in order[:6]:
+        closeness = float(close[new_index, old_index])
+        if closeness < PLAIN_SLOT:
+            break
+        (old_c, old_s), (new_c, new_s) = old_units[old_index], new_units[new_index]
+        found = _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, lang, lower)
+        if found:
+            return (*found, closeness)
+    return None
+
+
+def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, lang, lower):
+    if ADDITION.search(new_s) or HEDGED.search(new_s) or PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
+        return None
+    if NEGATED.search(new_s) or said_as_past(old_c, new_c) or replaces_another(new_c, old_text):
+        return None
+    if past_event(old_s):
+        return None  # an event is not a state: "Went to Lisbon" is not undone by "Went to Porto"
+    old_values, new_values = _values(old_c, stops, names), _values(new_c, stops, names)
+    if lower and not old_values and not new_values:
+        old_values, new_values = _lower_case_values(old_c, new_text, stops), _lower_case_values(new_c, old_text, stops)
+    old_words, new_words = words_of(old_text), words_of(new_text)
+    if any(_only_as_possessor(v, new_text) for v in old_values):
+        return None
+    shared_values = [v for v in old_values if mentions(v, new_words) and not is_quantity(v)]
+    old_only = [v for v in old_values if not mentions(v, new_words)]
+    new_only = [v for v in new_values if not mentions(v, old_words)]
+    if not old_only or not new_only:
+        return None
+    # One type on both sides: the slot's value ("10.99" / "12.99"), not when it holds.
+    types = {value_type(v, old_c) for v in old_only} & {value_type(v, new_c) for v in new_only}
+    if not types:
+        return None
+    if types != {"time"}:
+        types.discard("time")
+    old_only = [v for v in old_only if value_type(v, old_c) in types]
+    new_only = [v for v in new_only if value_type(v, new_c) in types]
+    # The attribute: a word of it in both clauses, or the subject (a name both say) and an
+    # attribute close by meaning.
+    old_attr = attribute_words(old_c, stops, set(old_values))
+    new_attr = attribute_words(new_c, stops, set(new_values))
+    shared_attr = [w for w in old_attr if similar_word(w, set(new_attr))]
+    # A name both clauses say, not the value that changes: the subject ("Spotify", "Mum").
+    subject_named = [v for v in shared_values if mentions(v, words_of(new_c))]
+    same_subject = _first_person_both(old_s, new_s) or bool(subject_named)
+    if not shared_attr and not subject_named and not (same_subject and _close(old_attr, new_attr)):
+        return None
+    if _subject_differs(old_s, new_s, old_text, new_text, names, lang):
+        return None
+    if other_kind(old_s, new_s, stops, names) or narrower_kind(old_c, new_c, stops, names):
+        return None
+    # A past event gives the slot a new value when it is an amount or a time ("raised the
+    # price to £12.99") or when it begins a state ("started at"), not when it is a visit.
+    if past_event(new_s) and types - {"amount", "time", "number"}:
+        if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
+            return None
+    return tuple(old_only), tuple(new_only)
+
+
+def _first_person_both(old_s: str, new_s: str) -> bool:
+    return bool(FIRST_PERSON.search(old_s) and FIRST_PERSON.search(new_s))
+
+
+def _close(old_attr: list[str], new_attr: list[str]) -> bool:
+    """A word of each attribute said in other words of one thing ("jefe" / "jefa", "costs" /
+    "price"): the closest pair of words, by meaning."""
+    if not old_attr or not new_attr:
+        return False
+    vectors = similarity.meaning_vectors([*old_attr, *new_attr])
+    if vectors is None:
+        return False
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return float((vectors[: len(old_attr)] @ vectors[len(old_attr) :].T).max()) >= SAME_THING
+
+
+def shares_subject_or_slot(old_c: str, new_c: str, old_s: str, new_s: str, named_old: list[str], stops: frozenset[str]) -> bool:
+    """What a verdict by meaning needs besides closeness: the two statements share their
+    subject (both the writer's, or a name both say, not as a word of time: "these days" is
+    not "the Remains of the Day") or a word of their attribute."""
+    if _first_person_both(old_s, new_s):
+        return True
+    if any(not is_quantity(v) and v not in TIME_WORDS and textutil.stem(v) not in NOT_A_THING for v in named_old):
+        return True
+    old_attr, new_attr = attribute_words(old_c, stops, set()), set(attribute_words(new_s, stops, set()))
+    return any(similar_word(w, new_attr) for w in old_attr)
+
+
+def other_thing_of_slot(old_text: str, new_text: str) -> bool:
+    """The newer note is about another thing than the older note's slot, whatever a
+    phrasing matched: a narrower kind of it ("the guest wifi password" after "the wifi
+    password"), or the old value's own thing ("Dr Patel's receptionist" after "my dentist
+    is Dr Patel")."""
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text)
+    if narrower_kind(old_text, new_text, stops, names):
+        return True
+    old_values = [re.sub(r"['’]s$", "", v) for v in values_in(old_text, stops, names)]
+    return any(_only_as_possessor(v, new_text) for v in old_values if not is_quantity(v))
