@@ -234,7 +234,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
-    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops):
+    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
     return Change(tuple(old_values), tuple(new_values), closeness)
 

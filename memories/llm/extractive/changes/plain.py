@@ -28,10 +28,10 @@ import re
 import numpy as np
 
 from .... import textutil
-from .. import entities, language, similarity
+from .. import entities, grammar, language, similarity
 from .anchors import BEGINNING_ANCHORS, BEGINNING_MARGIN, ONE_OFF_ANCHORS, leans
 from .cues import ADDITION, CHANGE, HEDGED, NEGATED, NOT_A_THING, PAST_FRAME, past_event, replaces_another, said_as_past
-from .slots import SAME_THING, other_kind
+from .slots import SAME_THING, other_kind, other_thing
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import FIRST_PERSON, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
@@ -41,10 +41,20 @@ from .values import is_quantity, mask_values, names_in, parallel_openers, values
 # bar a closeness alone needs (anchors.SAME_SLOT), since the shared word is the evidence.
 PLAIN_SLOT = 0.85
 
-_CURRENCY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars|euros|pounds|bucks|k)\b", re.I)
+_CURRENCY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars|euros|pounds|bucks)\b", re.I)
 _CLOCK = re.compile(r"^\d{1,2}[:.]\d{2}$|^\d{1,2}\s?(?:am|pm)$", re.I)
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-TIME_WORDS = frozenset(w.lower() for w in (*textutil.MONTH_NAMES, *textutil.WEEKDAYS))
+# Months, weekdays and seasons say when a value holds, not what it is of.
+TIME_WORDS = frozenset(w.lower() for w in (*textutil.MONTH_NAMES, *textutil.WEEKDAYS)) | {
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "season",
+}
+# A modifier stands between one of these and its noun ("the guest wifi password").
+DETERMINERS = frozenset("the a an my our your his her their this that".split())
 # "'s" after a name is "is" or "has" when a verb's participle or an adverb follows it
 # ("Priya's moved"); a possessive when a noun does ("Patel's receptionist").
 _POSSESSOR = re.compile(r"\b([\w-]+)['’]s\s+(\w+)")
@@ -99,45 +109,84 @@ def reads_as_name(word: str, stops: frozenset[str]) -> bool:
     return word.lower() not in stops and not CHANGE.fullmatch(word) and not entities.written_lower_case(word)
 
 
+# What comes after these in a clause is its value; before, its attribute ("my favorite
+# color | is | blue", "dentist | is | dr okoro at the harbour clinic").
+_VALUE_OPENS = re.compile(r"\b(?:is|are|was|were|at|in|to|with|from|by)\b|:", re.I)
+
+
 def _lower_case_values(clause: str, other_text: str, stops: frozenset[str]) -> list[str]:
     """In notes with no values by case or digits ("dr okoro at the harbour clinic"): the
-    words the clause has that the other note does not say."""
+    words after the clause's copula or first preposition that the other note does not say."""
     other = words_of(other_text)
+    opens = _VALUE_OPENS.search(clause)
     return [
         w
-        for w in content_words(clause, stops)
+        for w in content_words(clause[opens.end() :] if opens else clause, stops)
         if not similar_word(w, other) and textutil.stem(w) not in NOT_A_THING and not CHANGE.fullmatch(w) and w not in TIME_WORDS
     ]
 
 
-def _only_as_possessor(value: str, text: str) -> bool:
-    """The newer note names the old value only as someone's ("Dr Patel's receptionist"):
-    it is about the value's own thing, not the slot the value filled."""
-    said = [m for m in re.finditer(rf"\b{re.escape(value)}\b", text, re.I)]
-    owned = [m for m in _POSSESSOR.finditer(text) if m.group(1).lower() == value]
-    return bool(said) and len(owned) == len(said) and all(m.group(2).lower() not in ("been", "got", "moved", "gone") for m in owned)
+def _only_as_possessor(value: str, old_text: str, new_text: str) -> bool:
+    """The newer note names the old value only as someone's, and what of theirs the older
+    note does not name ("Dr Patel's receptionist" after "My dentist is Dr Patel"): it is
+    about the value's own thing, not the slot the value filled ("Ella's school pickup"
+    after "Pick up Ella from school" is the slot)."""
+    if any(m.group(1).lower() == value for m in _POSSESSOR.finditer(old_text)):
+        return False  # "Anna's birthday" in both: the subject, not a value
+    said = list(re.finditer(rf"\b{re.escape(value)}\b", new_text, re.I))
+    owned = [m for m in _POSSESSOR.finditer(new_text) if m.group(1).lower() == value]
+    old_words = words_of(old_text)
+    return bool(said) and len(owned) == len(said) and not any(similar_word(m.group(2).lower(), old_words) for m in owned)
+
+
+def _modifiers(tokens: list[str], head: int, stops: frozenset[str]) -> list[str]:
+    """The words before a noun back to a determiner or the clause's start ("the guest
+    network password": guest, network)."""
+    out = []
+    for k in range(head - 1, -1, -1):
+        if tokens[k] in DETERMINERS or tokens[k] in stops:
+            break
+        out.append(tokens[k])
+    return out
 
 
 def narrower_kind(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
-    """The newer clause names a kind of the older clause's thing: a word before a shared
-    word of the attribute that the older note does not have, not a value, a word of change
-    or "new" ("the guest wifi password" after "the wifi password")."""
+    """The newer clause names another kind of the older clause's thing: the noun its
+    statement is about (before "is" or a label's colon) is the older clause's, with a word
+    in front of it that the older note does not have or say in other words ("the guest
+    network password" after "the Wi-Fi password"); "new" and words of change do not count."""
     old_tokens = [t.lower() for t in tokens_of(old_c)]
-    new_tokens = [t.lower() for t in tokens_of(new_c)]
-    for j in range(1, len(new_tokens)):
-        word, before = new_tokens[j], new_tokens[j - 1]
-        if word in stops or word not in old_tokens or before in old_tokens or before in stops or before in names:
-            continue
-        if j > 1 and new_tokens[j - 2] not in stops:
-            continue  # "landlord put rent up": a verb's object, not a modifier after a determiner
-        if is_quantity(before) or CHANGE.fullmatch(before) or before in ("new", "old", "current", "latest"):
-            continue
-        # The word before the shared one stands where the older clause has a determiner
-        # or nothing: a modifier the older thing lacks.
-        i = old_tokens.index(word)
-        if i == 0 or old_tokens[i - 1] in stops:
+    for piece in re.split(r"[,;.!?]\s+|\s[-–—]\s", new_c):
+        # A label before a colon ("Correction: Anna's birthday is ...") is not a modifier.
+        body = piece.split(":", 1)[1] if re.match(r"^\W*\w+\s*:", piece) else piece
+        if _narrower_in(old_tokens, piece.lower(), [t.lower() for t in tokens_of(body)], stops, names):
             return True
     return False
+
+
+def _narrower_in(old_tokens: list[str], raw_new: str, new_tokens: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    for j, word in enumerate(new_tokens):
+        if word in stops or word not in old_tokens:
+            continue
+        # The noun of the statement: a copula or a label's colon follows it.
+        if not re.search(rf"\b{re.escape(word)}\s*(?::|\b(?:is|are|was|were)\b)", raw_new):
+            continue
+        extra = [
+            w
+            for w in _modifiers(new_tokens, j, stops)
+            if w not in old_tokens and w not in names and not is_quantity(w) and not CHANGE.fullmatch(w) and not _NEW.fullmatch(w)
+        ]
+        if not extra:
+            continue
+        own = _modifiers(old_tokens, old_tokens.index(word), stops)
+        if not own or not _close(extra, own):
+            return True
+    return False
+
+
+# "New", "neuer", "nueva", "nouveau" (grammar.NEW, every language) and their kind: the
+# same thing replaced, not another kind of it.
+_NEW = re.compile("|".join([*grammar.NEW.values(), "old", "current", "latest"]), re.I)
 
 
 def _subject_differs(old_s: str, new_s: str, old_text: str, new_text: str, names: frozenset[str], lang: str) -> bool:
@@ -200,7 +249,7 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     if lower and not old_values and not new_values:
         old_values, new_values = _lower_case_values(old_c, new_text, stops), _lower_case_values(new_c, old_text, stops)
     old_words, new_words = words_of(old_text), words_of(new_text)
-    if any(_only_as_possessor(v, new_text) for v in old_values):
+    if any(_only_as_possessor(v, old_text, new_text) for v in old_values):
         return None
     shared_values = [v for v in old_values if mentions(v, new_words) and not is_quantity(v)]
     old_only = [v for v in old_values if not mentions(v, new_words)]
@@ -222,23 +271,35 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     shared_attr = [w for w in old_attr if similar_word(w, set(new_attr))]
     # A name both clauses say, not the value that changes: the subject ("Spotify", "Mum").
     subject_named = [v for v in shared_values if mentions(v, words_of(new_c))]
-    same_subject = _first_person_both(old_s, new_s) or bool(subject_named)
+    same_subject = _first_person_both(old_s, new_s, lang) or bool(subject_named)
     if not shared_attr and not subject_named and not (same_subject and _close(old_attr, new_attr)):
         return None
+    # Each attribute has a word the other lacks, none of them one thing said in other
+    # words: two attributes ("favorite color" / "favorite food", "costs" / "fundraiser
+    # raised", "Wi-Fi password" / "guest network password").
+    old_rest = [w for w in old_attr if not similar_word(w, set(new_attr))]
+    new_rest = [w for w in new_attr if not similar_word(w, set(old_attr))]
+    if old_rest and new_rest and not _close(old_rest, new_rest):
+        return None
+    if types & {"amount", "number", "time"} and other_thing(old_c, new_c, old_text, new_text, stops):
+        return None  # "The Falcon launch is March 15" / "The team offsite is March 20"
     if _subject_differs(old_s, new_s, old_text, new_text, names, lang):
         return None
     if other_kind(old_s, new_s, stops, names) or narrower_kind(old_c, new_c, stops, names):
         return None
-    # A past event gives the slot a new value when it is an amount or a time ("raised the
-    # price to £12.99") or when it begins a state ("started at"), not when it is a visit.
-    if past_event(new_s) and types - {"amount", "time", "number"}:
+    # A past event gives the slot a new value when it is a price ("raised the price again,
+    # £12.99") or when it begins a state ("started at"), not when it is a visit or a
+    # one-off ("flew to Lisbon for a conference", "ran 10k on Sunday").
+    if past_event(new_s) and types != {"amount"}:
         if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
             return None
     return tuple(old_only), tuple(new_only)
 
 
-def _first_person_both(old_s: str, new_s: str) -> bool:
-    return bool(FIRST_PERSON.search(old_s) and FIRST_PERSON.search(new_s))
+def _first_person_both(old_s: str, new_s: str, lang: str = "") -> bool:
+    """Both the writer's: a first-person word, or a verb of the first person where the
+    language drops the pronoun ("Vivo en Sevilla" / "Me mudé a Valencia")."""
+    return all(FIRST_PERSON.search(s) or grammar.pro_drop_first_person(s, lang) for s in (old_s, new_s))
 
 
 def _close(old_attr: list[str], new_attr: list[str]) -> bool:
@@ -253,11 +314,13 @@ def _close(old_attr: list[str], new_attr: list[str]) -> bool:
     return float((vectors[: len(old_attr)] @ vectors[len(old_attr) :].T).max()) >= SAME_THING
 
 
-def shares_subject_or_slot(old_c: str, new_c: str, old_s: str, new_s: str, named_old: list[str], stops: frozenset[str]) -> bool:
+def shares_subject_or_slot(
+    old_c: str, new_c: str, old_s: str, new_s: str, named_old: list[str], stops: frozenset[str], lang: str = ""
+) -> bool:
     """What a verdict by meaning needs besides closeness: the two statements share their
     subject (both the writer's, or a name both say, not as a word of time: "these days" is
     not "the Remains of the Day") or a word of their attribute."""
-    if _first_person_both(old_s, new_s):
+    if _first_person_both(old_s, new_s, lang):
         return True
     if any(not is_quantity(v) and v not in TIME_WORDS and textutil.stem(v) not in NOT_A_THING for v in named_old):
         return True
@@ -275,4 +338,4 @@ def other_thing_of_slot(old_text: str, new_text: str) -> bool:
     if narrower_kind(old_text, new_text, stops, names):
         return True
     old_values = [re.sub(r"['’]s$", "", v) for v in values_in(old_text, stops, names)]
-    return any(_only_as_possessor(v, new_text) for v in old_values if not is_quantity(v))
+    return any(_only_as_possessor(v, old_text, new_text) for v in old_values if not is_quantity(v))
