@@ -270,7 +270,7 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     new_attr = attribute_words(new_c, stops, set(new_values))
     shared_attr = [w for w in old_attr if similar_word(w, set(new_attr))]
     # A name both clauses say, not the value that changes: the subject ("Spotify", "Mum").
-    subject_named = [v for v in shared_values if mentions(v, words_of(new_c))]
+    subject_named = [v for v in shared_values if mentions(v, words_of(new_c)) and not _of_time(v)]
     same_subject = _first_person_both(old_s, new_s, lang) or bool(subject_named)
     if not shared_attr and not subject_named and not (same_subject and _close(old_attr, new_attr)):
         return None
@@ -294,6 +294,11 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
             return None
     return tuple(old_only), tuple(new_only)
+
+
+def _of_time(word: str) -> bool:
+    """A word of time ("day" of "these days"): it says when, never whose or of what."""
+    return word in TIME_WORDS or textutil.stem(word) in NOT_A_THING
 
 
 def _first_person_both(old_s: str, new_s: str, lang: str = "") -> bool:
@@ -322,7 +327,7 @@ def shares_subject_or_slot(
     not "the Remains of the Day") or a word of their attribute."""
     if _first_person_both(old_s, new_s, lang):
         return True
-    if any(not is_quantity(v) and v not in TIME_WORDS and textutil.stem(v) not in NOT_A_THING for v in named_old):
+    if any(not is_quantity(v) and not _of_time(v) for v in named_old):
         return True
     old_attr, new_attr = attribute_words(old_c, stops, set()), set(attribute_words(new_s, stops, set()))
     return any(similar_word(w, new_attr) for w in old_attr)
