@@ -33,7 +33,7 @@ from .anchors import BEGINNING_ANCHORS, BEGINNING_MARGIN, ONE_OFF_ANCHORS, leans
 from .cues import ADDITION, CHANGE, HEDGED, NEGATED, NOT_A_THING, PAST_FRAME, past_event, replaces_another, said_as_past
 from .slots import SAME_THING, other_kind, other_thing
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import FIRST_PERSON, other_owner, other_subject, someone_else
+from .subjects import CONTRACTED, FIRST_PERSON, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
 
 # Cosine of two clauses with their values masked (multilingual-e5-small) from which they
@@ -164,7 +164,9 @@ def narrower_kind(old_c: str, new_c: str, stops: frozenset[str], names: frozense
     return False
 
 
-def _narrower_in(old_tokens: list[str], raw_new: str, new_tokens: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+def _narrower_in(
+    old_tokens: list[str], raw_new: str, new_tokens: list[str], stops: frozenset[str], names: frozenset[str]
+) -> bool:
     for j, word in enumerate(new_tokens):
         if word in stops or word not in old_tokens:
             continue
@@ -196,19 +198,10 @@ def _subject_differs(old_s: str, new_s: str, old_text: str, new_text: str, names
         return True
     # "my store" / "my brother's store": the writer's, and someone's the writer names.
     for a, b in ((old_s, new_s), (new_s, old_s)):
-        if FIRST_PERSON.search(a) and not FIRST_PERSON.search(b):
-            continue
-        owners = {m.group(1).lower() for m in _POSSESSOR.finditer(b) if m.group(1).lower() not in ("it", "that", "what", "there")}
+        owners = {m.group(1).lower() for m in _POSSESSOR.finditer(b)} - CONTRACTED
         if FIRST_PERSON.search(a) and any(o not in words_of(a) for o in owners):
             return True
     return False
-
-
-def _kept_together(old_values: list[str], new_values: list[str], old_c: str, new_c: str) -> bool:
-    """The types of the two sides' values do not meet: a time beside a price is another fact."""
-    old_types = {value_type(v, old_c) for v in old_values}
-    new_types = {value_type(v, new_c) for v in new_values}
-    return not (old_types & new_types)
 
 
 def plain_state(old_text: str, new_text: str):

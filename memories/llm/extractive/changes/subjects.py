@@ -88,7 +88,7 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
 _POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
 
 # Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
-_CONTRACTED = frozenset("it he she that what there here who where how let this".split())
+CONTRACTED = frozenset("it he she that what there here who where how let this".split())
 _OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
 
 
@@ -104,7 +104,7 @@ def other_owner(old_s: str, new_s: str) -> bool:
         b_low = b.lower()
         for m in _POSSESSIVE.finditer(a):
             owner, thing = m.group(1).lower(), m.group(2).lower()
-            if owner in _CONTRACTED:
+            if owner in CONTRACTED:
                 continue  # "it's 7781 now" is "it is", no one's
             if f"{owner}'s" in b_low.replace("’", "'"):
                 if not similar_word(thing, words_of(b)):
