@@ -33,6 +33,8 @@ def marked(old: str, new: str) -> bool:
         # Someone else's fact, the same someone in both.
         ("Mum's care home is Rosewood House.", "Mum is at Elmbrook Lodge since the summer."),
         ("Standup is at 9:30 every day.", "standup 10:00 from monday"),
+        # The newer note's past-tense verb says what happened to the thing, not its attribute.
+        ("My season ticket costs £3,200 a year.", "Season ticket renewed at £3,390."),
     ],
 )
 def test_a_new_value_for_the_same_subject_and_slot_is_an_update(settings, old, new):
@@ -52,6 +54,7 @@ def test_a_new_value_for_the_same_subject_and_slot_is_an_update(settings, old, n
         # Two attributes of one subject; an amount of another thing.
         ("My favorite color is blue.", "My favorite food is lasagna."),
         ("Daycare costs $1,400 a month.", "The daycare fundraiser raised $3,000."),
+        ("The house is listed at $450,000.", "The house next door sold for $480,000."),
         # A visit and a one-off are not a new state.
         ("Jonas lives in Hamburg.", "Jonas flew to Lisbon for a conference."),
         ("I run 5k three times a week.", "I ran 10k on Sunday for the first time."),

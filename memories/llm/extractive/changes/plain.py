@@ -30,7 +30,18 @@ import numpy as np
 from .... import textutil
 from .. import entities, grammar, language, similarity
 from .anchors import BEGINNING_ANCHORS, BEGINNING_MARGIN, ONE_OFF_ANCHORS, leans
-from .cues import ADDITION, CHANGE, HEDGED, NEGATED, NOT_A_THING, PAST_FRAME, past_event, replaces_another, said_as_past
+from .cues import (
+    ADDITION,
+    CHANGE,
+    HEDGED,
+    IRREGULAR_PAST,
+    NEGATED,
+    NOT_A_THING,
+    PAST_FRAME,
+    past_event,
+    replaces_another,
+    said_as_past,
+)
 from .slots import SAME_THING, other_kind, other_thing
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import CONTRACTED, FIRST_PERSON, other_owner, other_subject, someone_else
@@ -270,8 +281,11 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     # Each attribute has a word the other lacks, none of them one thing said in other
     # words: two attributes ("favorite color" / "favorite food", "costs" / "fundraiser
     # raised", "Wi-Fi password" / "guest network password").
+    # The newer note's verb in the past tense says what happened to the thing, not what
+    # the value is of ("Season ticket renewed at £3,390" after "My season ticket costs
+    # £3,200"); the older note's is how it states the slot ("is listed at").
     old_rest = [w for w in old_attr if not similar_word(w, set(new_attr))]
-    new_rest = [w for w in new_attr if not similar_word(w, set(old_attr))]
+    new_rest = [w for w in new_attr if not similar_word(w, set(old_attr)) and not _past_form(w)]
     if old_rest and new_rest and not _close(old_rest, new_rest):
         return None
     if types & {"amount", "number", "time"} and other_thing(old_c, new_c, old_text, new_text, stops):
@@ -287,6 +301,10 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
             return None
     return tuple(old_only), tuple(new_only)
+
+
+def _past_form(word: str) -> bool:
+    return word in IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
 
 
 def _of_time(word: str) -> bool:
