@@ -75,6 +75,7 @@ def dump(dataset: str, out: str, *, as_notes: bool, k: int) -> None:
 
 def run_row(records, settings: dict[str, str]) -> dict[str, tuple[list[bool], list[bool]]]:
     from memories.llm.base import cited_ids
+
     answers = importlib.import_module(f"memories.llm.extractive.{ANSWERER}")
 
     saved = []
@@ -126,7 +127,9 @@ def main() -> None:
     global ANSWERER
     ANSWERER = args.answerer
     records = [rec for path in args.contexts for rec in pickle.loads(Path(path).read_bytes())]
-    rows = [("now", {})] + [(name.strip(), dict(a.split("=", 1) for a in rest.split())) for name, _, rest in (t.partition(":") for t in args.tries)]
+    rows = [("now", {})] + [
+        (name.strip(), dict(a.split("=", 1) for a in rest.split())) for name, _, rest in (t.partition(":") for t in args.tries)
+    ]
     results = {name: run_row(records, settings) for name, settings in rows}
     samples = list(results[rows[0][0]])
     print(f"{'row':<24} {'sample':<16} {'cited':>7} {'not found':>10}")
