@@ -73,6 +73,38 @@ def dump(dataset: str, out: str, *, as_notes: bool, k: int) -> None:
     Path(out).write_bytes(pickle.dumps(records))
 
 
+def cache_meaning() -> None:
+    """Each text is embedded once across rows: the rows differ in the answerer, not the texts."""
+    import numpy as np
+
+    from memories.llm.extractive import similarity
+
+    source = similarity.meaning()
+    if source is None:
+        return
+    seen: dict[tuple[bool, str], np.ndarray] = {}
+
+    class Cached:
+        def __getattr__(self, name):
+            return getattr(source, name)
+
+        def _many(self, texts, query):
+            missing = list(dict.fromkeys(t for t in texts if (query, t) not in seen))
+            if missing:
+                made = source.questions(missing) if query else source.documents(missing)
+                seen.update({(query, t): v for t, v in zip(missing, made, strict=True)})
+            return np.stack([seen[(query, t)] for t in texts]) if texts else source.documents(texts)
+
+        def documents(self, texts):
+            return self._many(list(texts), False)
+
+        def questions(self, texts):
+            return self._many(list(texts), True)
+
+    cached = Cached()
+    similarity.use_meaning(lambda: cached)
+
+
 def run_row(records, settings: dict[str, str]) -> dict[str, tuple[list[bool], list[bool]]]:
     from memories.llm.base import cited_ids
 
@@ -126,6 +158,7 @@ def main() -> None:
         return
     global ANSWERER
     ANSWERER = args.answerer
+    cache_meaning()
     records = [rec for path in args.contexts for rec in pickle.loads(Path(path).read_bytes())]
     rows = [("now", {})] + [
         (name.strip(), dict(a.split("=", 1) for a in rest.split())) for name, _, rest in (t.partition(":") for t in args.tries)

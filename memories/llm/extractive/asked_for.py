@@ -98,6 +98,9 @@ PERSON, PLACE, DATE, TIME, AMOUNT, NUMBER, DURATION, NAME, KIND = (
     "kind",
 )
 
+# Kinds said by a number or a clock time: patterns many lines hold.
+COUNTED = frozenset({AMOUNT, NUMBER, TIME, DURATION})
+
 
 @dataclass(frozen=True)
 class Asked:
@@ -156,17 +159,17 @@ _DATE = re.compile(
 )
 # A preposition of place before what it places ("near the office", "at St Mary's").
 _LOCATIVE = re.compile(
-    r"\b(?:in|at|from|to|near|into|inside|outside|around|behind|opposite|beside|across|towards?|on)\s+"
+    r"\b(?:in|at|from|to|near|into|inside|outside|around|behind|opposite|beside|across|towards?)\s+"
     r"(?:(?:the|a|an|my|our|his|her|their|your)\s+)?([\w'’-]+)",
     re.I,
 )
 _LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|from|near|on|into|inside)\s+(?:the\s+)?$", re.I)
 # Someone named by how they stand to someone ("my sister", "her coach"): a person's answer.
-_RELATION = re.compile(r"\b(?:my|our|his|her|their|your)\s+(?:\w+\s+)?([a-z][\w-]*)", re.I)
+_RELATION = re.compile(r"\b(?:my|our|his|her|their|your)\s+([a-z][\w-]*)", re.I)
 _QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,80})[\"”'’]")
 
 
-def asked_for(question: str) -> Asked | None:
+def kind_asked(question: str) -> Asked | None:
     """The kind of thing the question asks for, or None when its grammar does not say."""
     q = " ".join(question.split())
     how = _HOW.search(q)
