@@ -108,7 +108,8 @@ def cache_meaning() -> None:
 def run_row(records, settings: dict[str, str]) -> dict[str, tuple[list[bool], list[bool]]]:
     from memories.llm.base import cited_ids
 
-    answers = importlib.import_module(f"memories.llm.extractive.{ANSWERER}")
+    settings = dict(settings)
+    answers = importlib.import_module(f"memories.llm.extractive.{settings.pop('answerer', ANSWERER)}")
 
     saved = []
     for dotted, value in settings.items():
@@ -147,7 +148,13 @@ def main() -> None:
     d.add_argument("--k", type=int, default=50)
     r = sub.add_parser("replay")
     r.add_argument("contexts", nargs="+")
-    r.add_argument("--try", dest="tries", action="append", default=[], help='"name: module.CONSTANT=value ..."')
+    r.add_argument(
+        "--try",
+        dest="tries",
+        action="append",
+        default=[],
+        help='"name: module.CONSTANT=value ..." (answerer=MODULE: another answerer for that row)',
+    )
     r.add_argument("--cost", type=float, default=3.0, help="Cited points a fold may lose against the first row.")
     r.add_argument("--answerer", default="answers", help="The module of memories/llm/extractive/ that answers.")
     r.add_argument("--show", type=int, default=0, help="Print the answers of the first row that differ from the last, up to N.")
