@@ -190,6 +190,23 @@ def test_evaluate_answers_scores_both_engines_against_the_gold(dataset):
     assert "unanswerable (5) not found" in table and all(name in table for name in samples)
 
 
+def test_evaluate_answers_as_notes_stores_each_turn_without_its_speaker(dataset, monkeypatch):
+    from memories.management.commands import evaluate
+
+    stored = []
+    real = evaluate.bulk_remember
+
+    def keep(**kwargs):
+        stored.extend(item["text"] for item in kwargs["items"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(evaluate, "bulk_remember", keep)
+    report = json.loads(run(dataset, "--answers", "--as-notes", "--json"))
+    assert report["engine"]["questions"] == 4
+    assert "I adopted a greyhound called Biscuit last week." in stored
+    assert not any(text.startswith(("Ann: ", "Ben: ")) for text in stored)
+
+
 def test_answer_scores_normalise_like_squad():
     from memories.management.commands.evaluate import answer_scores, normalise_answer
 

@@ -244,14 +244,15 @@ def evaluate(
     return report
 
 
-def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=None) -> dict:
+def evaluate_answers(conversations: list[Conversation], *, k: int, as_notes: bool = False, on_question=None) -> dict:
     """The offline engine's answers against the gold answers: token F1 and the share of
     questions whose gold words all appear, for the engine before issue 13 ("baseline":
     the sentences sharing most rare question words) and the current one, on the same
     recalled context (hybrid, k memories, with the configured embeddings). And whether it
     knows when it does not know: the share of category-5 questions (the conversation does
     not say) answered "not found", against the share of answerable ones (1-4) still
-    answered with a citation."""
+    answered with a citation. as_notes: each turn stored as a note of its own
+    (Conversation.memory_items)."""
     engine = OfflineProvider()
     scores = {"baseline": defaultdict(list), "engine": defaultdict(list)}
     complete = {"baseline": defaultdict(list), "engine": defaultdict(list)}
@@ -266,7 +267,7 @@ def evaluate_answers(conversations: list[Conversation], *, k: int, on_question=N
             bulk_remember(
                 owner=owner,
                 actor=EVALUATE,
-                items=conv.memory_items(),
+                items=conv.memory_items(as_notes=as_notes),
             )
             if embeddings.backend_name() != "off":
                 outcome = embed_missing(owner=owner)
@@ -461,7 +462,10 @@ class Command(BaseCommand):
             total = sum(len(c.questions) + len(c.unanswerable) for c in conversations)
             with progress_bar(total=total, desc="answers", unit="q") as bar:
                 report = evaluate_answers(
-                    conversations, k=options["answer_k"] or settings.MEMORY_RECALL_K, on_question=lambda: bar.update(1)
+                    conversations,
+                    k=options["answer_k"] or settings.MEMORY_RECALL_K,
+                    as_notes=options["as_notes"],
+                    on_question=lambda: bar.update(1),
                 )
             if options["json"]:
                 self.stdout.write(json.dumps(report, indent=2))
