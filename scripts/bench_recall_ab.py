@@ -3,7 +3,7 @@
 shared machine's load than wall time) and whether both recall the same.
 
     .venv/bin/python scripts/bench_recall_ab.py --data-dir DIR [--baseline main] [--embeddings off local]
-        [--queries 80] [--part recall|words] [--gc-freeze]
+        [--queries 80] [--part recall|words] [--gc-freeze] [--seed N]
 
 DIR is a store kept by `bench_recall.py --data-dir DIR` (its questions are drawn the same
 way). Each question is asked of every code and backend in turn, which code goes first
@@ -46,6 +46,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=80)
     parser.add_argument("--part", choices=["recall", "words"], default="recall")
     parser.add_argument("--gc-freeze", action="store_true")
+    parser.add_argument(
+        "--seed", type=int, help="Draw the questions from this seed (default: the store's size, as bench_recall.py does)."
+    )
     args = parser.parse_args()
     os.environ["MEMORY_DATA_DIR"] = str(args.data_dir.resolve())
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
@@ -63,7 +66,7 @@ def main() -> None:
     old = code_at(ROOT, args.baseline)
     owner = get_user_model().objects.get(username="bench-kept")
     size = owner.memories.count()
-    asking = random.Random(size)
+    asking = random.Random(size if args.seed is None else args.seed)
     questions = [realistic_question(asking) for _ in range(args.queries)]
     now = timezone.make_aware(datetime(2024, 1, 1)) + timedelta(hours=size)
 
