@@ -41,6 +41,7 @@ Prints numbers; it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import os
@@ -314,6 +315,9 @@ def main() -> None:
 
     from django.conf import settings
 
+    # As a web worker does once it has loaded (memoryagent/wsgi.py): the collector's full
+    # passes no longer walk what is loaded by now.
+    gc.freeze()
     strategies = args.strategy or sorted(STRATEGIES, key=lambda s: s != "recent")
     backends = args.embeddings or (["off", "local"] if local.installed() else ["off"])
     runs = [

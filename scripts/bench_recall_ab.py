@@ -1,19 +1,25 @@
 #!/usr/bin/env python
-"""Recall of a git revision against today's, in one process: the asking thread's CPU time
-(less moved by a shared machine's load than wall time) and whether both recall the same.
+"""Recall of a git revision against today's, in one process: CPU time (less moved by a
+shared machine's load than wall time) and whether both recall the same.
 
-    .venv/bin/python scripts/bench_recall_ab.py --data-dir DIR [--baseline main] [--embeddings off]
-        [--queries 80] [--part recall|words]
+    .venv/bin/python scripts/bench_recall_ab.py --data-dir DIR [--baseline main] [--embeddings off local]
+        [--queries 80] [--part recall|words] [--gc-freeze] [--seed N]
 
 DIR is a store kept by `bench_recall.py --data-dir DIR` (its questions are drawn the same
-way). Each question is asked of both codes in turn, which goes first alternating; the
-question's vector and latent terms are made for real each time. `--part words` times the
-words arm alone (search.lexical_search). Prints numbers; asserts nothing.
+way). Each question is asked of every code and backend in turn, which code goes first
+alternating; the question's vector and latent terms are made for real each time. Three
+clocks per question: wall, the asking thread's CPU, and the process's CPU (the asking
+thread plus the workers that embed the question and search its latent terms: what the
+question costs the machine). `--part words` times the words arm alone
+(search.lexical_search). `--gc-freeze`: after the warm-up, move everything alive to the
+collector's permanent generation (gc.freeze), as a server may do once it has loaded.
+Prints numbers and how many full collections ran; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import statistics
@@ -36,9 +42,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--baseline", default="main")
-    parser.add_argument("--embeddings", default="off")
+    parser.add_argument("--embeddings", nargs="+", default=["off"])
     parser.add_argument("--queries", type=int, default=80)
     parser.add_argument("--part", choices=["recall", "words"], default="recall")
+    parser.add_argument("--gc-freeze", action="store_true")
+    parser.add_argument(
+        "--seed", type=int, help="Draw the questions from this seed (default: the store's size, as bench_recall.py does)."
+    )
     args = parser.parse_args()
     os.environ["MEMORY_DATA_DIR"] = str(args.data_dir.resolve())
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
@@ -56,45 +66,72 @@ def main() -> None:
     old = code_at(ROOT, args.baseline)
     owner = get_user_model().objects.get(username="bench-kept")
     size = owner.memories.count()
-    asking = random.Random(size)
+    asking = random.Random(size if args.seed is None else args.seed)
     questions = [realistic_question(asking) for _ in range(args.queries)]
     now = timezone.make_aware(datetime(2024, 1, 1)) + timedelta(hours=size)
 
-    def ask(code, question):
+    def ask(code, question, backend):
         if args.part == "words":
             return code.recall.lexical.relevance(owner, query_words_of(code)(question), 150)
         code.embeddings._queries.clear()
         code.recall.latent_terms._questions.clear()
         if code.embeddings.local._questions:
             code.embeddings.local._questions.forget()
-        with code.embeddings.using(args.embeddings):
+        with code.embeddings.using(backend):
             found = code.recall.recall(owner=owner, question=question, strategy="hybrid", k=50, now=now)
         return [r.memory.pk for r in found.memories]
 
     codes = {args.baseline: old, "now": memories}
     for question in questions[:3]:  # caches warmed
         for code in codes.values():
-            ask(code, question)
-    wall = {name: [] for name in codes}
-    cpu = {name: [] for name in codes}
-    same = 0
+            for backend in args.embeddings:
+                ask(code, question, backend)
+    if args.gc_freeze:
+        gc.collect()
+        gc.freeze()
+    full = {"n": 0, "ms": 0.0, "began": 0.0}
+
+    def collections(phase, info):
+        if info["generation"] == 2:
+            if phase == "start":
+                full["began"] = time.perf_counter()
+            else:
+                full["n"] += 1
+                full["ms"] += (time.perf_counter() - full["began"]) * 1000
+
+    gc.callbacks.append(collections)
+    runs = [(name, backend) for backend in args.embeddings for name in codes]
+    clocks = {run: {"wall": [], "thread": [], "process": []} for run in runs}
+    same = dict.fromkeys(args.embeddings, 0)
+    loads = [os.getloadavg()[0]]
     for i, question in enumerate(questions):
-        answers = {}
-        for name in list(codes)[:: 1 if i % 2 == 0 else -1]:
-            began, began_cpu = time.perf_counter(), time.thread_time()
-            answers[name] = ask(codes[name], question)
-            wall[name].append((time.perf_counter() - began) * 1000)
-            cpu[name].append((time.thread_time() - began_cpu) * 1000)
-        same += answers[args.baseline] == answers["now"]
+        for backend in args.embeddings:
+            answers = {}
+            for name in list(codes)[:: 1 if i % 2 == 0 else -1]:
+                began, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
+                answers[name] = ask(codes[name], question, backend)
+                clock = clocks[(name, backend)]
+                clock["wall"].append((time.perf_counter() - began) * 1000)
+                clock["thread"].append((time.thread_time() - thread) * 1000)
+                clock["process"].append((time.process_time() - process) * 1000)
+            same[backend] += answers[args.baseline] == answers["now"]
+        if i % 10 == 9:
+            loads.append(os.getloadavg()[0])
     print(
-        f"{args.part}, embeddings {args.embeddings}, {size} memories, load {os.getloadavg()[0]:.1f}: "
-        f"the same result for {same} of {len(questions)} questions"
+        f"{args.part}, {size} memories, load average {min(loads):.1f}-{max(loads):.1f}, "
+        f"{full['n']} full collections ({full['ms']:.0f} ms wall){', gc frozen after warm-up' if args.gc_freeze else ''}"
     )
-    for name in codes:
-        w, c = wall[name], cpu[name]
+    for backend in args.embeddings:
+        print(f"  embeddings {backend}: the same result for {same[backend]} of {len(questions)} questions")
+    print(
+        f"  {'':>22}  {'wall p50':>8} {'p95':>7}  {'thread CPU p50':>14} {'p95':>6} {'mean':>6}  {'process CPU p50':>15} {'p95':>6} {'mean':>6}"
+    )
+    for name, backend in runs:
+        w, t, p = (clocks[(name, backend)][k] for k in ("wall", "thread", "process"))
         print(
-            f"  {name:>12}: wall p50 {statistics.median(w):7.1f} p95 {percentile(w, 95):7.1f} ms | "
-            f"asking thread CPU p50 {statistics.median(c):6.1f} p95 {percentile(c, 95):6.1f} mean {statistics.mean(c):6.1f} ms"
+            f"  {name + ' ' + backend:>22}  {statistics.median(w):8.1f} {percentile(w, 95):7.1f}  "
+            f"{statistics.median(t):14.1f} {percentile(t, 95):6.1f} {statistics.mean(t):6.1f}  "
+            f"{statistics.median(p):15.1f} {percentile(p, 95):6.1f} {statistics.mean(p):6.1f}"
         )
 
 

@@ -100,3 +100,24 @@ def test_the_date_arm_reads_only_the_owners_memories(user, other_user, memory_fa
     theirs = memory_factory("Dinner with Mum last night.", owner=other_user, occurred_at=when(2025, 2, 2))
     ids = hybrid(user, "What did I do on 1 February 2025?", now=when(2025, 12, 1)).memory_ids
     assert mine.pk in ids and theirs.pk not in ids
+
+
+def test_the_quick_test_for_a_date_answers_as_the_full_one_does():
+    # _may_name_a_date only skips the regex; it must never answer otherwise: every word
+    # the regex's alternatives hold, in any case, alone and inside other words, beside
+    # texts with no date, digits of other scripts and letters that fold to ASCII ones.
+    from memories.recall.dates import _MAYBE_A_DATE, _may_name_a_date
+
+    words = [
+        *"January Jan February Feb. March Mar April Apr May June Jun July Jul August Aug September Sept Sep".split(),
+        *"October Oct November Nov December Dec yesterday today tonight tomorrow night morning".split(),
+        *"week weeks weekend weekends month months year years day days Monday Tuesday Wednesday".split(),
+        *"Thursday Friday Saturday Sunday summer winter spring fall autumn".split(),
+    ]
+    texts = ["", "We talked about the garden and nothing else.", "Marco met Omar; Julia decided.", "dismayed", "doctor"]
+    for word in words:
+        for form in (word, word.upper(), word.lower(), word.title()):
+            texts += [form, f"see you {form}!", f"x{form}y", f"the {form}s plan", f"{form}_1"]
+    texts += ["in ٣ days", "on the ٢٠ of May", "ſummer camp", "last \u212aeek", "FRİDAY", "Ｍay 2", "no date, 7"]
+    for text in texts:
+        assert _may_name_a_date(text) == bool(_MAYBE_A_DATE.search(text)), text

@@ -66,6 +66,26 @@ _MAYBE_A_DATE = re.compile(
     rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn)\b",
     re.I,
 )
+# What each alternative of _MAYBE_A_DATE but the digit holds, in lower case: a text in
+# ASCII (where ignoring case is str.lower) that holds none of them can match only by a
+# digit. A memory read for its dates (hundreds a question, mostly new to the caches) is
+# tested with these substring searches in a few microseconds, where the regex took 44 on
+# average (at 100k memories, 400 of them: 57-66 -> ... ms of CPU for a question's fetch).
+_DATE_KEYS = (
+    "jan feb mar apr may jun jul aug sep oct nov dec day night tomorrow morning week month year summer winter spring fall autumn"
+).split()
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _may_name_a_date(text: str) -> bool:
+    """Whether _MAYBE_A_DATE would match: the same answer, faster for most texts."""
+    if text.isascii():
+        lowered = text.lower()
+        if not any(key in lowered for key in _DATE_KEYS):
+            return _DIGIT.search(text) is not None
+    return _MAYBE_A_DATE.search(text) is not None
+
+
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}
 
 
@@ -101,7 +121,7 @@ def date_spans(question: str, *, today: date) -> list[DateSpan]:
     """The dates and periods a question mentions, parsed offline. Relative ones
     ("yesterday", "last May", "two weeks ago") count from `today`."""
     spans: list[DateSpan] = []
-    if not _MAYBE_A_DATE.search(question):
+    if not _may_name_a_date(question):
         return spans  # most memories name no date: one search instead of every pattern's
     taken: list[tuple[int, int]] = []
 
