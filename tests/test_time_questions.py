@@ -104,3 +104,19 @@ def test_a_past_question_in_another_language_quotes_what_held_then_first(
     _unmarked(user, then, later)
     reply = answer_question(owner=user, question=question)
     assert reply.cited and reply.cited[0] == then.pk, reply.answer
+
+
+@needs_meaning
+def test_a_middle_link_missed_when_the_first_was_marked_straight_to_the_last(user, memory_factory, settings, sync_tasks):
+    """A -> C marked, B missed between them: B says nearly what A said, and C replaced A,
+    so C comes before B for a question about now."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    first = memory_factory("My GP is Dr. Okafor at the Linden practice.", occurred_at="2023-05-01")
+    middle = memory_factory("Switched to Dr. Reyes after Okafor retired.", occurred_at="2024-06-01")
+    last = memory_factory("Registered with Dr. Lindqvist at the new health centre near my flat.", occurred_at="2025-08-01")
+    _unmarked(user, first, middle, last)
+    assert mark_superseded(old=first, new=last)
+    ranked = recall(owner=user, question="Who is my doctor?", k=5).memory_ids
+    assert ranked.index(last.pk) < ranked.index(middle.pk), ranked
+    reply = answer_question(owner=user, question="Who is my doctor?")
+    assert reply.cited and reply.cited[0] == last.pk, reply.answer

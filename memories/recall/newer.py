@@ -164,7 +164,11 @@ class _SameFacts:
         if self.same(a, b) or self.same(b, a):
             return True
         before = [pk for pk, nxt in self.successor.items() if nxt == a and pk in self.index and pk != b]
-        return any(self.same(pk, b) or self.same(b, pk) for pk in before)
+        if any(self.same(pk, b) or self.same(b, pk) for pk in before):
+            return True
+        # A -> C marked, B missed between: B says nearly what A said, and C replaced A.
+        replaced = [pk for pk, nxt in self.successor.items() if nxt == b and pk in self.index and pk != a]
+        return any(self.same(pk, a) or self.same(a, pk) for pk in replaced)
 
     def same(self, a: int, b: int) -> bool:
         close = float(self.matrix[self.index[a], self.index[b]])

@@ -169,6 +169,18 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
             and j not in later
             and any(close[p, j] >= SAME_FACT or (close[p, j] >= NEAR_FACT and nearest[j] == p) for p in before)
         ]
+        # A -> C marked, B (this one) missed between: B says nearly what A said, C replaced A.
+        later += [
+            j
+            for j, b in enumerate(notes)
+            if b.occurred_at > a.occurred_at
+            and not b.valid_until
+            and j not in later
+            and any(
+                p.outdated_by == b.id and (close[k, i] >= SAME_FACT or (close[k, i] >= NEAR_FACT and nearest[i] == k))
+                for k, p in enumerate(notes)
+            )
+        ]
         # Only thought of ("might take on the under-14s"): not yet what holds.
         later = [j for j in later if not only_thought_of(notes[j].text or notes[j].summary)]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
