@@ -17,7 +17,6 @@ import re
 
 import numpy as np
 
-from ..llm.extractive.quote_order import only_thought_of
 from ..models import Memory, MemoryVector
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
@@ -55,11 +54,7 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     # the same: one pass, so no pair is moved twice.
     for a in sorted((pk for pk in facts.ids if pk not in facts.superseded), key=lambda pk: when[pk]):
         order = [c.id for c in head]
-        newer = [
-            pk
-            for pk in order[order.index(a) + 1 :]
-            if pk in facts.index and when[pk] > when[a] and pk not in facts.hedged and facts.continues(a, pk)
-        ]
+        newer = [pk for pk in order[order.index(a) + 1 :] if pk in facts.index and when[pk] > when[a] and facts.continues(a, pk)]
         if newer:
             moved = head.pop(order.index(a))
             target = [c.id for c in head].index(newer[-1])
@@ -121,8 +116,8 @@ class _SameFacts:
     """Which of the first memories say nearly the same about one thing, from their stored
     vectors (SAME_FACT, or NEAR_FACT for each other's nearest)."""
 
-    def __init__(self, ids, matrix, successor, hedged=frozenset()):
-        self.ids, self.matrix, self.successor, self.hedged = ids, matrix, successor, hedged
+    def __init__(self, ids, matrix, successor):
+        self.ids, self.matrix, self.successor = ids, matrix, successor
         self.superseded = set(successor)
         self.index = {pk: i for i, pk in enumerate(ids)}
         self.nearest = {pk: ids[int(np.argmax(matrix[i]))] for i, pk in enumerate(ids)}
@@ -145,18 +140,13 @@ class _SameFacts:
         ids = [c.id for c in head if c.id in vectors]
         if len(ids) < 2:
             return None
-        successor, hedged = {}, set()
-        for pk, outdated_by, text in Memory.all_objects.filter(owner=owner, pk__in=ids).values_list(
-            "pk", "outdated_by_id", "raw_text"
-        ):
-            if outdated_by is not None:
-                successor[pk] = outdated_by
-            if only_thought_of(text):
-                hedged.add(pk)  # only thought of ("might take the under-14s"): not yet what holds
+        successor = dict(
+            Memory.all_objects.filter(owner=owner, pk__in=ids, outdated_by__isnull=False).values_list("pk", "outdated_by_id")
+        )
         stacked = np.stack([vectors[pk] for pk in ids])
         matrix = stacked @ stacked.T
         np.fill_diagonal(matrix, -1.0)
-        return cls(ids, matrix, successor, frozenset(hedged))
+        return cls(ids, matrix, successor)
 
     def continues(self, a: int, b: int) -> bool:
         """b says the same about one thing as a, or as what a itself replaced (the chain
