@@ -63,7 +63,7 @@ def test_the_last_link_of_a_chain_missed_still_ranks_and_answers_first(user, mem
     _unmarked(user, first, middle, last)
     assert mark_superseded(old=first, new=middle)
     ranked = recall(owner=user, question="Who is my doctor?", k=5).memory_ids
-    assert ranked.index(last.pk) < ranked.index(middle.pk), ranked
+    assert ranked.index(last.pk) < ranked.index(middle.pk) < ranked.index(first.pk), ranked
     reply = answer_question(owner=user, question="Who is my doctor?")
     assert reply.cited and reply.cited[0] == last.pk, reply.answer
 

@@ -59,6 +59,13 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
             moved = head.pop(order.index(a))
             target = [c.id for c in head].index(newer[-1])
             head.insert(target + 1, moved)
+    # What was moved down leaves the fact it replaced (marked) above it: that one goes back
+    # just below its successor (A -> B marked, B moved below C: C, B, A; not A, C, B).
+    for pk, nxt in facts.successor.items():
+        order = [c.id for c in head]
+        if pk in order and nxt in order and order.index(pk) < order.index(nxt):
+            moved = head.pop(order.index(pk))
+            head.insert([c.id for c in head].index(nxt) + 1, moved)
     return head + list(ranked[len(head) :])
 
 
