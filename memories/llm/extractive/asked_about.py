@@ -25,6 +25,7 @@ QUESTION_WORDS = {
 }
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 SPEAKER = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})\s*:\s")
@@ -35,12 +36,14 @@ def plain_words(text: str) -> list[str]:
 
 
 def names_asked(question: str) -> set[str]:
-    """The names a question holds: its capitalised words past the first, not "I"."""
+    """The names a question holds: its capitalised words past the first, not "I", nor the
+    noun a year follows ("im Jahr 2024", "im Sommer 2024": German capitalises every noun,
+    and the one that names a period is part of the date, not someone asked about)."""
     words = _WORD.findall(question)
     return {
         w.lower().removesuffix("'s").removesuffix("’s")
-        for w in words[1:]
-        if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS
+        for w, after in zip(words[1:], [*words[2:], ""], strict=True)
+        if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS and not _YEAR.fullmatch(after)
     }
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from django.utils import timezone
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import similarity
+from .changes import cues
 from .quoting import quote, quote_text, said_by
 from .sentences import Sentence
 
@@ -41,13 +43,21 @@ def current_first(
     if past_question:
         picked = _held_then_first(picked, context, newer)
     else:
-        picked = _newer_first(picked, newer)
+        # Between two quotes both picked, each other's nearest is evidence enough
+        # (recall/newer.py's bound); bringing in one not picked takes the stricter one.
+        picked = _newer_first(picked, _newer_by_meaning(context, EACH_OTHERS_NEAREST))
     for s in picked:
         note = s.memory
         if note.valid_until:
             successor = current_of(note)
             if successor is not None and successor.id not in brought and successor.id not in quoted:
                 brought.add(successor.id)
+                later = None if past_question else newer.get(successor.id)
+                if later is not None and later.id not in brought and later.id not in quoted:
+                    # The successor's own successor no check marked (A -> B marked, B -> C missed).
+                    brought.add(later.id)
+                    sentence = best_sentence(later)
+                    current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
                 sentence = best_sentence(successor)
                 current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
             past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
@@ -110,7 +120,7 @@ def _newer_first(picked: list[Sentence], newer: dict[int, MemoryNote]) -> list[S
     return order
 
 
-def _newer_by_meaning(context: AnswerContext) -> dict[int, MemoryNote]:
+def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dict[int, MemoryNote]:
     """For each current memory of the context, a newer current one that says nearly the
     same about one thing (closer than SAME_FACT, or than NEAR_FACT when each is the
     other's nearest in the context: recall/newer.py reads the stored vectors the same way).
@@ -146,18 +156,58 @@ def _newer_by_meaning(context: AnswerContext) -> dict[int, MemoryNote]:
             and (
                 close[i, j] >= SAME_FACT
                 or (close[i, j] >= NEAR_FACT and nearest[i] == j and (nearest[j] == i or b.valid_until is not None))
+                or (bound is not None and close[i, j] >= bound and nearest[i] == j and nearest[j] == i)
             )
         ]
+        # The chain A -> B marked, B -> C missed: C says nearly what A said, so it continues B.
+        before = [j for j, p in enumerate(notes) if p.outdated_by == a.id and p.valid_until]
+        later += [
+            j
+            for j, b in enumerate(notes)
+            if b.occurred_at > a.occurred_at
+            and not b.valid_until
+            and j not in later
+            and any(close[p, j] >= SAME_FACT or (close[p, j] >= NEAR_FACT and nearest[j] == p) for p in before)
+        ]
+        # A -> C marked, B (this one) missed between: B says nearly what A said, C replaced A.
+        later += [
+            j
+            for j, b in enumerate(notes)
+            if b.occurred_at > a.occurred_at
+            and not b.valid_until
+            and j not in later
+            and any(
+                p.outdated_by == b.id and (close[k, i] >= SAME_FACT or (close[k, i] >= NEAR_FACT and nearest[i] == k))
+                for k, p in enumerate(notes)
+            )
+        ]
+        # Only thought of ("might take on the under-14s"): not yet what holds.
+        later = [j for j in later if not only_thought_of(notes[j].text or notes[j].summary)]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
     return out
 
 
+def only_thought_of(text: str) -> bool:
+    """A note that only thinks of a value ("Lena might take on the under-14s", "vielleicht
+    ziehen wir nach Bonn"): the hedges of changes/cues.py, less the noun "plan" ("raised the
+    family plan to 19.99" holds a value)."""
+    return any(not m.group(0).lower().startswith("plan ") for m in cues.HEDGED.finditer(text[:500]))
+
+
 def asks_about_the_past(question: str, dated: bool) -> bool:
-    return bool(_PAST_Q.search(question)) or (dated and bool(_PAST_TENSE_Q.search(question)))
+    """A question about a time gone: by English grammar, or, in any language, by a year it
+    names that has ended ("¿Qué coche tenía en 2024?", "Wo habe ich im Jahr 2024 gewohnt?")."""
+    return (
+        bool(_PAST_Q.search(question))
+        or (dated and bool(_PAST_TENSE_Q.search(question)))
+        or any(int(y) < timezone.localdate().year for y in _YEAR.findall(question))
+    )
 
 
+# A year as a question names it: digits are the same in every language the notes are in.
+_YEAR = re.compile(r"(?<![\d.,/:-])((?:19|20)\d\d)(?![\d.,/:-]?\d)")
 # Grammar of a question about a time gone: a past period with a past verb, or "before".
 _PAST_TENSE_Q = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
 _PAST_Q = re.compile(
@@ -170,3 +220,4 @@ _PAST_Q = re.compile(
 # thing, and the lower one for two that are each other's nearest (recall/newer.py's bounds).
 SAME_FACT = 0.90
 NEAR_FACT = 0.845
+EACH_OTHERS_NEAREST = 0.83
