@@ -427,8 +427,7 @@ def test_a_word_found_too_common_is_not_counted_again_until_the_store_changes(us
 
 
 def test_a_rare_word_counts_for_more_than_a_common_name(user, memory_factory):
-    """bm25 weighs words by how rare they are; on PostgreSQL, whose ts_rank does not,
-    postgres_search.py weighs each word's rank by its IDF."""
+    """bm25 weighs words by how rare they are, on either database (bm25.py)."""
     for i in range(8):
         memory_factory(f"Priya and I had lunch, round {i} of many.")
     name = memory_factory("Priya says hi.")

@@ -4,7 +4,6 @@ the mention that dates it on the side of its day the question asks about goes fi
 from datetime import date, datetime
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from memories.recall import recall
@@ -56,15 +55,6 @@ def mentions(memory_factory):
     return plan, done, later
 
 
-# Known gap (round 10): on PostgreSQL the recollection stays above the dated line, so the
-# lift (dates.DATED_LIFT, a share of the line's own score) does not reach there; why (the
-# words arm's ranking differs from SQLite's FTS5) is not yet found.
-on_sqlite_only = pytest.mark.skipif(
-    connection.vendor != "sqlite", reason="the dated-line lift does not reach on PostgreSQL yet (round 10's notes)"
-)
-
-
-@on_sqlite_only
 def test_when_did_finds_the_mention_that_dates_it_as_done(user, memory_factory):
     plan, done, later = mentions(memory_factory)
     ids = recall(
@@ -74,7 +64,6 @@ def test_when_did_finds_the_mention_that_dates_it_as_done(user, memory_factory):
     assert ids.index(done.pk) < ids.index(plan.pk)
 
 
-@on_sqlite_only
 def test_when_is_going_to_finds_the_mention_that_tells_it_ahead(user, memory_factory):
     plan, done, later = mentions(memory_factory)
     ids = recall(

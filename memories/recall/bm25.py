@@ -14,6 +14,10 @@ def idf_weights(df: dict[str, int], size: int) -> dict[str, float]:
     return {w: math.log(1.0 + (max(size, n) - n + 0.5) / (n + 0.5)) for w, n in df.items()}
 
 
+# Matches ranked by full BM25 at most, on either database (by the coarse score, the rest
+# are not relevant enough).
+RERANK = 300
+
 # BM25's usual constants (FTS5 uses the same).
 BM25_K1 = 1.2
 BM25_B = 0.75

@@ -8,8 +8,8 @@ indexes one `scope` token per memory, "u<owner id>", present only while recall m
 the memory (ready or pending, not deleted, superseded or a near-duplicate), so the index alone can
 say which of an owner's memories hold a word (see sqlite_search.py for when that is used).
 PostgreSQL: a stored generated tsvector column with a GIN index; the database computes it
-on every insert and update. On PostgreSQL each word's ts_rank is weighted by its IDF,
-which bm25 has built in (postgres_search.py).
+on every insert and update. The index only finds the matches: both databases rank them by
+the same BM25 with the owner's own figures (bm25.py).
 """
 
 from __future__ import annotations

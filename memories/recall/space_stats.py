@@ -11,7 +11,6 @@ from .readable import READABLE_SQL
 # A store size for IDF is counted up to this many memories, and kept this long.
 PG_IDF_CAP = 50_000
 PG_SIZE_SECONDS = 300
-PG_SIZE_CACHE_FROM = 1000
 AVG_TOKEN_CHARS = 5.0
 
 
@@ -43,23 +42,3 @@ def owner_stats(connection, owner_id: int, newest: tuple | None) -> tuple[int, f
         stats = (int(count or 0), float(mean_chars or 0.0) / AVG_TOKEN_CHARS)
         cache.set(key, stats, PG_SIZE_SECONDS)
     return stats
-
-
-def pg_owner_size(connection, owner_id: int) -> int:
-    """How many readable memories the owner has (for IDF), counted up to PG_IDF_CAP and
-    remembered for a few minutes: a count a little out of date moves IDF by a hair."""
-    key = f"memories:search:size:{owner_id}"
-    size = cache.get(key)
-    if size is None:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {READABLE_SQL} LIMIT %s) AS mine",
-                [owner_id, PG_IDF_CAP],
-            )
-            size = cursor.fetchone()[0]
-        # A small space is counted afresh each time (cheap): a few memories more or less
-        # there move IDF a lot, and ingest searches too (the update check), so a count
-        # cached while a space is filling up would be well out of date.
-        if size >= PG_SIZE_CACHE_FROM:
-            cache.set(key, size, PG_SIZE_SECONDS)
-    return size

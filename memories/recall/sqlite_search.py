@@ -6,14 +6,11 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from .bm25 import idf_weights, owner_bm25
+from .bm25 import RERANK, idf_weights, owner_bm25
 from .hits import MAX_MATCHES, Hit
 from .lexical_index import FTS_TABLE
 from .lexical_query import fts5_match
 from .space_stats import newest_id, owner_stats
-
-# Matches ranked by full BM25 at most (by the coarse score, the rest are not relevant enough).
-RERANK = 300
 
 
 def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
