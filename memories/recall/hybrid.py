@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import current
 from ..textutil import fold
-from . import digests, feedback, latent_terms, lexical, meaning, neighbours, newer, own_lines, replies, sessions, speaker
+from . import digests, feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -65,8 +65,6 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         by_terms,
         terms_arm.unseen((by_words.keys() | {pk for pk, _ in by_meaning}) - {pk for pk, _ in by_terms}),
     )
-    relevance = own_lines.lend(owner, relevance, meaning_arm, q_stems)
-    relevance = replies.lend(owner, relevance, by_meaning)
     by_digest = (
         digests.sources(
             owner, vector=meaning_arm.question_vector(), model=meaning_arm.embedder.model, q_stems=q_stems, found=relevance.keys()
