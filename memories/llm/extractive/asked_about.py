@@ -40,9 +40,10 @@ def names_asked(question: str) -> set[str]:
     noun a year follows ("im Jahr 2024", "im Sommer 2024": German capitalises every noun,
     and the one that names a period is part of the date, not someone asked about)."""
     words = _WORD.findall(question)
+    following = [*words[1:], ""]  # each word's next word ("" after the last)
     return {
         w.lower().removesuffix("'s").removesuffix("’s")
-        for w, after in zip(words[1:], [*words[2:], ""], strict=True)
+        for w, after in zip(words[1:], following[1:], strict=True)
         if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS and not _YEAR.fullmatch(after)
     }
 
