@@ -10,16 +10,16 @@ counted through that annotation, and the links prefetched on top.
 """
 
 import argparse
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchlib import fresh_django  # noqa: E402
 
 
 def count_queries(connection, fn) -> int:
@@ -49,15 +49,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="bench-api-list-")
-    os.environ["MEMORY_DATA_DIR"] = data_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    import django
-
-    django.setup()
+    data_dir = fresh_django("bench-api-list-", LOG_LEVEL="WARNING")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.db.models import Count
     from django.test import Client
@@ -67,7 +60,6 @@ def main():
     from memories.models import Memory, MemoryLink
     from memories.services.browse import filter_memories
 
-    call_command("migrate", verbosity=0)
     owner = get_user_model().objects.create_user("bench", password="bench-password-123")
     rng = random.Random(7)
     words = "alpha beta gamma delta agents memory planning research inbox product meeting budget lisbon oslo".split()
@@ -110,7 +102,7 @@ def main():
         annotated = filter_memories(owner=owner, sort=sort, topic=topic).annotate(
             link_count=Count("links_out", distinct=True) + Count("links_in", distinct=True)
         )
-        result = page(with_connections(annotated), limit=limit, offset=offset)
+        result = page(with_connections(annotated, owner=owner), limit=limit, offset=offset)
         for memory in result["items"]:  # what serialising the connections reads
             list(memory.links_out.all()), list(memory.links_in.all())
 

@@ -12,12 +12,10 @@ transaction (one batch each).
 
 import argparse
 import json
-import os
 import random
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +23,8 @@ from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchlib import fresh_django  # noqa: E402
 
 WORDS = (
     "lisbon trip sister garden budget meeting knee doctor flight hotel recipe sourdough starter project deadline "
@@ -94,19 +94,11 @@ def main():
     parser.add_argument("--batch", type=int, default=0, help="memories a write transaction (default: the service's)")
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="bench-history-")
-    os.environ["MEMORY_DATA_DIR"] = data_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    import django
-
-    django.setup()
+    data_dir = fresh_django("bench-history-", LOG_LEVEL="WARNING")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from memories.services import history_import
 
-    call_command("migrate", verbosity=0)
     owner = get_user_model().objects.create_user("bench", password="bench-password-123")
     export = Path(data_dir) / "conversations.json"
     write_export(export, args.conversations, args.turns, args.chars)

@@ -16,11 +16,9 @@ read from git, for comparison.
 
 import argparse
 import io
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import types
@@ -29,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchlib import fresh_django  # noqa: E402
 
 
 class TimedTransactions:
@@ -71,16 +71,8 @@ def main():
     parser.add_argument("--memory-batch", type=int, default=0, help="MEMORY_BATCH to use instead of the importer's")
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="bench-import-")
-    os.environ["MEMORY_DATA_DIR"] = data_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    os.environ["MEMORY_EMBEDDINGS"] = "off"
-    import django
-
-    django.setup()
+    data_dir = fresh_django("bench-import-", LOG_LEVEL="WARNING", MEMORY_EMBEDDINGS="off")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import transaction
     from django_q.conf import Conf
 
@@ -89,7 +81,6 @@ def main():
     from memories.services.export import export_space
 
     Conf.SYNC = False  # queued tasks go to the ORM broker, not run here
-    call_command("migrate", verbosity=0)
     users = get_user_model().objects
     alice = users.create_user("alice", password="bench-password-123")
     words = "alpha beta gamma delta agents memory planning research inbox product meeting budget lisbon oslo".split()

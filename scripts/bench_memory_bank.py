@@ -11,16 +11,16 @@ naive approach (the link_count-annotated queryset paged with OFFSET and counted)
 """
 
 import argparse
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchlib import fresh_django  # noqa: E402
 
 
 def main():
@@ -30,21 +30,13 @@ def main():
     parser.add_argument("--vocabulary", choices=("tiny", "realistic"), default="realistic")
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="bench-bank-")
-    os.environ["MEMORY_DATA_DIR"] = data_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    os.environ["LOG_LEVEL"] = "WARNING"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    data_dir = fresh_django("bench-bank-", LOG_LEVEL="WARNING")
     from django.test import Client
     from django.contrib.auth import get_user_model
     from django.db.models import Count
 
     from memories.models import Memory, MemoryLink
 
-    call_command("migrate", verbosity=0)
     owner = get_user_model().objects.create_user("bench", password="bench-password-123")
     words = "alpha beta gamma delta agents memory planning research inbox product meeting budget lisbon oslo".split()
     rng = random.Random(7)
@@ -89,7 +81,7 @@ def main():
         f"seeded {args.memories:,} memories and {MemoryLink.objects.count():,} links in {time.perf_counter() - started:.1f}s ({data_dir})"
     )
 
-    client = Client()
+    client = Client(HTTP_HOST="localhost")  # settings allow only local hosts, not the test client's "testserver"
     client.force_login(owner)
     newest = list(Memory.objects.filter(owner=owner).order_by("-created_at", "-id").values_list("pk", flat=True))
     deep_anchor = newest[int(len(newest) * 0.9)]

@@ -13,13 +13,14 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchlib import fresh_django  # noqa: E402
 
 
 def main():
@@ -29,21 +30,15 @@ def main():
     parser.add_argument("--database-url", help="A PostgreSQL database to use (its memories tables are filled).")
     args = parser.parse_args()
 
-    os.environ["MEMORY_DATA_DIR"] = tempfile.mkdtemp(prefix="bench-visual-")
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
-    import django
-
-    django.setup()
+    fresh_django("bench-visual-")
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.utils import timezone
 
     from memories.models import Consolidation, ConsolidationRun, Memory, MemoryLink
     from memories.services import visual
 
-    call_command("migrate", verbosity=0)
     owner = get_user_model().objects.create_user(f"bench-{int(time.time())}")
     words = "alpha beta gamma delta agents memory planning research inbox product meeting budget lisbon oslo".split()
     rng = random.Random(7)

@@ -1,9 +1,28 @@
-"""What the benchmark scripts share: a free loopback port and a percentile of timings.
-The scripts run as `python scripts/NAME.py`, so this folder is on their path."""
+"""What the benchmark scripts share: a fresh Django in a data folder of its own, a free
+loopback port and a percentile of timings. The scripts run as `python scripts/NAME.py`, so
+this folder is on their path."""
 
 from __future__ import annotations
 
+import os
 import socket
+import tempfile
+
+
+def fresh_django(prefix: str, **environment: str) -> str:
+    """Set Django up on a new, empty data folder (a new SQLite database unless
+    `DATABASE_URL` is set) and migrate it; returns the folder. `environment` is set first
+    (e.g. LOG_LEVEL="WARNING", MEMORY_EMBEDDINGS="off"): settings read it at import."""
+    data_dir = tempfile.mkdtemp(prefix=prefix)
+    os.environ["MEMORY_DATA_DIR"] = data_dir
+    os.environ.update(environment)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    return data_dir
 
 
 def free_port(low: int | None = None, high: int | None = None) -> int:
