@@ -41,7 +41,41 @@ class OwnedQuerySet(models.QuerySet):
 OwnedManager = models.Manager.from_queryset(OwnedQuerySet)
 
 
-class LiveMemoryManager(OwnedManager):
+class MemoryQuerySet(OwnedQuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        # What Memory.save stores of each memory's words, for memories written in bulk.
+        objs = list(objs)
+        for memory in objs:
+            _store_recall_figures(memory)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+def _store_recall_figures(memory) -> list[str]:
+    """Work out what recall would otherwise work out of the memory on every question (the
+    times its words name, what showing it costs) and set them on it; the fields set (none
+    when a field they are made of is deferred)."""
+    from .recall.budget import context_cost_of
+    from .recall.dates import event_dates_of
+
+    deferred = memory.get_deferred_fields()
+    done = []
+    if not {"raw_text", "occurred_at"} & deferred:
+        memory.event_dates = event_dates_of(memory)
+        done.append("event_dates")
+    if not set(_SHOWN_FIELDS) & deferred:
+        memory.context_cost = context_cost_of(memory)
+        done.append("context_cost")
+    return done
+
+
+# What a memory's note (recall/result.py memory_note) is made of.
+_SHOWN_FIELDS = ("raw_text", "summary", "entities", "topics", "source", "importance", "occurred_at", "valid_until", "outdated_by_id", "metadata")
+
+
+MemoryManager = models.Manager.from_queryset(MemoryQuerySet)
+
+
+class LiveMemoryManager(MemoryManager):
     """Memories still in force: not deleted, not superseded by a newer version.
 
     The default manager, so every list, recall and lookup leaves tombstoned memories
@@ -113,9 +147,17 @@ class Memory(models.Model):
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The times its words name, worked out from its text and its day when it is saved,
+    # so recall does not run the date patterns over every candidate on every question
+    # (recall/dates.py: stored_event_dates, events_of; a value that no longer agrees with
+    # the text, written by a path that bypassed save, is never used).
+    event_dates = models.TextField(null=True, blank=True, editable=False)
+    # What showing it in an answer's context costs, worked out when it is saved (recall/
+    # budget.py: context_cost_of; one that no longer agrees with the memory is not used).
+    context_cost = models.CharField(max_length=40, null=True, blank=True, editable=False)
 
     objects = LiveMemoryManager()
-    all_objects = OwnedManager()
+    all_objects = MemoryManager()
 
     class Meta:
         verbose_name = "memory"
@@ -143,6 +185,13 @@ class Memory(models.Model):
 
     def __str__(self):
         return f"Memory {self.pk}: {self.summary[:60] or self.source}"
+
+    def save(self, *args, **kwargs):
+        stored = _store_recall_figures(self)
+        update_fields = kwargs.get("update_fields")
+        if update_fields:
+            kwargs["update_fields"] = list(dict.fromkeys([*update_fields, *stored]))
+        super().save(*args, **kwargs)
 
     @property
     def is_live(self) -> bool:

@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from . import dates as _dates
-from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans, local_day
+from .dates import EVENT_TEXT_CHARS, DateSpan, events_of, local_day
 from .readable import READABLE_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
@@ -95,13 +95,13 @@ def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
             f"SELECT id, source, importance, occurred_at, entities, topics, "
             f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
             f"ELSE substr(raw_text, 1, {head_chars}) END, "
-            f"status = 'pending' FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
+            f"status = 'pending', {'event_dates' if dates else 'NULL'} FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
             [owner.pk, *ids],
         )
         rows = cursor.fetchall()
     out = {}
     tz = timezone.get_current_timezone()
-    for pk, source, importance, occurred_at, entities, topics, head, pending in rows:
+    for pk, source, importance, occurred_at, entities, topics, head, pending, stored in rows:
         out[pk] = c = Candidate(
             pk,
             source or "",
@@ -113,7 +113,7 @@ def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
             day=local_day(occurred_at, tz),
         )
         if dates and head:
-            c.events = event_spans(head, c.day)
+            c.events = events_of(head, c.day, stored)
     return out
 
 
