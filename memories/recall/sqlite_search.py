@@ -74,7 +74,17 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list
         size, mean_length = owner_stats(connection, owner_id, newest)
         df = {w: counts[w] for w in finding}
         idf = idf_weights(df, size)
-        best = sorted(held, key=lambda pk: (-sum(idf[w] for w in held[pk]), -pk))[: max(RERANK, 2 * limit)]
+        # Matches hold one of a few combinations of the words: each one's sum is made once.
+        sums: dict[tuple, float] = {}
+        coarse = []
+        for pk, words in held.items():
+            words = tuple(words)
+            total = sums.get(words)
+            if total is None:
+                total = sums[words] = sum(idf[w] for w in words)
+            coarse.append((-total, -pk))
+        coarse.sort()
+        best = [-pk for _, pk in coarse[: max(RERANK, 2 * limit)]]
         cursor.execute(
             f"SELECT id, raw_text, summary, entities, topics, source FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})",
             best,
