@@ -14,6 +14,7 @@ from django.utils import timezone
 from . import dates as _dates
 from .dates import EVENT_TEXT_CHARS, DateSpan, events_of, local_day
 from .readable import READABLE_SQL
+from .current import FLAGGED_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
 from .words import keys
@@ -55,6 +56,8 @@ class Candidate:
     date_reason: str = ""
     events: tuple[DateSpan, ...] = ()  # the times its words name (read when the question's dates matter)
     day: date | None = None  # occurred_at's day in the current time zone
+    #: It has an expiry or a successor (current.py reads those again); None: not known.
+    flagged: bool | None = None
     base: float = 0.0
     bonus: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -95,13 +98,13 @@ def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
             f"SELECT id, source, importance, occurred_at, entities, topics, "
             f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
             f"ELSE substr(raw_text, 1, {head_chars}) END, "
-            f"status = 'pending', {'event_dates' if dates else 'NULL'} FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
+            f"status = 'pending', {'event_dates' if dates else 'NULL'}, {FLAGGED_SQL} FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
             [owner.pk, *ids],
         )
         rows = cursor.fetchall()
     out = {}
     tz = timezone.get_current_timezone()
-    for pk, source, importance, occurred_at, entities, topics, head, pending, stored in rows:
+    for pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged in rows:
         out[pk] = c = Candidate(
             pk,
             source or "",
@@ -111,6 +114,7 @@ def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
             topics,
             speaker_of(head[:40] if head else head),
             day=local_day(occurred_at, tz),
+            flagged=bool(flagged),
         )
         if dates and head:
             c.events = events_of(head, c.day, stored)
