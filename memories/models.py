@@ -69,7 +69,18 @@ def _store_recall_figures(memory) -> list[str]:
 
 
 # What a memory's note (recall/result.py memory_note) is made of.
-_SHOWN_FIELDS = ("raw_text", "summary", "entities", "topics", "source", "importance", "occurred_at", "valid_until", "outdated_by_id", "metadata")
+_SHOWN_FIELDS = (
+    "raw_text",
+    "summary",
+    "entities",
+    "topics",
+    "source",
+    "importance",
+    "occurred_at",
+    "valid_until",
+    "outdated_by_id",
+    "metadata",
+)
 
 
 MemoryManager = models.Manager.from_queryset(MemoryQuerySet)

@@ -146,8 +146,7 @@ def _flagged(ids: set[int]) -> set[int]:
     ids = list(ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id FROM {Memory._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(ids))}) "
-            f"AND {FLAGGED_SQL}",
+            f"SELECT id FROM {Memory._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(ids))}) AND {FLAGGED_SQL}",
             ids,
         )
         return {row[0] for row in cursor.fetchall()}

@@ -10,10 +10,21 @@ from .bm25 import RERANK, idf_weights, owner_bm25
 from .hits import MAX_MATCHES, Hit
 from .lexical_index import FTS_TABLE
 from .lexical_query import fts5_match
+from .current import FLAGGED_SQL
+from .readable import READABLE_SQL
 from .space_stats import newest_id, owner_stats
 
 
-def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
+# What the rows BM25 ranks are read with: its own columns first (owner_bm25), then what
+# recall's candidates are made of (candidates.fetch), so the memories the words arm
+# found are not read a second time.
+READ_COLUMNS = (
+    "id, raw_text, summary, entities, topics, source, importance, occurred_at, status, "
+    f"({READABLE_SQL}), event_dates, {FLAGGED_SQL}"
+)
+
+
+def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: dict | None = None) -> list[Hit]:
     """The owner's readable memories that hold the question's words, ranked by BM25 with
     statistics of the owner's memories alone.
 
@@ -86,11 +97,12 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list
         coarse.sort()
         best = [-pk for _, pk in coarse[: max(RERANK, 2 * limit)]]
         cursor.execute(
-            f"SELECT id, raw_text, summary, entities, topics, source FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})",
-            best,
+            f"SELECT {READ_COLUMNS} FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})", [owner_id, *best]
         )
         rows = cursor.fetchall()
-    return owner_bm25(rows, finding, df, size=size, mean_length=mean_length)[:limit]
+    if read is not None:
+        read.update((row[0], row) for row in rows)
+    return owner_bm25([row[:6] for row in rows], finding, df, size=size, mean_length=mean_length)[:limit]
 
 
 def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
