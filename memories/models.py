@@ -50,37 +50,14 @@ class MemoryQuerySet(OwnedQuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
 
+# What recall works out of a memory when it is written, so it need not on every question
+# (recall/stored.py's `store`; apps.py sets it, as models may not import recall).
+store_recall_figures = None
+
+
 def _store_recall_figures(memory) -> list[str]:
-    """Work out what recall would otherwise work out of the memory on every question (the
-    times its words name, what showing it costs) and set them on it; the fields set (none
-    when a field they are made of is deferred)."""
-    from .recall.budget import context_cost_of
-    from .recall.dates import event_dates_of
-
-    deferred = memory.get_deferred_fields()
-    done = []
-    if not {"raw_text", "occurred_at"} & deferred:
-        memory.event_dates = event_dates_of(memory)
-        done.append("event_dates")
-    if not set(_SHOWN_FIELDS) & deferred:
-        memory.context_cost = context_cost_of(memory)
-        done.append("context_cost")
-    return done
-
-
-# What a memory's note (recall/result.py memory_note) is made of.
-_SHOWN_FIELDS = (
-    "raw_text",
-    "summary",
-    "entities",
-    "topics",
-    "source",
-    "importance",
-    "occurred_at",
-    "valid_until",
-    "outdated_by_id",
-    "metadata",
-)
+    """The stored figures set on the memory, as recall/stored.py says; the fields set."""
+    return store_recall_figures(memory) if store_recall_figures is not None else []
 
 
 MemoryManager = models.Manager.from_queryset(MemoryQuerySet)
