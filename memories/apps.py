@@ -27,6 +27,11 @@ class MemoriesConfig(AppConfig):
 
         similarity.use_meaning(active_meaning)
         entities.use_casing(vocabulary.lower_case_preference)
+        # What recall stores of a memory when it is written (models may not import recall).
+        from . import models
+        from .recall import stored
+
+        models.store_recall_figures = stored.store
 
 
 def install_search_index(using="default", **kwargs):

@@ -41,7 +41,29 @@ class OwnedQuerySet(models.QuerySet):
 OwnedManager = models.Manager.from_queryset(OwnedQuerySet)
 
 
-class LiveMemoryManager(OwnedManager):
+class MemoryQuerySet(OwnedQuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        # What Memory.save stores of each memory's words, for memories written in bulk.
+        objs = list(objs)
+        for memory in objs:
+            _store_recall_figures(memory)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+# What recall works out of a memory when it is written, so it need not on every question
+# (recall/stored.py's `store`; apps.py sets it, as models may not import recall).
+store_recall_figures = None
+
+
+def _store_recall_figures(memory) -> list[str]:
+    """The stored figures set on the memory, as recall/stored.py says; the fields set."""
+    return store_recall_figures(memory) if store_recall_figures is not None else []
+
+
+MemoryManager = models.Manager.from_queryset(MemoryQuerySet)
+
+
+class LiveMemoryManager(MemoryManager):
     """Memories still in force: not deleted, not superseded by a newer version.
 
     The default manager, so every list, recall and lookup leaves tombstoned memories
@@ -113,9 +135,17 @@ class Memory(models.Model):
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The times its words name, worked out from its text and its day when it is saved,
+    # so recall does not run the date patterns over every candidate on every question
+    # (recall/dates.py: stored_event_dates, events_of; a value that no longer agrees with
+    # the text, written by a path that bypassed save, is never used).
+    event_dates = models.TextField(null=True, blank=True, editable=False)
+    # What showing it in an answer's context costs, worked out when it is saved (recall/
+    # budget.py: context_cost_of; one that no longer agrees with the memory is not used).
+    context_cost = models.CharField(max_length=40, null=True, blank=True, editable=False)
 
     objects = LiveMemoryManager()
-    all_objects = OwnedManager()
+    all_objects = MemoryManager()
 
     class Meta:
         verbose_name = "memory"
@@ -143,6 +173,13 @@ class Memory(models.Model):
 
     def __str__(self):
         return f"Memory {self.pk}: {self.summary[:60] or self.source}"
+
+    def save(self, *args, **kwargs):
+        stored = _store_recall_figures(self)
+        update_fields = kwargs.get("update_fields")
+        if update_fields:
+            kwargs["update_fields"] = list(dict.fromkeys([*update_fields, *stored]))
+        super().save(*args, **kwargs)
 
     @property
     def is_live(self) -> bool:

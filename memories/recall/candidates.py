@@ -12,8 +12,9 @@ from django.db import connection
 from django.utils import timezone
 
 from . import dates as _dates
-from .dates import EVENT_TEXT_CHARS, DateSpan, event_spans, local_day
+from .dates import EVENT_TEXT_CHARS, DateSpan, events_of, local_day
 from .readable import READABLE_SQL
+from .current import FLAGGED_SQL
 from .sql import MEMORY_TABLE, placeholders
 from .speaker import speaker_of
 from .words import keys
@@ -32,6 +33,8 @@ class Question:
     asks_time: bool = False
     #: What the question's verb says of the time it asks: "past", "ahead" or "" (dates.time_asked).
     tense: str = ""
+    #: The rows its word searches have read, by id (fetch makes candidates of them without reading them again).
+    read: dict[int, tuple] = field(default_factory=dict)
 
     @property
     def reads_dates(self) -> bool:
@@ -55,6 +58,8 @@ class Candidate:
     date_reason: str = ""
     events: tuple[DateSpan, ...] = ()  # the times its words name (read when the question's dates matter)
     day: date | None = None  # occurred_at's day in the current time zone
+    #: It has an expiry or a successor (current.py reads those again); None: not known.
+    flagged: bool | None = None
     base: float = 0.0
     bonus: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -83,38 +88,63 @@ def _aware_text(value: str) -> datetime:
 PENDING_KEY_CHARS = 600
 
 
-def fetch(owner, ids, *, dates: bool = False) -> dict[int, Candidate]:
-    """The owner's readable memories among `ids`, as candidates (unscored). dates: read
-    the times their words name too (a question about a time)."""
+def fetch(owner, ids, *, dates: bool = False, read: dict[int, tuple] | None = None) -> dict[int, Candidate]:
+    """The owner's readable memories among `ids`, as candidates (unscored), in id order.
+    dates: read the times their words name too (a question about a time). read: rows the
+    words arm has read this question (sqlite_search.READ_COLUMNS, by id): a memory among
+    them is made a candidate from its row, not read again."""
     ids = list(ids)
     if not ids:
         return {}
     head_chars = max(PENDING_KEY_CHARS, EVENT_TEXT_CHARS) if dates else 40
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, source, importance, occurred_at, entities, topics, "
-            f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
-            f"ELSE substr(raw_text, 1, {head_chars}) END, "
-            f"status = 'pending' FROM {MEMORY_TABLE} WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
-            [owner.pk, *ids],
-        )
-        rows = cursor.fetchall()
-    out = {}
     tz = timezone.get_current_timezone()
-    for pk, source, importance, occurred_at, entities, topics, head, pending in rows:
-        out[pk] = c = Candidate(
-            pk,
-            source or "",
-            importance or 0.0,
-            _aware(occurred_at),
-            keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics),
-            topics,
-            speaker_of(head[:40] if head else head),
-            day=local_day(occurred_at, tz),
-        )
-        if dates and head:
-            c.events = event_spans(head, c.day)
-    return out
+    out = {}
+    if read:
+        rest = []
+        for pk in ids:
+            row = read.get(pk)
+            if row is None:
+                rest.append(pk)
+                continue
+            _, raw_text, _, entities, topics, source, importance, occurred_at, status, readable, stored, flagged = row
+            if readable:
+                pending = status == "pending"
+                head = None if raw_text is None else raw_text[: PENDING_KEY_CHARS if pending else head_chars]
+                out[pk] = _candidate(
+                    pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz
+                )
+        ids = rest
+    if ids:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT id, source, importance, occurred_at, entities, topics, "
+                f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
+                f"ELSE substr(raw_text, 1, {head_chars}) END, "
+                f"status = 'pending', {'event_dates' if dates else 'NULL'}, {FLAGGED_SQL} FROM {MEMORY_TABLE} "
+                f"WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
+                [owner.pk, *ids],
+            )
+            rows = cursor.fetchall()
+        for pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged in rows:
+            out[pk] = _candidate(pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz)
+    return dict(sorted(out.items())) if read else out  # as one read gives them
+
+
+def _candidate(pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz) -> Candidate:
+    c = Candidate(
+        pk,
+        source or "",
+        importance or 0.0,
+        _aware(occurred_at),
+        keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics),
+        topics,
+        speaker_of(head[:40] if head else head),
+        day=local_day(occurred_at, tz),
+        flagged=bool(flagged),
+    )
+    if dates and head:
+        c.events = events_of(head, c.day, stored)
+    return c
 
 
 def newest(owner, limit: int, order: str) -> list[int]:

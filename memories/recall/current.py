@@ -65,7 +65,10 @@ def prefer_current[C: Ranked](
     if not ranked:
         return list(ranked)
     # Only the few candidates with an expiry or a successor come back: nearly always none.
-    states = _states(owner, {c.id for c in ranked}, flagged=True)
+    # Whether one has them was read with it (Candidate.flagged); only the others are asked.
+    known = {c.id for c in ranked if getattr(c, "flagged", None)}
+    unknown = {c.id for c in ranked if getattr(c, "flagged", None) is None}
+    states = _states(owner, known | (_flagged(unknown) if unknown else set()))
     current_of = _current_successors(owner, states, now)
     missing = {s for s in current_of.values() if s is not None} - {c.id for c in ranked}
     extra = fetch(missing) if (fetch and missing) else {}
@@ -106,13 +109,9 @@ def _expired(expires_at, now: datetime) -> bool:
     return expires_at is not None and expires_at <= now
 
 
-def _states(owner, ids: set[int], *, flagged: bool = False) -> dict[int, dict]:
+def _states(owner, ids: set[int]) -> dict[int, dict]:
     if not ids:
         return {}
-    if flagged:
-        ids = _flagged(ids)
-        if not ids:
-            return {}
     # Owner and liveness are checked on the few rows that come back.
     rows = (
         Memory.all_objects.filter(pk__in=ids)
@@ -136,6 +135,10 @@ def _states(owner, ids: set[int], *, flagged: bool = False) -> dict[int, dict]:
     }
 
 
+# What _flagged asks of a row, as an SQL expression on it.
+FLAGGED_SQL = "(outdated_by_id IS NOT NULL OR expires_at IS NOT NULL)"
+
+
 def _flagged(ids: set[int]) -> set[int]:
     """Of these ids, those with an expiry or a successor: one primary-key lookup per id in
     plain SQL (recall hands over hundreds of ids; building that query through the ORM
@@ -143,8 +146,7 @@ def _flagged(ids: set[int]) -> set[int]:
     ids = list(ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id FROM {Memory._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(ids))}) "
-            "AND (outdated_by_id IS NOT NULL OR expires_at IS NOT NULL)",
+            f"SELECT id FROM {Memory._meta.db_table} WHERE id IN ({', '.join(['%s'] * len(ids))}) AND {FLAGGED_SQL}",
             ids,
         )
         return {row[0] for row in cursor.fetchall()}

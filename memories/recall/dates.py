@@ -6,7 +6,9 @@ question's, matched as intervals that overlap, never as strings."""
 from __future__ import annotations
 
 import calendar
+import json
 import re
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
@@ -320,6 +322,53 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
     return tuple(out)
 
 
+# What a memory's words date is worked out when it is written (Memory.save, bulk_create,
+# migration 0018) and stored in its `event_dates`: recall reads hundreds of candidates a
+# question, mostly new to event_spans' cache at 100k memories, and running the date
+# patterns over those that name a time was the dearest part of a dated question's fetch.
+# The stored value names what it was read from (the length and CRC-32 of the text's
+# first EVENT_TEXT_CHARS, the day it was said): a row changed by any path that did not
+# store it again (a bare queryset update, raw SQL) no longer agrees with its text and is
+# read again, so a stale value is never used.
+
+
+def stored_event_dates(text: str, said_on: date) -> str:
+    """The `event_dates` a memory of this text said on this day stores."""
+    head = (text or "")[:EVENT_TEXT_CHARS]
+    spans = event_spans(head, said_on)
+    listed = json.dumps([[s.label, s.start.toordinal(), s.end.toordinal()] for s in spans], separators=(",", ":"))
+    return f"{len(head)} {zlib.crc32(head.encode('utf-8', 'surrogatepass'))} {said_on.toordinal()} {listed}"
+
+
+def events_of(text: str, said_on: date, stored: str | None) -> tuple[DateSpan, ...]:
+    """event_spans(text, said_on), from the memory's stored `event_dates` when they were
+    made of this very text and day (text: the beginning of its words as read, at most
+    EVENT_TEXT_CHARS)."""
+    if stored:
+        length, crc, day, listed = stored.split(" ", 3)
+        if (
+            int(length) == len(text)
+            and int(day) == said_on.toordinal()
+            and int(crc) == zlib.crc32(text.encode("utf-8", "surrogatepass"))
+        ):
+            return _listed_spans(listed)
+    return event_spans(text, said_on)
+
+
+@lru_cache(maxsize=100_000)
+def _listed_spans(listed: str) -> tuple[DateSpan, ...]:
+    if listed == "[]":
+        return ()
+    return tuple(DateSpan(label, date.fromordinal(a), date.fromordinal(b)) for label, a, b in json.loads(listed))
+
+
+def event_dates_of(memory) -> str | None:
+    """What Memory.event_dates holds for a memory as it is now (None: its time is not known)."""
+    if memory.occurred_at is None:
+        return None
+    return stored_event_dates(memory.raw_text or "", local_day(memory.occurred_at, timezone.get_current_timezone()))
+
+
 def _days(first: date, last: date) -> int:
     return (last - first).days + 1
 
@@ -368,9 +417,9 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
     )
     scored = {}
     tz = timezone.get_current_timezone()
-    for pk, text, occurred_at, importance in rows:
+    for pk, text, occurred_at, importance, stored in rows:
         day = local_day(occurred_at, tz)
-        events = event_spans(text or "", day)
+        events = events_of(text or "", day, stored)
         if not events and not any(s.contains(day, DATE_SLACK_DAYS) for s in spans):
             continue  # said in the weeks around and naming no time: nothing to gain (date_signal's 0)
         gain, _ = date_signal(spans, day, events)
@@ -380,7 +429,7 @@ def date_pool(owner, spans: list[DateSpan], limit: int, today: date) -> list[int
 
 
 def _rows_within(owner, ranges: list[tuple[date, date]], order: str, limit: int) -> list[tuple]:
-    """(id, text's beginning, occurred_at, importance) of the owner's readable memories that
+    """(id, text's beginning, occurred_at, importance, event_dates) of the owner's readable memories that
     occurred in any of the half-open day ranges."""
     where, params = [], []
     for first, end in ranges:
@@ -391,7 +440,7 @@ def _rows_within(owner, ranges: list[tuple[date, date]], order: str, limit: int)
             )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, substr(raw_text, 1, {EVENT_TEXT_CHARS}), occurred_at, importance FROM {MEMORY_TABLE} "
+            f"SELECT id, substr(raw_text, 1, {EVENT_TEXT_CHARS}), occurred_at, importance, event_dates FROM {MEMORY_TABLE} "
             f"WHERE ({' OR '.join(where)}) AND {READABLE_BY_DATE_SQL} ORDER BY {order} LIMIT %s",
             [*params, owner.pk, limit],
         )

@@ -36,8 +36,8 @@ def expand(owner, candidates: dict[int, Candidate], q: Question) -> list[str]:
     expansion = sorted(weight, key=lambda w: -weight[w])[:FEEDBACK_TERMS]
     if not expansion:
         return []
-    more = lexical.relevance(owner, expansion, FEEDBACK_POOL)
-    candidates.update(fetch(owner, more.keys() - candidates.keys(), dates=q.reads_dates))
+    more = lexical.relevance(owner, expansion, FEEDBACK_POOL, q.read)
+    candidates.update(fetch(owner, more.keys() - candidates.keys(), dates=q.reads_dates, read=q.read))
     for pk, r in more.items():
         c = candidates.get(pk)
         if c is not None and W_FEEDBACK * r > c.relevance:

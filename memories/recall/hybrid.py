@@ -52,10 +52,12 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     q_stems = {cached_stem(fold(w)) for w in q_words}
     pool = max(150, 4 * k)
 
-    by_words = lexical.relevance(owner, q_words, pool)
     q = Question(q_stems, spans, now, asks_time=wants_time, tense=time_asked(question) if wants_time else "")
+    by_words = lexical.relevance(owner, q_words, pool, q.read)
     # What the words and dates found is read while the question is still being embedded.
-    early = fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates) if meaning_arm.vector is not None else {}
+    early = (
+        fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates, read=q.read) if meaning_arm.vector is not None else {}
+    )
     by_meaning = meaning_arm.nearest(meaning.MEANING_POOL)
     by_terms = terms_arm.nearest()
     relevance = fuse(
@@ -83,7 +85,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         ids.update(newest(owner, pool, "created_at DESC, id DESC"))
         ids.update(newest(owner, k, "importance DESC, id DESC"))
 
-    found = {pk: c for pk, c in early.items() if pk in ids} | fetch(owner, ids - early.keys(), dates=q.reads_dates)
+    found = {pk: c for pk, c in early.items() if pk in ids} | fetch(owner, ids - early.keys(), dates=q.reads_dates, read=q.read)
     candidates = dict(sorted(found.items()))  # in id order, as one read gave them (ties keep an order)
     q.speakers = frozenset(c.speaker for c in candidates.values() if c.speaker in q_stems)
     meaning_rank = {pk: i for i, (pk, _) in enumerate(by_meaning)}

@@ -45,7 +45,7 @@ def base_score(c: Candidate, q: Question) -> None:
 
 def fetch_scored(owner, ids, q: Question) -> dict[int, Candidate]:
     """The owner's readable memories among `ids`, as candidates with their base score."""
-    fetched = fetch(owner, ids, dates=q.reads_dates)
+    fetched = fetch(owner, ids, dates=q.reads_dates, read=q.read)
     for c in fetched.values():
         base_score(c, q)
     return fetched

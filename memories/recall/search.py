@@ -19,8 +19,9 @@ from ..textutil import has_cjk, words
 from .lexical_index import install, rebuild, uninstall  # noqa: F401
 
 
-def lexical_search(*, owner, query: list[str], limit: int, connection=None) -> list[Hit]:
-    """The owner's readable memories that match any query word, best first."""
+def lexical_search(*, owner, query: list[str], limit: int, connection=None, read: dict | None = None) -> list[Hit]:
+    """The owner's readable memories that match any query word, best first. read: where
+    the rows ranked are put, by id, when the path reads them (sqlite_search.READ_COLUMNS)."""
     connection = connection or default_connection
     spaced = [w for w in query if not has_cjk(w)]
     unspaced = [w for w in query if has_cjk(w)]
@@ -28,7 +29,7 @@ def lexical_search(*, owner, query: list[str], limit: int, connection=None) -> l
     if not spaced:
         pass
     elif connection.vendor == "sqlite":
-        hits = fts5_search(owner.pk, spaced, limit, connection)
+        hits = fts5_search(owner.pk, spaced, limit, connection, read)
     elif connection.vendor == "postgresql":
         hits = pg_search(owner.pk, spaced, limit, connection)
     else:

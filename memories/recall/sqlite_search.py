@@ -10,10 +10,21 @@ from .bm25 import RERANK, idf_weights, owner_bm25
 from .hits import MAX_MATCHES, Hit
 from .lexical_index import FTS_TABLE
 from .lexical_query import fts5_match
+from .current import FLAGGED_SQL
+from .readable import READABLE_SQL
 from .space_stats import newest_id, owner_stats
 
 
-def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list[Hit]:
+# What the rows BM25 ranks are read with: its own columns first (owner_bm25), then what
+# recall's candidates are made of (candidates.fetch), so the memories the words arm
+# found are not read a second time.
+READ_COLUMNS = (
+    "id, raw_text, summary, entities, topics, source, importance, occurred_at, status, "
+    f"({READABLE_SQL}), event_dates, {FLAGGED_SQL}"
+)
+
+
+def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: dict | None = None) -> list[Hit]:
     """The owner's readable memories that hold the question's words, ranked by BM25 with
     statistics of the owner's memories alone.
 
@@ -74,13 +85,24 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection) -> list
         size, mean_length = owner_stats(connection, owner_id, newest)
         df = {w: counts[w] for w in finding}
         idf = idf_weights(df, size)
-        best = sorted(held, key=lambda pk: (-sum(idf[w] for w in held[pk]), -pk))[: max(RERANK, 2 * limit)]
+        # Matches hold one of a few combinations of the words: each one's sum is made once.
+        sums: dict[tuple, float] = {}
+        coarse = []
+        for pk, words in held.items():
+            words = tuple(words)
+            total = sums.get(words)
+            if total is None:
+                total = sums[words] = sum(idf[w] for w in words)
+            coarse.append((-total, -pk))
+        coarse.sort()
+        best = [-pk for _, pk in coarse[: max(RERANK, 2 * limit)]]
         cursor.execute(
-            f"SELECT id, raw_text, summary, entities, topics, source FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})",
-            best,
+            f"SELECT {READ_COLUMNS} FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(best))})", [owner_id, *best]
         )
         rows = cursor.fetchall()
-    return owner_bm25(rows, finding, df, size=size, mean_length=mean_length)[:limit]
+    if read is not None:
+        read.update((row[0], row) for row in rows)
+    return owner_bm25([row[:6] for row in rows], finding, df, size=size, mean_length=mean_length)[:limit]
 
 
 def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:

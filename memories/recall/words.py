@@ -23,7 +23,16 @@ _SPLIT = re.compile(r"[\W_]+")
 
 @lru_cache(maxsize=100_000)
 def _keys_of(joined: str) -> frozenset[str]:
-    return frozenset(cached_stem(fold(t)) for t in _SPLIT.split(joined.lower()) if t and t not in STOPWORDS)
+    # Hundreds of memories new to this cache a question at 100k, made of the same few
+    # thousand words: each word's key is made once (_key_of), not folded again per memory.
+    keys = {_key_of(t) for t in _SPLIT.split(joined.lower())}
+    keys.discard(None)
+    return frozenset(keys)
+
+
+@lru_cache(maxsize=100_000)
+def _key_of(token: str) -> str | None:
+    return cached_stem(fold(token)) if token and token not in STOPWORDS else None
 
 
 @lru_cache(maxsize=100_000)

@@ -1,0 +1,40 @@
+"""What recall would otherwise work out of a memory on every question, worked out when the
+memory is written and stored on it: the times its words name (Memory.event_dates,
+dates.stored_event_dates) and what showing it costs (Memory.context_cost,
+budget.context_cost_of). Memory.save and bulk_create call `store` (apps.py hands it to
+the models, which may not import recall). A stored value names what it was made of, and
+one that no longer agrees with the memory (written by a path that bypassed save: a bare
+queryset update, raw SQL) is never used: recall works it out again."""
+
+from __future__ import annotations
+
+from .budget import context_cost_of
+from .dates import event_dates_of
+
+# What a memory's note (result.memory_note) is made of.
+SHOWN_FIELDS = (
+    "raw_text",
+    "summary",
+    "entities",
+    "topics",
+    "source",
+    "importance",
+    "occurred_at",
+    "valid_until",
+    "outdated_by_id",
+    "metadata",
+)
+
+
+def store(memory) -> list[str]:
+    """Set the memory's stored figures as it is now; the fields set (not those made of a
+    field the instance has deferred)."""
+    deferred = memory.get_deferred_fields()
+    done = []
+    if not {"raw_text", "occurred_at"} & deferred:
+        memory.event_dates = event_dates_of(memory)
+        done.append("event_dates")
+    if not set(SHOWN_FIELDS) & deferred:
+        memory.context_cost = context_cost_of(memory)
+        done.append("context_cost")
+    return done
