@@ -29,6 +29,7 @@ from .cues import (
     CONTRAST,
     ENDED,
     HEDGED,
+    NEGATED,
     NEW_THING,
     PAST_FRAME,
     UP_OR_DOWN,
@@ -167,6 +168,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
         (ending or ended_named)
         and not holders
         and not HEDGED.search(new_s)
+        # "I did not change my number": the closest clause denies, it tells no end ("no
+        # longer" is no denial).
+        and not (NEGATED.search(new_c) and not ENDED.search(new_c))
         and not past_event(old_s)
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
