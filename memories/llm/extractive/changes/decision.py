@@ -13,6 +13,8 @@ import numpy as np
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
+    BEGINNING_MARGIN,
+    OLD_BEGINNING_MARGIN,
     ENDING_MARGIN_NAMED,
     MOVED_ON_MARGIN,
     ONE_OFF_ANCHORS,
@@ -40,7 +42,7 @@ from .cues import (
 )
 from .plain import shares_subject_or_slot
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
-from .statements import content_words, mentions, similar_word, units_of, words_of
+from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
@@ -119,6 +121,21 @@ def judge(old_text: str, new_text: str) -> Change | None:
         (not is_quantity(v) or v in in_names) and not part_of_another_name(v, new_text, old_words) for v in named_old
     )
     ending = says_ended(new_s, stops, names)
+    # A state begun, by meaning ("Started at X today", "Switched my taxes over to X"), of
+    # the older sentence's subject: as good a sign of change as a change word.
+    began = (
+        closeness >= SAME_SLOT_WITH_CUE
+        and not HEDGED.search(new_s)
+        and (
+            (first_person(old_s, names, lang) and first_person(new_s, names, lang))
+            or (tokens_of(old_s) or [""])[0] == (tokens_of(new_s) or ["-"])[0] in names
+        )
+        and leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names)
+    )
+    # A slot that holds several values side by side ("I speak Dutch and English") gains one
+    # by a beginning ("Started learning Japanese"); only a change word replaces one of them.
+    began = began and not _side_by_side(old_s, values_in(old_s, stops, names))
+    cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
     # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
     # I called it off"): read with a looser margin and bar, and only on the ended path
@@ -219,6 +236,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # got a Cube as replacement").
         or (cue and shares_slot_word(old_c, new_s, stops, names))
         or sibling_change
+        or began
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
@@ -232,15 +250,32 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
         return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
     slot_evidence = names_old_value or shares_slot_word(old_c, new_c, stops, names)
-    if past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
+    # An older event that began a state ("Moved to X for the new contract") states it.
+    if (
+        past_event(old_s)
+        and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence)
+        # (not when the newer one keeps its value: "In Berlin I now take the U-Bahn").
+        and (named_old or not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names))
+    ):
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
     if past_event(new_s) and not cue and not named_old and not state_begun(old_s, new_s, closeness, names, lang, stops):
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
-    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
+    if not began and not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def _side_by_side(sentence: str, values: list[str]) -> bool:
+    """Two of the sentence's values joined as a list ("Dutch and English", "tea, coffee")."""
+    low = sentence.lower()
+    return any(
+        re.search(rf"{re.escape(a)}\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b)\s*{re.escape(b)}", low)
+        for a in values
+        for b in values
+        if a != b
+    )
 
 
 def kept(value: str, pieces: list[str]) -> bool:
