@@ -109,7 +109,8 @@ def past_event(sentence: str) -> bool:
     """A report of something done, in the English past tense, with no present in it."""
     if PRESENT.search(sentence):
         return False
-    tokens = [t.lower() for t in tokens_of(sentence)[:5]]
+    # A capitalised word inside the sentence is a name ("Dr. Ahmed"), not a verb.
+    tokens = [t.lower() for i, t in enumerate(tokens_of(sentence)[:5]) if i == 0 or not t[:1].isupper()]
     return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
 
 
