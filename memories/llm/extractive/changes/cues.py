@@ -122,6 +122,20 @@ _PAST_ENDING = re.compile(
 )
 
 
+# The present of "be" before a participle makes a passive of now (a closed class).
+_PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|get|gets")
+# A bound in time: what is said holds for a while, then the older state resumes ("Rosa is
+# off next Tuesday", "on leave until May", "for two weeks"); closed classes of each grammar.
+BOUNDED = re.compile(
+    r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)|back (?:on|in|after|next|from)"
+    r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
+    r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?))\b",
+    re.I,
+)
+# An end said of a day to come ("Rosa is off next Tuesday") is no end now.
+TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
+
+
 def said_as_past(old_c: str, new_c: str) -> bool:
     """The newer statement says the older one's verb in a past tense ("J'habite à Nantes" /
     "j'habitais à Rennes", "I live in Paris" / "I lived in Rennes"): what held then, a
@@ -131,7 +145,10 @@ def said_as_past(old_c: str, new_c: str) -> bool:
         return re.split(r"['’]", token.lower())[-1]  # "j'habitais": "habitais"
 
     old_words = [w for w in map(bare, tokens_of(old_c)) if len(w) > 2]
-    for word in map(bare, tokens_of(new_c)):
+    tokens = [bare(t) for t in tokens_of(new_c)]
+    for i, word in enumerate(tokens):
+        if i and _PRESENT_BE.fullmatch(tokens[i - 1]):
+            continue  # "the U12s are coached by Marta": a passive, in the present
         m = _PAST_ENDING.search(word)
         root = word[: m.start()] if m else ""
         if len(root) < 3:

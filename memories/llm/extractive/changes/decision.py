@@ -27,6 +27,7 @@ from .anchors import (
 )
 from .cues import (
     ADDITION,
+    BOUNDED,
     CHANGE,
     CONTRAST,
     ENDED,
@@ -34,6 +35,7 @@ from .cues import (
     NEGATED,
     NEW_THING,
     PAST_FRAME,
+    TEMPORARY,
     UP_OR_DOWN,
     negated,
     past_event,
@@ -158,6 +160,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
+    if BOUNDED.search(new_s) and not CHANGE.search(new_s):
+        return None  # "Spending two weeks in Lisbon", "Estou em São Paulo até sexta": a stay
     if said_as_past(old_c, new_c) and not CHANGE.search(new_s):
         return None  # "J'habite à Nantes" / "j'habitais à Rennes": a history, not a change
     if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
@@ -188,6 +192,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # "I did not change my number": the closest clause denies, it tells no end ("no
         # longer" is no denial).
         and not (NEGATED.search(new_c) and not ENDED.search(new_c))
+        # "Rosa is off next Tuesday, back the week after": an end for a while.
+        and not TEMPORARY.search(new_s)
         and not past_event(old_s)
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
@@ -314,7 +320,7 @@ def said_not_as_a_change(old_text: str, new_text: str) -> bool:
         return False
     statements = list(dict.fromkeys(p for _, p in units_of(new_text)))
     lang = language.language_of(f"{old_text} {new_text}")
-    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):
-        return True
+    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text) or BOUNDED.search(new_text):
+        return True  # a time gone, or a stay ("for two weeks", "until Friday")
     old_words = frozenset(words_of(old_text))
     return bool(statements) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in statements)
