@@ -128,6 +128,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     began = (
         closeness >= SAME_SLOT_WITH_CUE
         and not HEDGED.search(new_s)
+        and not past_event(old_s)  # a state it changes, not an event ("Started a sourdough starter")
         and (
             (first_person(old_s, names, lang) and first_person(new_s, names, lang))
             or (tokens_of(old_s) or [""])[0] == (tokens_of(new_s) or ["-"])[0] in names
@@ -137,6 +138,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # A slot that holds several values side by side ("I speak Dutch and English") gains one
     # by a beginning ("Started learning Japanese"); only a change word replaces one of them.
     began = began and not _side_by_side(old_s, values_in(old_s, stops, names))
+    worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
     # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
@@ -260,15 +262,21 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if (
         past_event(old_s)
         and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence)
-        # (not when the newer one keeps its value: "In Berlin I now take the U-Bahn").
-        and (named_old or not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names))
+        # (with a change in words, and not when the newer one keeps its value: "In Berlin I
+        # now take the U-Bahn").
+        and (
+            not worded
+            or named_old
+            or closeness < SAME_SLOT_PAST
+            or not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names)
+        )
     ):
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
     if past_event(new_s) and not cue and not named_old and not state_begun(old_s, new_s, closeness, names, lang, stops):
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
-    if not began and not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
+    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
     return Change(tuple(old_values), tuple(new_values), closeness)
 
