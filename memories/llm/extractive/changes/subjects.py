@@ -108,9 +108,11 @@ _COPULA = re.compile(r"(?:is|are|was|were|ist|war|es|era|est|était|é|è|sono)\
 def _phrase(sentence: str, start: int) -> list[str]:
     """The words of the noun phrase opening at `start` ("phone number" of "Mira's phone
     number is ..."): up to three, to the first stopword, value or punctuation."""
-    out = []
-    for m in re.finditer(r"[^\W\d_][\w-]*|\S", sentence[start:]):
+    out: list[str] = []
+    for i, m in enumerate(re.finditer(r"[^\W\d_][\w-]*|\S", sentence[start:])):
         word = m.group(0).lower()
+        if i == 0 and word in textutil.STOPWORDS and word.isalpha():
+            continue  # "Mira's new number": a stopword adjective opens the phrase
         if len(out) == 3 or not word[:1].isalpha() or word in textutil.STOPWORDS:
             break
         out.append(word)
