@@ -88,3 +88,18 @@ def test_bounds_in_time():
     assert BOUNDED.search("In Lisbon for two weeks.")
     assert not BOUNDED.search("Standup moves to 10:00 from next Monday.")
     assert TEMPORARY.search("Rosa is off next Tuesday.")
+
+
+def test_a_negation_denies_within_its_own_clause():
+    from memories.llm.extractive.changes.cues import negated
+
+    old_words = frozenset({"moro", "porto"})
+    assert negated("Não vamos nos mudar para Braga, decidimos ficar no Porto.", "pt", old_words)
+    # The old value right after the negation: a correction, not a denial.
+    assert not negated("Ella's school pickup is at 2:45 on Fridays, not 3:30.", "en", frozenset({"3:30"}))
+
+
+@needs_meaning
+def test_a_move_denied_in_one_clause_and_the_old_value_kept_in_the_next_is_no_update(settings):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked("Moro no Porto.", "Não vamos nos mudar para Braga, decidimos ficar no Porto.")

@@ -86,7 +86,14 @@ def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset
     found = [m for m in (*NEGATED.finditer(sentence), *(NO.finditer(sentence) if lang != "pt" else ())) if m]
     if not found:
         return False
-    return not any(w.lower() in old_words for m in found for w in tokens_of(sentence[m.end() :]) if len(w) > 2 or w[:1].isdigit())
+    # Within the negation's own clause: "Não vamos nos mudar para Braga, decidimos ficar no
+    # Porto" denies Braga, though its next clause names the older note's Porto.
+    return not any(
+        w.lower() in old_words
+        for m in found
+        for w in tokens_of(re.split(r"[,;!?—]|[:.](?:\s|$)", sentence[m.end() :])[0])
+        if len(w) > 2 or w[:1].isdigit()
+    )
 
 
 # A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but
