@@ -57,6 +57,10 @@ def test_an_update_in_other_words_is_found(settings, old, new):
         ("Started a sourdough starter called Bubbles.", "Changed the home wifi password to Orca!Sunset9."),
         # The newer note keeps the older event's value.
         ("I moved to Berlin in 2023.", "In Berlin I now take the U-Bahn to work every day."),
+        # An addition across a dash of the same sentence.
+        ("We have a dog named Biscuit.", "Adopted a kitten too — her name is Miso."),
+        # A change denied at the sentence's head, in Spanish.
+        ("Mi médico es el doctor Ruiz.", "No he cambiado de médico, sigo con el doctor Ruiz."),
         # Someone else's fact.
         ("My parents live in Cork.", "I live in Dublin."),
         ("I weigh 80 kg.", "My suitcase weighs 23 kg."),

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .... import textutil
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
@@ -34,6 +35,7 @@ from .cues import (
     HEDGED,
     NEGATED,
     NEW_THING,
+    NO,
     PAST_FRAME,
     TEMPORARY,
     UP_OR_DOWN,
@@ -158,7 +160,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
     masked_only = bool(by_mask[new_index, old_index]) and float(raw[new_index, old_index]) < bar
-    if ADDITION.search(new_s) and not re.search(r"\b(?:instead|no longer|anymore)\b", new_s, re.I):
+    # The addition may sit across a dash of the same sentence ("Adopted a kitten too — her
+    # name is Miso").
+    whole = next((t for t in textutil.sentences(new_text) if set(tokens_of(new_s)) <= set(tokens_of(t))), new_s)
+    if ADDITION.search(whole) and not re.search(r"\b(?:instead|no longer|anymore)\b", whole, re.I):
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
@@ -191,9 +196,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         (ending or ended_named)
         and not holders
         and not HEDGED.search(new_s)
-        # "I did not change my number": the closest clause denies, it tells no end ("no
-        # longer" is no denial).
+        # "I did not change my number", "No he cambiado de médico, sigo con ...": the
+        # clause or the sentence's head denies, it tells no end ("no longer" is no denial).
         and not (NEGATED.search(new_c) and not ENDED.search(new_c))
+        and not denied_head(new_s, lang)
         # "Rosa is off next Tuesday, back the week after": an end for a while.
         and not TEMPORARY.search(new_s)
         and not past_event(old_s)
@@ -290,6 +296,16 @@ def _side_by_side(sentence: str, values: list[str]) -> bool:
         for b in values
         if a != b
     )
+
+
+def denied_head(sentence: str, lang: str) -> bool:
+    """A negation among the first words of the sentence's first clause denies its main verb
+    ("I did not change ...", "No he cambiado ...", "Não mudei ..."), unless the sentence
+    tells an end ("no longer", "not ... anymore")."""
+    if ENDED.search(sentence) or re.search(r"\bany ?more\b|\bany longer\b", sentence, re.I):
+        return False
+    head = " ".join(tokens_of(re.split(r"[,;—]", sentence)[0])[:3])
+    return bool(NEGATED.search(head) or (lang != "pt" and NO.search(head)))
 
 
 def kept(value: str, pieces: list[str]) -> bool:
