@@ -107,3 +107,10 @@ def test_a_negation_denies_within_its_own_clause():
 def test_a_move_denied_in_one_clause_and_the_old_value_kept_in_the_next_is_no_update(settings):
     settings.MEMORY_EMBEDDINGS = "local"
     assert not marked("Moro no Porto.", "Não vamos nos mudar para Braga, decidimos ficar no Porto.")
+
+
+def test_a_word_of_time_before_the_noun_is_no_narrower_kind():
+    from memories.llm.extractive.changes import other_thing_of_slot
+
+    assert not other_thing_of_slot("Daily standup is at 9:15.", "From next week standup is at 9:45 so the US folks can join.")
+    assert other_thing_of_slot("The wifi password is tulip42.", "The guest wifi password is orca9.")

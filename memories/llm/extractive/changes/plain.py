@@ -187,7 +187,14 @@ def _narrower_in(
         extra = [
             w
             for w in _modifiers(new_tokens, j, stops)
-            if w not in old_tokens and w not in names and not is_quantity(w) and not CHANGE.fullmatch(w) and not _NEW.fullmatch(w)
+            if w not in old_tokens
+            and w not in names
+            and not is_quantity(w)
+            and not CHANGE.fullmatch(w)
+            and not _NEW.fullmatch(w)
+            # A word of time says when, not which kind ("From next week standup is at 9:45").
+            and w not in TIME_WORDS
+            and textutil.stem(w) not in NOT_A_THING
         ]
         if not extra:
             continue
