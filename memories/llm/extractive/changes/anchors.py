@@ -71,6 +71,10 @@ BEGINNING_ANCHORS = (
 )
 ONE_OFF_ANCHORS = ("X is X.", "X has X.", "X likes X.", "X visited X.", "X went to X.", "X had X at X.")
 BEGINNING_MARGIN = 0.02
+# An older note that reports the event that began its state ("Moved to X for the new
+# contract" +0.015) against a one-off ("Went to X in X" -0.012, "Ran the X 10k" +0.004):
+# it states the slot a newer note changes (a chain's middle link).
+OLD_BEGINNING_MARGIN = 0.01
 MOVED_ON_MARGIN = 0.0
 
 

@@ -34,7 +34,8 @@ NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
 ADDITION = re.compile(
     # An ordinal or "one more" before a thing counts a second one of its kind ("a second
     # savings account", "one more cat"): the first is kept.
-    r"\b(?:also|too|as well|another|in addition|additionally|besides|second|third|one more|an extra"
+    # "too" before a word is a degree ("Dana was too slow"), not an addition ("tea too.").
+    r"\b(?:also|too(?!\s+[^\W\d_])|as well|another|in addition|additionally|besides|second|third|one more|an extra"
     r"|zweite[nmrs]?|weitere[nmrs]?|segund[oa]s?|deuxième|seconde?|second[oa]"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",
@@ -85,7 +86,14 @@ def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset
     found = [m for m in (*NEGATED.finditer(sentence), *(NO.finditer(sentence) if lang != "pt" else ())) if m]
     if not found:
         return False
-    return not any(w.lower() in old_words for m in found for w in tokens_of(sentence[m.end() :]) if len(w) > 2 or w[:1].isdigit())
+    # Within the negation's own clause: "Não vamos nos mudar para Braga, decidimos ficar no
+    # Porto" denies Braga, though its next clause names the older note's Porto.
+    return not any(
+        w.lower() in old_words
+        for m in found
+        for w in tokens_of(re.split(r"[,;!?—]|[:.](?:\s|$)", sentence[m.end() :])[0])
+        if len(w) > 2 or w[:1].isdigit()
+    )
 
 
 # A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but
@@ -108,7 +116,8 @@ def past_event(sentence: str) -> bool:
     """A report of something done, in the English past tense, with no present in it."""
     if PRESENT.search(sentence):
         return False
-    tokens = [t.lower() for t in tokens_of(sentence)[:5]]
+    # A capitalised word inside the sentence is a name ("Dr. Ahmed"), not a verb.
+    tokens = [t.lower() for i, t in enumerate(tokens_of(sentence)[:5]) if i == 0 or not t[:1].isupper()]
     return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
 
 
@@ -120,6 +129,20 @@ _PAST_ENDING = re.compile(
 )
 
 
+# The present of "be" before a participle makes a passive of now (a closed class).
+_PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|get|gets")
+# A bound in time: what is said holds for a while, then the older state resumes ("Rosa is
+# off next Tuesday", "on leave until May", "for two weeks"); closed classes of each grammar.
+BOUNDED = re.compile(
+    r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)|back (?:on|in|after|next|from)"
+    r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
+    r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?))\b",
+    re.I,
+)
+# An end said of a day to come ("Rosa is off next Tuesday") is no end now.
+TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
+
+
 def said_as_past(old_c: str, new_c: str) -> bool:
     """The newer statement says the older one's verb in a past tense ("J'habite à Nantes" /
     "j'habitais à Rennes", "I live in Paris" / "I lived in Rennes"): what held then, a
@@ -129,7 +152,10 @@ def said_as_past(old_c: str, new_c: str) -> bool:
         return re.split(r"['’]", token.lower())[-1]  # "j'habitais": "habitais"
 
     old_words = [w for w in map(bare, tokens_of(old_c)) if len(w) > 2]
-    for word in map(bare, tokens_of(new_c)):
+    tokens = [bare(t) for t in tokens_of(new_c)]
+    for i, word in enumerate(tokens):
+        if i and _PRESENT_BE.fullmatch(tokens[i - 1]):
+            continue  # "the U12s are coached by Marta": a passive, in the present
         m = _PAST_ENDING.search(word)
         root = word[: m.start()] if m else ""
         if len(root) < 3:

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .... import textutil
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
+    BEGINNING_MARGIN,
+    OLD_BEGINNING_MARGIN,
     ENDING_MARGIN_NAMED,
     MOVED_ON_MARGIN,
     ONE_OFF_ANCHORS,
@@ -25,12 +28,16 @@ from .anchors import (
 )
 from .cues import (
     ADDITION,
+    BOUNDED,
     CHANGE,
     CONTRAST,
     ENDED,
     HEDGED,
+    NEGATED,
     NEW_THING,
+    NO,
     PAST_FRAME,
+    TEMPORARY,
     UP_OR_DOWN,
     negated,
     past_event,
@@ -39,7 +46,7 @@ from .cues import (
 )
 from .plain import shares_subject_or_slot
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
-from .statements import content_words, mentions, similar_word, units_of, words_of
+from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
@@ -118,6 +125,23 @@ def judge(old_text: str, new_text: str) -> Change | None:
         (not is_quantity(v) or v in in_names) and not part_of_another_name(v, new_text, old_words) for v in named_old
     )
     ending = says_ended(new_s, stops, names)
+    # A state begun, by meaning ("Started at X today", "Switched my taxes over to X"), of
+    # the older sentence's subject: as good a sign of change as a change word.
+    began = (
+        closeness >= SAME_SLOT_WITH_CUE
+        and not HEDGED.search(new_s)
+        and not past_event(old_s)  # a state it changes, not an event ("Started a sourdough starter")
+        and (
+            (first_person(old_s, names, lang) and first_person(new_s, names, lang))
+            or (tokens_of(old_s) or [""])[0] == (tokens_of(new_s) or ["-"])[0] in names
+        )
+        and leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names)
+    )
+    # A slot that holds several values side by side ("I speak Dutch and English") gains one
+    # by a beginning ("Started learning Japanese"); only a change word replaces one of them.
+    began = began and not _side_by_side(old_s, values_in(old_s, stops, names))
+    worded = cue  # a change in words, not only by meaning
+    cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
     # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
     # I called it off"): read with a looser margin and bar, and only on the ended path
@@ -136,10 +160,15 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     # Found by the masked slot alone ("I drive a X" / "bought a used X"), not by the words.
     masked_only = bool(by_mask[new_index, old_index]) and float(raw[new_index, old_index]) < bar
-    if ADDITION.search(new_s) and not re.search(r"\b(?:instead|no longer|anymore)\b", new_s, re.I):
+    # The addition may sit across a dash of the same sentence ("Adopted a kitten too — her
+    # name is Miso").
+    whole = next((t for t in textutil.sentences(new_text) if set(tokens_of(new_s)) <= set(tokens_of(t))), new_s)
+    if ADDITION.search(whole) and not re.search(r"\b(?:instead|no longer|anymore)\b", whole, re.I):
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
+    if BOUNDED.search(new_s) and not CHANGE.search(new_s):
+        return None  # "Spending two weeks in Lisbon", "Estou em São Paulo até sexta": a stay
     if said_as_past(old_c, new_c) and not CHANGE.search(new_s):
         return None  # "J'habite à Nantes" / "j'habitais à Rennes": a history, not a change
     if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
@@ -167,6 +196,12 @@ def judge(old_text: str, new_text: str) -> Change | None:
         (ending or ended_named)
         and not holders
         and not HEDGED.search(new_s)
+        # "I did not change my number", "No he cambiado de médico, sigo con ...": the
+        # clause or the sentence's head denies, it tells no end ("no longer" is no denial).
+        and not (NEGATED.search(new_c) and not ENDED.search(new_c))
+        and not denied_head(new_s, lang)
+        # "Rosa is off next Tuesday, back the week after": an end for a while.
+        and not TEMPORARY.search(new_s)
         and not past_event(old_s)
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
@@ -215,6 +250,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # got a Cube as replacement").
         or (cue and shares_slot_word(old_c, new_s, stops, names))
         or sibling_change
+        or began
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
@@ -228,7 +264,19 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
         return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
     slot_evidence = names_old_value or shares_slot_word(old_c, new_c, stops, names)
-    if past_event(old_s) and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence):
+    # An older event that began a state ("Moved to X for the new contract") states it.
+    if (
+        past_event(old_s)
+        and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence)
+        # (with a change in words, and not when the newer one keeps its value: "In Berlin I
+        # now take the U-Bahn").
+        and (
+            not worded
+            or named_old
+            or closeness < SAME_SLOT_PAST
+            or not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names)
+        )
+    ):
         return None  # "Finished reading X" is not undone by "Left X, I'm freelancing now"
     if past_event(new_s) and not cue and not named_old and not state_begun(old_s, new_s, closeness, names, lang, stops):
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
@@ -237,6 +285,27 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def _side_by_side(sentence: str, values: list[str]) -> bool:
+    """Two of the sentence's values joined as a list ("Dutch and English", "tea, coffee")."""
+    low = sentence.lower()
+    return any(
+        re.search(rf"{re.escape(a)}\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b)\s*{re.escape(b)}", low)
+        for a in values
+        for b in values
+        if a != b
+    )
+
+
+def denied_head(sentence: str, lang: str) -> bool:
+    """A negation among the first words of the sentence's first clause denies its main verb
+    ("I did not change ...", "No he cambiado ...", "Não mudei ..."), unless the sentence
+    tells an end ("no longer", "not ... anymore")."""
+    if ENDED.search(sentence) or re.search(r"\bany ?more\b|\bany longer\b", sentence, re.I):
+        return False
+    head = " ".join(tokens_of(re.split(r"[,;—]", sentence)[0])[:3])
+    return bool(NEGATED.search(head) or (lang != "pt" and NO.search(head)))
 
 
 def kept(value: str, pieces: list[str]) -> bool:
@@ -275,7 +344,7 @@ def said_not_as_a_change(old_text: str, new_text: str) -> bool:
         return False
     statements = list(dict.fromkeys(p for _, p in units_of(new_text)))
     lang = language.language_of(f"{old_text} {new_text}")
-    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):
-        return True
+    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text) or BOUNDED.search(new_text):
+        return True  # a time gone, or a stay ("for two weeks", "until Friday")
     old_words = frozenset(words_of(old_text))
     return bool(statements) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in statements)

@@ -44,7 +44,7 @@ from .cues import (
 )
 from .slots import SAME_THING, other_kind, other_thing
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import CONTRACTED, FIRST_PERSON, other_owner, other_subject, someone_else
+from .subjects import CONTRACTED, FIRST_PERSON, first_person, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
 
 # Cosine of two clauses with their values masked (multilingual-e5-small) from which they
@@ -187,7 +187,14 @@ def _narrower_in(
         extra = [
             w
             for w in _modifiers(new_tokens, j, stops)
-            if w not in old_tokens and w not in names and not is_quantity(w) and not CHANGE.fullmatch(w) and not _NEW.fullmatch(w)
+            if w not in old_tokens
+            and w not in names
+            and not is_quantity(w)
+            and not CHANGE.fullmatch(w)
+            and not _NEW.fullmatch(w)
+            # A word of time says when, not which kind ("From next week standup is at 9:45").
+            and w not in TIME_WORDS
+            and textutil.stem(w) not in NOT_A_THING
         ]
         if not extra:
             continue
@@ -315,7 +322,8 @@ def _of_time(word: str) -> bool:
 def _first_person_both(old_s: str, new_s: str, lang: str = "") -> bool:
     """Both the writer's: a first-person word, or a verb of the first person where the
     language drops the pronoun ("Vivo en Sevilla" / "Me mudé a Valencia")."""
-    return all(FIRST_PERSON.search(s) or grammar.pro_drop_first_person(s, lang) for s in (old_s, new_s))
+    # A note that opens with its verb is the writer's ("Moved to Geneva", "Started at X").
+    return all(first_person(s, frozenset(), lang) for s in (old_s, new_s))
 
 
 def _close(old_attr: list[str], new_attr: list[str]) -> bool:

@@ -46,6 +46,12 @@ def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
     subject = grammar.possessive_subject(lang).search(sentence)
     if subject and _names_a_role(sentence, subject, other_text, lang):
         subject = None
+    # "My work email is ..." / "my email is now ...": the possessive's noun phrase, any of
+    # its words (the head noun is "email", not "work").
+    phrase = _phrase(sentence, subject.start(1)) if subject else []
+    after = sentence[subject.start(1) :].split(maxsplit=len(phrase))[-1:] if phrase else []
+    if after and _COPULA.match(after[0]) and any(similar_word(w, other) for w in phrase[1:]):
+        subject = None
     return any(
         not similar_word(m.group(1).lower(), other)
         and not abbreviates(m.group(1).lower(), other)
@@ -74,9 +80,12 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
     """One sentence is the writer's ("I work at Acme"), the other opens with a name
     ("Acme hired a new CFO") its note does not name: two subjects."""
     for a, b, a_text in ((old_s, new_s, old_text or old_s), (new_s, old_s, new_text or new_s)):
-        first = (tokens_of(b) or [""])[0]
+        first, second = ([*tokens_of(b), "", ""])[:2]
         if (
             first_person(a, names)
+            # "New address from May: ..." after "Our address is ...": the opener modifies
+            # the older sentence's own noun, it is no one.
+            and not (second[:1].isalpha() and similar_word(second.lower(), words_of(a)) and second.lower() not in names)
             and not FIRST_PERSON.search(b)
             and first.lower() in names
             and first.lower() not in words_of(a_text)
@@ -90,6 +99,24 @@ _POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
 # Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
 CONTRACTED = frozenset("it he she that what there here who where how let this".split())
 _OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
+
+
+# The copula of each grammar the notes are read in (a closed class).
+_COPULA = re.compile(r"(?:is|are|was|were|ist|war|es|era|est|était|é|è|sono)\b", re.I)
+
+
+def _phrase(sentence: str, start: int) -> list[str]:
+    """The words of the noun phrase opening at `start` ("phone number" of "Mira's phone
+    number is ..."): up to three, to the first stopword, value or punctuation."""
+    out: list[str] = []
+    for i, m in enumerate(re.finditer(r"[^\W\d_][\w-]*|\S", sentence[start:])):
+        word = m.group(0).lower()
+        if i == 0 and word in textutil.STOPWORDS and word.isalpha():
+            continue  # "Mira's new number": a stopword adjective opens the phrase
+        if len(out) == 3 or not word[:1].isalpha() or word in textutil.STOPWORDS:
+            break
+        out.append(word)
+    return out
 
 
 def other_owner(old_s: str, new_s: str) -> bool:
@@ -107,7 +134,9 @@ def other_owner(old_s: str, new_s: str) -> bool:
             if owner in CONTRACTED:
                 continue  # "it's 7781 now" is "it is", no one's
             if f"{owner}'s" in b_low.replace("’", "'"):
-                if not similar_word(thing, words_of(b)):
+                # The thing is the noun phrase after "'s": "Mira's phone number" and "Mira's
+                # new number" share its noun.
+                if not any(similar_word(w, words_of(b)) for w in _phrase(a, m.start(2))):
                     return True  # "Zoe's party" / "Zoe's birthday"
             elif owner not in b_low or re.search(rf"\b(?:my|our)\s+{re.escape(thing)}\b", b_low):
                 return True  # "Dad's phone number" / "my phone number"; "Priya's manager" / "my manager"
