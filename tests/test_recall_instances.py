@@ -90,3 +90,22 @@ def test_no_class_no_model_or_no_weight_no_credit(user, memory_factory, settings
         assert instances.ClassArm.begin(user, "What sports does Leo play?", None).credits() == {}
         monkeypatch.setattr(instances, "W_CLASS_ARM", 0.0)
         assert instances.ClassArm.begin(user, "What sports does Leo play?", embedder).credits() == {}
+
+
+@needs_local
+def test_only_the_named_persons_lines_are_credited(user, memory_factory, settings, monkeypatch):
+    settings.MEMORY_EMBEDDINGS = "local"
+    monkeypatch.setattr(instances, "SPEAKER_ONLY", True)
+    sports, others = chat(user, memory_factory)
+    notes = [memory_factory("Went bouldering with Leo and his cousin.", owner=user)]
+    embed_missing(owner=user)
+    with embeddings.using("local"):
+        embedder = embeddings.get_embedder()
+        credits = instances.ClassArm.begin(user, "What sports does Leo play?", embedder).credits()
+        nobody = instances.ClassArm.begin(user, "What sports does Maya play?", embedder).credits()
+    leos = {m.pk for m in sports + others if m.raw_text.startswith("Leo:")}
+    assert credits and set(credits) <= leos
+    assert {m.pk for m in sports} <= set(credits)
+    assert not set(credits) & {m.pk for m in notes}
+    # Nobody speaks as Maya: notes and others' lines are left as they are.
+    assert nobody == {}

@@ -32,7 +32,7 @@ W_CLASS_ARM = 0.25  # the credit of the arm's first rank, against the best word 
 CLASS_RANK_K = 10
 CLASS_POOL = 50  # memories the arm hands over
 WITH_SPEAKER = True  # the class phrase embedded with the name of the person asked about
-SPEAKER_ONLY = False  # only the lines of the person asked about, when they speak in the owner's memories
+SPEAKER_ONLY = True  # only the lines of the person asked about, when they speak in the owner's memories
 SPEAKER_SEARCH = 300  # ... found among this many nearest
 
 # Auxiliaries and copulas end the class phrase (a closed class).
@@ -93,7 +93,7 @@ class ClassArm:
         if embedder is None or not W_CLASS_ARM:
             return cls(owner)
         phrase, name = class_phrase(question[:2000])
-        if not phrase:
+        if not phrase or (SPEAKER_ONLY and not name):
             return cls(owner)
         text = f"{name}: {phrase}" if WITH_SPEAKER and name else phrase
         search = vector_index.searcher(owner_id=owner.pk, model=embedder.model, dim=embedder.dim)
@@ -124,8 +124,8 @@ class ClassArm:
         return {pk: W_CLASS_ARM * (CLASS_RANK_K + 1) / (CLASS_RANK_K + rank + 1) for rank, (pk, _) in enumerate(found)}
 
     def _said_by_name(self, found: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """Those of `found` in the words of the person asked about ("Ann: ..."), when
-        any are; else all of them (notes, or a name nobody speaks under)."""
+        """Those of `found` in the words of the person asked about ("Ann: ..."): none
+        when nobody speaks under the name (notes), which the arm leaves as they are."""
         stem = cached_stem(self.name.lower())
         heads = dict(
             readable_memories(self.owner)
@@ -134,4 +134,4 @@ class ClassArm:
             .values_list("pk", "head")
         )
         own = [(pk, score) for pk, score in found if speaker_of(heads.get(pk)) == stem]
-        return own or found
+        return own
