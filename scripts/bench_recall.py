@@ -107,9 +107,6 @@ def realistic_question(rng: random.Random) -> str:
         return f"How is {' '.join(picked)} for {rng.choice(MANY_PROJECTS)} going in May 2024?"
     if kind < 0.9:
         return " ".join(picked)
-    if kind < 0.95:
-        # A question naming a class (recall/instances.py embeds its class phrase too).
-        return f"What {picked[0]} projects has {rng.choice(NAMES)} worked on?"
     return "What happened yesterday?"
 
 

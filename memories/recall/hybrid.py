@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import current
 from ..textutil import fold
-from . import digests, feedback, instances, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
+from . import digests, feedback, latent_terms, lexical, meaning, neighbours, newer, sessions, speaker
 from .budget import within_budget
 from .candidates import Question, fetch, newest
 from .consolidations import for_recalled
@@ -32,7 +32,6 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     today = timezone.localdate(now)
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     terms_arm = latent_terms.TermsArm.begin(owner, question)  # and its latent terms computed and searched
-    class_arm = instances.ClassArm.begin(owner, question, meaning_arm.embedder)  # and the class it names, if any
     spans = date_spans(question or "", today=today)
     by_date = date_pool(owner, spans, k, today) if spans else []
     if not by_date and EMPTY_DATES_AS_WORDS:
@@ -79,11 +78,6 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         relevance = dict(relevance)  # fuse may hand back the lexical arm's own dict
     for pk, (credit, _) in by_digest.items():
         relevance[pk] = relevance.get(pk, 0.0) + credit
-    by_class = class_arm.credits()
-    if by_class:
-        relevance = dict(relevance)
-        for pk, credit in by_class.items():
-            relevance[pk] = relevance.get(pk, 0.0) + credit
     ids = set(relevance) | set(by_date)
     fallback = not ids
     if fallback:
