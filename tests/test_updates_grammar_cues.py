@@ -55,6 +55,10 @@ def test_an_update_in_other_words_is_found(settings, old, new):
         # An older event is not a state a beginning replaces.
         ("Started a sourdough starter called Bubbles.", "Mia starts at Oakwood Academy in September."),
         ("Started a sourdough starter called Bubbles.", "Changed the home wifi password to Orca!Sunset9."),
+        # A to-do is no state of the writer's ("need" is no verb in -ed), whatever a newer
+        # note switches (found on independent scenarios: a background note replaced).
+        ("Need to buy printer ink and AA batteries.", "Switched car insurance to Progressive, $94 a month."),
+        ("Need to buy printer ink and AA batteries.", "Switched my runs to evenings, Mon/Wed/Fri."),
         # The newer note keeps the older event's value.
         ("I moved to Berlin in 2023.", "In Berlin I now take the U-Bahn to work every day."),
         # An addition across a dash of the same sentence.

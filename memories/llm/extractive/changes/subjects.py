@@ -35,7 +35,15 @@ def first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
         return True
     first = (tokens_of(sentence) or [""])[0].lower()
     # "Working as a barista", "Got hired", "Moved to Lyon": a note opening with its verb.
-    return first not in names and (first in IRREGULAR_PAST or first in SAME_FORM_PAST or first.endswith(("ed", "ing")))
+    # A suffix needs a stem before it: "Need to buy printer ink" opens with no past tense
+    # ("ne" + "ed"; read as the writer's state, a to-do note was replaced by every
+    # "Switched ..." note of a notebook), nor does "Red wine ..." or "King's Cross ...".
+    return first not in names and (
+        first in IRREGULAR_PAST
+        or first in SAME_FORM_PAST
+        or (first.endswith("ed") and len(first) >= 5)
+        or (first.endswith("ing") and len(first) >= 5)
+    )
 
 
 def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
