@@ -485,6 +485,25 @@ def test_a_speakers_name_stays_in_the_embedded_question(user, other_user, memory
     assert question_for_meaning("What did Priya say?", speakers) == "What did say?"
 
 
+def test_an_account_given_a_used_id_does_not_get_the_last_ones_speakers(user, memory_factory):
+    """An id can come back after a rolled-back transaction (SQLite rolls its counter back,
+    and `manage.py evaluate` rolls each conversation's account back): the account that gets
+    it must not be handed the speakers read for the one before, within the minute they are
+    kept (they shaped the next conversation's questions and moved its recall figures)."""
+    from django.contrib.auth import get_user_model
+
+    from memories.recall.speaker import speakers_of
+    from memories.recall.words import cached_stem
+
+    memory_factory("Roz: the kiln is finally fixed.", owner=user)
+    assert speakers_of(user) == {cached_stem("roz")}
+    used_id = user.pk
+    user.delete()
+    newcomer = get_user_model().objects.create(pk=used_id, username="newcomer")
+    memory_factory("Ines: the parrot learned a new word.", owner=newcomer)
+    assert speakers_of(newcomer) == {cached_stem("ines")}
+
+
 @needs_local
 def test_a_name_in_the_question_is_left_to_the_words_and_meaning_finds_the_rest(settings, user, memory_factory, monkeypatch):
     """Notes that greet Caroline are close to any question naming her; the note about what

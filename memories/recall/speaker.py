@@ -61,18 +61,21 @@ def prefer_named_speakers(candidates, named: frozenset[str]) -> None:
 
 # Who speaks in the owner's conversations, read from their newest lines and kept a minute:
 # the meaning arm keeps these names in the question it embeds (every line of theirs opens
-# with the name, so the name is part of what those lines mean).
+# with the name, so the name is part of what those lines mean). Kept by the account, not
+# its id alone: an id can be given again after a rolled-back sign-up or evaluation (SQLite
+# rolls its counter back too), and the next account must not get the last one's speakers.
 SPEAKERS_FROM_NEWEST = 2000
 SPEAKERS_SECONDS = 60.0
-_speakers: dict[int, tuple[float, frozenset[str]]] = {}
+_speakers: dict[tuple, tuple[float, frozenset[str]]] = {}
 _speakers_lock = threading.Lock()
 
 
 def speakers_of(owner) -> frozenset[str]:
     """The stems of the first names the owner's newest memories open with ("Ann: ...")."""
     now = time.monotonic()
+    account = (owner.pk, getattr(owner, "date_joined", None))
     with _speakers_lock:
-        cached = _speakers.get(owner.pk)
+        cached = _speakers.get(account)
     if cached and now - cached[0] < SPEAKERS_SECONDS:
         return cached[1]
     heads = (
@@ -83,7 +86,9 @@ def speakers_of(owner) -> frozenset[str]:
     )
     found = frozenset(s for s in map(speaker_of, heads) if s)
     with _speakers_lock:
-        _speakers[owner.pk] = (now, found)
+        if len(_speakers) > 10_000:
+            _speakers.clear()
+        _speakers[account] = (now, found)
     return found
 
 
