@@ -13,6 +13,7 @@ from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import similarity
 from .changes import cues
+from .changes.kept_apart import not_a_change
 from .quoting import quote, quote_text, said_by
 from .sentences import Sentence
 
@@ -181,8 +182,14 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
                 for k, p in enumerate(notes)
             )
         ]
-        # Only thought of ("might take on the under-14s"): not yet what holds.
-        later = [j for j in later if not only_thought_of(notes[j].text or notes[j].summary)]
+        # Only thought of ("might take on the under-14s"), or beside the older fact rather
+        # than changing it ("they also sell ...", "my brother got a job at ..."): not first.
+        later = [
+            j
+            for j in later
+            if not only_thought_of(notes[j].text or notes[j].summary)
+            and not not_a_change(texts[i], notes[j].text or notes[j].summary)
+        ]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
