@@ -8,7 +8,7 @@ import pytest
 
 from memories.llm.extractive.changes.kept_apart import not_a_change
 from memories.recall import recall
-from memories.services import answer_question, undo_update
+from memories.services import answer_question, mark_superseded, undo_update
 
 from .test_updates import needs_meaning
 
@@ -76,3 +76,66 @@ def test_a_note_kept_apart_does_not_go_first_for_now(old, new, question, user, m
     assert ranked[0] == older.pk and newer.pk in ranked, ranked
     reply = answer_question(owner=user, question=question)
     assert reply.cited and reply.cited[0] == older.pk, reply.answer
+
+
+def test_the_answer_quotes_first_what_recall_read_as_the_fact_said_again(settings):
+    """A -> B marked, C saying B's fact again later (recall/newer.py read it so: the
+    context's `restated`), the quotes picked A and C: C comes before B, which A's quote
+    brings in as its successor, and A is quoted as past."""
+    from datetime import datetime, timezone
+
+    from memories.llm.base import AnswerContext, MemoryNote
+    from memories.llm.extractive.quote_order import current_first
+    from memories.llm.extractive.sentences import Sentence
+
+    settings.MEMORY_EMBEDDINGS = "off"  # no meaning of its own: only what recall said
+    a = MemoryNote(
+        id=1,
+        summary="Rent is €900 a month.",
+        text="Rent is €900 a month.",
+        occurred_at=datetime(2023, 2, 1, tzinfo=timezone.utc),
+        valid_until=datetime(2024, 2, 10, tzinfo=timezone.utc),
+        outdated_by=2,
+    )
+    b = MemoryNote(
+        id=2,
+        summary="Rent went up to €950.",
+        text="Rent went up to €950.",
+        occurred_at=datetime(2024, 2, 10, tzinfo=timezone.utc),
+    )
+    c = MemoryNote(
+        id=3,
+        summary="Rent is €920 from October.",
+        text="Rent is €920 from October.",
+        occurred_at=datetime(2025, 9, 20, tzinfo=timezone.utc),
+    )
+    picked = [
+        Sentence(memory=a, rank=0, text=a.text, stems=frozenset()),
+        Sentence(memory=c, rank=2, text=c.text, stems=frozenset()),
+    ]
+    lines = current_first(picked, AnswerContext(memories=[a, b, c], restated=((2, 3),)), ["rent"], when=False)
+    assert [line.rsplit("[Memory ", 1)[1] for line in lines] == ["3]", "2]", "1]"], lines
+    assert lines[2].startswith("- Past")
+    unsaid = current_first(picked, AnswerContext(memories=[a, b, c]), ["rent"], when=False)
+    assert unsaid[0].endswith("[Memory 2]"), unsaid  # without recall's reading, B first (the check above can fail)
+
+
+@needs_meaning
+def test_a_fact_said_again_after_a_marked_change_is_answered_first(user, memory_factory, settings, sync_tasks):
+    """A -> B marked, C saying B's fact again later with no mark (the chain's last link
+    missed): recall puts C first and says why, and the answer quotes C before B, though
+    the old A's quote picked B as its successor."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    first = memory_factory("Rent is €900 a month, paid to Mrs Hale on the 1st.", occurred_at="2023-02-01")
+    second = memory_factory("The landlord raised the rent to €950 from March.", occurred_at="2024-02-10")
+    third = memory_factory("Talked the landlord down after the leak: rent is €920 from October.", occurred_at="2025-09-20")
+    for memory in (first, second):
+        memory.refresh_from_db()
+        if memory.outdated_by_id:
+            undo_update(owner=user, memory_id=memory.pk)
+    assert mark_superseded(old=first, new=second)
+    result = recall(owner=user, question="How much is my rent?", k=5)
+    assert result.memory_ids[0] == third.pk, result.memory_ids
+    assert (second.pk, third.pk) in result.to_context().restated
+    reply = answer_question(owner=user, question="How much is my rent?")
+    assert reply.cited and reply.cited[0] == third.pk, reply.answer

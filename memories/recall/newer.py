@@ -19,6 +19,7 @@ import numpy as np
 
 from ..llm.extractive.changes.kept_apart import not_a_change
 from ..models import Memory, MemoryVector
+from .result import restated_reason
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
 # (the offline update check's same-slot bound, llm/extractive/changes/anchors.py), and the lower
@@ -55,17 +56,23 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     when = {c.id: c.occurred_at for c in head}
     # Each current memory, oldest first, goes just below the last newer memory that says
     # the same: one pass, so no pair is moved twice.
+    by_id = {c.id: c for c in head}
     for a in sorted((pk for pk in facts.ids if pk not in facts.superseded), key=lambda pk: when[pk]):
         order = [c.id for c in head]
-        newer = [
+        later = [
             pk
-            for pk in order[order.index(a) + 1 :]
+            for pk in order
             if pk in facts.index and when[pk] > when[a] and facts.continues(a, pk) and not facts.kept_apart(a, pk)
         ]
-        if newer:
+        if not later:
+            continue
+        # Said of the newest, wherever it ranks: the answer quotes it first
+        # (AnswerContext.restated), and the person asking sees why.
+        by_id[max(later, key=lambda pk: when[pk])].reasons.append(restated_reason(a))
+        below = [pk for pk in later if order.index(pk) > order.index(a)]
+        if below:
             moved = head.pop(order.index(a))
-            target = [c.id for c in head].index(newer[-1])
-            head.insert(target + 1, moved)
+            head.insert([c.id for c in head].index(below[-1]) + 1, moved)
     # What was moved down leaves the fact it replaced (marked) above it: that one goes back
     # just below its successor (A -> B marked, B moved below C: C, B, A; not A, C, B).
     for pk, nxt in facts.successor.items():

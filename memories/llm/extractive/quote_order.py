@@ -46,7 +46,16 @@ def current_first(
     else:
         # Between two quotes both picked, each other's nearest is evidence enough
         # (recall/newer.py's bound); bringing in one not picked takes the stricter one.
-        picked = _newer_first(picked, _newer_by_meaning(context, EACH_OTHERS_NEAREST))
+        # What recall read as one fact said again later counts between two picked quotes,
+        # never to bring one in (its bound is the looser one).
+        close = _with_restated(_newer_by_meaning(context, EACH_OTHERS_NEAREST), context)
+        for s in picked:
+            # A quote superseded by a fact said again later (A -> B marked, C restating B,
+            # C picked): C goes above A's quote too, so it comes before B, brought for A.
+            successor = current_of(s.memory) if s.memory.valid_until else None
+            if successor is not None and successor.id in close and s.memory.id not in close:
+                close[s.memory.id] = close[successor.id]
+        picked = _newer_first(picked, close)
     for s in picked:
         note = s.memory
         if note.valid_until:
@@ -119,6 +128,21 @@ def _newer_first(picked: list[Sentence], newer: dict[int, MemoryNote]) -> list[S
         if ib is not None and ib > ia:
             order.insert(ia, order.pop(ib))
     return order
+
+
+def _with_restated(found: dict[int, MemoryNote], context: AnswerContext) -> dict[int, MemoryNote]:
+    """`found` with the pairs recall read as one fact said again later (its stored vectors,
+    the update check's grammar: recall/newer.py), the newest current one kept for each."""
+    by_id = {m.id: m for m in context.memories}
+    out = dict(found)
+    for old_id, new_id in context.restated:
+        note = by_id.get(new_id)
+        if note is None or note.valid_until or old_id not in by_id:
+            continue
+        kept = out.get(old_id)
+        if kept is None or (note.occurred_at and kept.occurred_at and note.occurred_at > kept.occurred_at):
+            out[old_id] = note
+    return out
 
 
 def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dict[int, MemoryNote]:
