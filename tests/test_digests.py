@@ -209,3 +209,19 @@ def test_evaluate_builds_digests_in_its_setup_and_says_what_it_cost(db, tmp_path
     call_command("evaluate", str(path), "--strategy", "hybrid", "--embeddings", "local", "--digests", "on", stdout=out)
     assert "digests built 1 time(s) in" in out.getvalue()
     assert not Digest.objects.exists()  # built in the evaluation's throwaway space, rolled back
+
+
+def test_an_account_given_a_used_id_does_not_get_the_last_ones_digests(user):
+    """An id comes back after a rolled-back transaction (`manage.py evaluate` rolls each
+    conversation's account back), and so do its digests' ids: the account that gets it
+    must be read its own digests, not the ones kept in memory for the account before."""
+    from django.contrib.auth import get_user_model
+
+    centroid = np.ones(4, dtype="<f4").tobytes()
+    Digest.objects.create(pk=901, owner=user, kind="person", key="Nora", text="greenhouse tomatoes", model="m", centroid=centroid)
+    assert digest_arm._owned(user, "m").keys == ["Nora"]
+    used_id = user.pk
+    user.delete()
+    newcomer = get_user_model().objects.create(pk=used_id, username="newcomer")
+    Digest.objects.create(pk=901, owner=newcomer, kind="person", key="Ines", text="parrot words", model="m", centroid=centroid)
+    assert digest_arm._owned(newcomer, "m").keys == ["Ines"]

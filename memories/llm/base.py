@@ -110,6 +110,9 @@ class AnswerContext:
     #: ("last week"), or because they held through it (said before, replaced after): they
     #: answer it even when they share no word with it.
     date_matches: tuple[int, ...] = ()
+    #: (older, newer) memories recall read as one fact said again later, with no update
+    #: marked (recall/newer.py): for a question about now the newer one is quoted first.
+    restated: tuple[tuple[int, int], ...] = ()
 
     def render(self) -> str:
         """The context as the prompt text every language-model provider sends."""

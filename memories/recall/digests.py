@@ -55,7 +55,10 @@ def _owned(owner, model: str) -> _Owned | None:
     stamp = digests.aggregate(n=Count("id"), top=Max("id"))
     if not stamp["n"]:
         return None
-    key = (owner.pk, model, stamp["n"], stamp["top"])
+    # By account, not by id alone: an id comes back after a rolled-back transaction
+    # (`manage.py evaluate` rolls each conversation's account back), with digests of the
+    # same count and ids, and must not be handed the last account's.
+    key = (owner.pk, getattr(owner, "date_joined", None), model, stamp["n"], stamp["top"])
     with _lock:
         hit = _cache.get(key)
     if hit is not None:
@@ -69,7 +72,7 @@ def _owned(owner, model: str) -> _Owned | None:
         centroids=np.stack([np.frombuffer(bytes(r[3]), dtype="<f4") for r in rows]),
     )
     with _lock:
-        for old in [k for k in _cache if k[:2] == key[:2]]:
+        for old in [k for k in _cache if k[0] == key[0] and k[2] == key[2]]:
             del _cache[old]
         _cache[key] = owned
     return owned

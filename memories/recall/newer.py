@@ -17,7 +17,9 @@ import re
 
 import numpy as np
 
+from ..llm.extractive.changes.kept_apart import not_a_change
 from ..models import Memory, MemoryVector
+from .result import restated_reason
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
 # (the offline update check's same-slot bound, llm/extractive/changes/anchors.py), and the lower
@@ -33,6 +35,8 @@ NEAR_FACT = 0.845
 # 0.836 ("My favourite tea is Earl Grey" / "These days I prefer sencha").
 EACH_OTHERS_NEAREST = 0.83
 HEAD = 10
+# How much of a memory's text the grammar check reads (its opening says what it is).
+TEXT_CHARS = 1000
 # What was before, with no date to read it by: "before", "previously", "used to" (English
 # grammar's closed class; a question in another language names a date or gets now's order).
 _BEFORE = re.compile(r"\b(?:before|previously|formerly|used to|back then)\b", re.I)
@@ -52,13 +56,23 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     when = {c.id: c.occurred_at for c in head}
     # Each current memory, oldest first, goes just below the last newer memory that says
     # the same: one pass, so no pair is moved twice.
+    by_id = {c.id: c for c in head}
     for a in sorted((pk for pk in facts.ids if pk not in facts.superseded), key=lambda pk: when[pk]):
         order = [c.id for c in head]
-        newer = [pk for pk in order[order.index(a) + 1 :] if pk in facts.index and when[pk] > when[a] and facts.continues(a, pk)]
-        if newer:
+        later = [
+            pk
+            for pk in order
+            if pk in facts.index and when[pk] > when[a] and facts.continues(a, pk) and not facts.kept_apart(a, pk)
+        ]
+        if not later:
+            continue
+        # Said of the newest, wherever it ranks: the answer quotes it first
+        # (AnswerContext.restated), and the person asking sees why.
+        by_id[max(later, key=lambda pk: when[pk])].reasons.append(restated_reason(a))
+        below = [pk for pk in later if order.index(pk) > order.index(a)]
+        if below:
             moved = head.pop(order.index(a))
-            target = [c.id for c in head].index(newer[-1])
-            head.insert(target + 1, moved)
+            head.insert([c.id for c in head].index(below[-1]) + 1, moved)
     # What was moved down leaves the fact it replaced (marked) above it: that one goes back
     # just below its successor (A -> B marked, B moved below C: C, B, A; not A, C, B).
     for pk, nxt in facts.successor.items():
@@ -125,6 +139,7 @@ class _SameFacts:
 
     def __init__(self, ids, matrix, successor):
         self.ids, self.matrix, self.successor = ids, matrix, successor
+        self._texts: dict[int, str] | None = None
         self.superseded = set(successor)
         self.index = {pk: i for i, pk in enumerate(ids)}
         self.nearest = {pk: ids[int(np.argmax(matrix[i]))] for i, pk in enumerate(ids)}
@@ -166,6 +181,16 @@ class _SameFacts:
         # A -> C marked, B missed between: B says nearly what A said, and C replaced A.
         replaced = [pk for pk, nxt in self.successor.items() if nxt == b and pk in self.index and pk != a]
         return any(self.same(pk, a) or self.same(a, pk) for pk in replaced)
+
+    def kept_apart(self, older: int, newer: int) -> bool:
+        """The newer note's grammar says it sits beside the older fact rather than changing
+        it ("they also sell ...", "my brother got a job at ...", "it'd be $23, not worth
+        it"): close in meaning, yet no reason to put it first. The texts are read only
+        when a pair is about to be reordered (one query for the few first memories)."""
+        if self._texts is None:
+            rows = Memory.all_objects.filter(pk__in=self.ids).values_list("pk", "raw_text", "summary")
+            self._texts = {pk: (raw or summary or "")[:TEXT_CHARS] for pk, raw, summary in rows}
+        return not_a_change(self._texts.get(older, ""), self._texts.get(newer, ""))
 
     def same(self, a: int, b: int) -> bool:
         close = float(self.matrix[self.index[a], self.index[b]])

@@ -14,6 +14,15 @@ from ..models import Consolidation, Memory
 from ..textutil import estimate_tokens, sentences
 from .speaker import speaker_label
 
+# The reason recall/newer.py gives a memory it put above an older one saying nearly the
+# same (no update marked), read back into the answer's context as AnswerContext.restated.
+RESTATED = re.compile(r"^newer than #(\d+), saying nearly the same$")
+
+
+def restated_reason(older_id: int) -> str:
+    return f"newer than #{older_id}, saying nearly the same"
+
+
 # Below the first ranks a memory whose text is longer than this may be shown by its
 # summary alone (see memory_note's `brief` and budget.py).
 BRIEF_CHARS = 100
@@ -66,6 +75,9 @@ class RecallResult:
                     r.memory.pk
                     for r in self.memories
                     if any(x.startswith(("occurred in ", "occurred on ", "held through ")) for x in r.reasons)
+                ),
+                restated=tuple(
+                    (int(m.group(1)), r.memory.pk) for r in self.memories for x in r.reasons if (m := RESTATED.match(x))
                 ),
             )
         return self._context

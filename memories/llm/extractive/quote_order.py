@@ -13,6 +13,7 @@ from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import similarity
 from .changes import cues
+from .changes.kept_apart import not_a_change
 from .quoting import quote, quote_text, said_by
 from .sentences import Sentence
 
@@ -45,7 +46,16 @@ def current_first(
     else:
         # Between two quotes both picked, each other's nearest is evidence enough
         # (recall/newer.py's bound); bringing in one not picked takes the stricter one.
-        picked = _newer_first(picked, _newer_by_meaning(context, EACH_OTHERS_NEAREST))
+        # What recall read as one fact said again later counts between two picked quotes,
+        # never to bring one in (its bound is the looser one).
+        close = _with_restated(_newer_by_meaning(context, EACH_OTHERS_NEAREST), context)
+        for s in picked:
+            # A quote superseded by a fact said again later (A -> B marked, C restating B,
+            # C picked): C goes above A's quote too, so it comes before B, brought for A.
+            successor = current_of(s.memory) if s.memory.valid_until else None
+            if successor is not None and successor.id in close and s.memory.id not in close:
+                close[s.memory.id] = close[successor.id]
+        picked = _newer_first(picked, close)
     for s in picked:
         note = s.memory
         if note.valid_until:
@@ -120,6 +130,21 @@ def _newer_first(picked: list[Sentence], newer: dict[int, MemoryNote]) -> list[S
     return order
 
 
+def _with_restated(found: dict[int, MemoryNote], context: AnswerContext) -> dict[int, MemoryNote]:
+    """`found` with the pairs recall read as one fact said again later (its stored vectors,
+    the update check's grammar: recall/newer.py), the newest current one kept for each."""
+    by_id = {m.id: m for m in context.memories}
+    out = dict(found)
+    for old_id, new_id in context.restated:
+        note = by_id.get(new_id)
+        if note is None or note.valid_until or old_id not in by_id:
+            continue
+        kept = out.get(old_id)
+        if kept is None or (note.occurred_at and kept.occurred_at and note.occurred_at > kept.occurred_at):
+            out[old_id] = note
+    return out
+
+
 def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dict[int, MemoryNote]:
     """For each current memory of the context, a newer current one that says nearly the
     same about one thing (closer than SAME_FACT, or than NEAR_FACT when each is the
@@ -181,8 +206,14 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
                 for k, p in enumerate(notes)
             )
         ]
-        # Only thought of ("might take on the under-14s"): not yet what holds.
-        later = [j for j in later if not only_thought_of(notes[j].text or notes[j].summary)]
+        # Only thought of ("might take on the under-14s"), or beside the older fact rather
+        # than changing it ("they also sell ...", "my brother got a job at ..."): not first.
+        later = [
+            j
+            for j in later
+            if not only_thought_of(notes[j].text or notes[j].summary)
+            and not not_a_change(texts[i], notes[j].text or notes[j].summary)
+        ]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
