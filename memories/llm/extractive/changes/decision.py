@@ -31,6 +31,7 @@ from .cues import (
     BOUNDED,
     CHANGE,
     CONTRAST,
+    EFFECTIVE,
     ENDED,
     HEDGED,
     NEGATED,
@@ -110,7 +111,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
         for piece in dict.fromkeys(p for _, p in new_units)
         if piece != new_s
     )
-    cue = cue or sibling_change
+    # A value said to hold from a later date ("Got the raise!! 58k from next month."): the
+    # note tells a change taking effect, in any of its statements.
+    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text))
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     named_old = [v for v in old_all if mentions(v, new_words)]
@@ -143,6 +146,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
     worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
+    # Two kinds of evidence beside closeness -- a change in words, and the older value or a
+    # word of its slot named again -- let a looser bar find the slot ("Boulderwerk got too
+    # crowded so now I'm at Urban Crux", "Since the office moved I take the train to work").
+    if worded and (names_old_value or shares_slot_word(old_c, new_c, stops, names)):
+        bar = min(bar, SAME_SLOT_ENDED)
     # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
     # I called it off"): read with a looser margin and bar, and only on the ended path
     # below; only when both statements are the writer's, not a thing's own news ("Chess
@@ -211,6 +219,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
             return Change(tuple(ended), ("(ended)",), closeness)
     if closeness < bar:
         return None  # the looser bar is an ending's only
+    if TEMPORARY.search(new_text) and not CHANGE.search(new_text) and not EFFECTIVE.search(new_text):
+        return None  # "Priya is on leave next week, Dev covers for her": a stand-in for a while
     modifiers = other_kind(old_s, new_s, stops, names)
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
