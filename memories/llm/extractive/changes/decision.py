@@ -146,11 +146,6 @@ def judge(old_text: str, new_text: str) -> Change | None:
     worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
-    # Two kinds of evidence beside closeness -- a change in words, and the older value or a
-    # word of its slot named again -- let a looser bar find the slot ("Boulderwerk got too
-    # crowded so now I'm at Urban Crux", "Since the office moved I take the train to work").
-    if worded and (names_old_value or shares_slot_word(old_c, new_c, stops, names)):
-        bar = min(bar, SAME_SLOT_ENDED)
     # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
     # I called it off"): read with a looser margin and bar, and only on the ended path
     # below; only when both statements are the writer's, not a thing's own news ("Chess

@@ -275,6 +275,12 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         types.discard("time")
     old_only = [v for v in old_only if value_type(v, old_c) in types]
     new_only = [v for v in new_only if value_type(v, new_c) in types]
+    # A slot holds one value: a clause that replaces its subject (the name it opens with)
+    # and another of its values at once, with no word of change, tells of another holder
+    # of another thing ("Barnes coaches the under-10s" / "Ferreira coaches the under-12s").
+    opener = (tokens_of(old_c) or [""])[0].lower()
+    if len(old_only) >= 2 and opener in old_only and not CHANGE.search(new_s):
+        return None
     # The attribute: a word of it in both clauses, or the subject (a name both say) and an
     # attribute close by meaning.
     old_attr = attribute_words(old_c, stops, set(old_values))

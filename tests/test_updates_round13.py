@@ -1,0 +1,81 @@
+"""Round 13's evidence for the update check by meaning (extractive/changes/): the closed
+class of change in Italian and the verbs of changing in other languages, a value said to
+hold from a later date, a title typed in lower case; and the look-alikes that change nothing (a stand-in for next week, another holder of
+another group)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memories import textutil
+from memories.llm.extractive.changes.cues import CHANGE, EFFECTIVE
+from tests.test_updates import needs_meaning
+from tests.test_updates_plain import marked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ho cambiato medico, adesso vado dalla dottoressa Neri.",
+        "Non abito più a Genova.",
+        "Me mudé a Bilbao.",
+        "Hab den Anbieter gewechselt.",
+    ],
+)
+def test_change_words_of_other_languages(text):
+    assert CHANGE.search(text)
+
+
+@pytest.mark.parametrize(
+    "text, effective",
+    [
+        ("Rent is 1,400 from next month.", True),
+        ("Starting June the gym opens at 6.", True),
+        ("Ab März arbeite ich in Graz.", True),
+        ("A partir de enero vivo en Cádiz.", True),
+        ("Dal prossimo mese lavoro a Pisa.", True),
+        # A date in the past or a span is no value taking effect.
+        ("I have lived here since 2019.", False),
+        ("Walked from the station to the office.", False),
+    ],
+)
+def test_a_value_from_a_later_date(text, effective):
+    assert bool(EFFECTIVE.search(text)) is effective
+
+
+def test_a_lower_case_title_ends_no_sentence():
+    assert textutil.sentences("my gp is dr. Kaur now. She is great.") == ["my gp is dr. Kaur now.", "She is great."]
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        # Italian: the verb of changing and "adesso".
+        ("Il mio numero è 340 1112233.", "Ho cambiato numero, adesso è 349 8887766."),
+        # The verb of changing in Spanish, with a pronoun dropped.
+        ("Vivo en Zaragoza, cerca del Ebro.", "Me mudé a Bilbao, ahora vivo en Deusto."),
+        # A title typed in lower case keeps the name in its sentence.
+        ("my dentist is dr. Brandt on Elm Road", "had to change dentist, brandt retired. new one is dr. Oyelaran"),
+    ],
+)
+def test_an_update_in_other_languages_or_typed_loosely_is_found(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        # A stand-in for a while: "next week", no word of change.
+        ("My team lead is Hannah.", "Hannah is away next week, Omar covers for her."),
+        # Another holder of another group: the subject and the group both differ.
+        ("Kowalski coaches the under-9s.", "Mendes coaches the under-11s on Saturdays."),
+        # A plan taking effect for someone else is still someone else's.
+        ("I work at Northwind.", "My sister starts at Contoso from next month."),
+    ],
+)
+def test_look_alikes_change_nothing(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)
