@@ -1,5 +1,5 @@
 """Round 13's evidence for the update check by meaning (extractive/changes/): the closed
-class of change in Italian and the verbs of changing in other languages, a value said to
+class of change in Italian, a value said to
 hold from a later date, a title typed in lower case; and the look-alikes that change nothing (a stand-in for next week, another holder of
 another group)."""
 
@@ -18,8 +18,7 @@ from tests.test_updates_plain import marked
     [
         "Ho cambiato medico, adesso vado dalla dottoressa Neri.",
         "Non abito più a Genova.",
-        "Me mudé a Bilbao.",
-        "Hab den Anbieter gewechselt.",
+        "Vado in ufficio in treno invece che in macchina.",
     ],
 )
 def test_change_words_of_other_languages(text):
@@ -51,10 +50,8 @@ def test_a_lower_case_title_ends_no_sentence():
 @pytest.mark.parametrize(
     "old, new",
     [
-        # Italian: the verb of changing and "adesso".
-        ("Il mio numero è 340 1112233.", "Ho cambiato numero, adesso è 349 8887766."),
-        # The verb of changing in Spanish, with a pronoun dropped.
-        ("Vivo en Zaragoza, cerca del Ebro.", "Me mudé a Bilbao, ahora vivo en Deusto."),
+        # Italian: "adesso"; "cambiato" before the noun is its verb, no narrower kind of number.
+        ("Il mio numero è 340 1112233.", "Ho cambiato numero: adesso è 349 8887766."),
         # A title typed in lower case keeps the name in its sentence.
         ("my dentist is dr. Brandt on Elm Road", "had to change dentist, brandt retired. new one is dr. Oyelaran"),
     ],

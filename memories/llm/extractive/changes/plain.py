@@ -192,6 +192,7 @@ def _narrower_in(
             and not is_quantity(w)
             and not CHANGE.fullmatch(w)
             and not _NEW.fullmatch(w)
+            and not _CHANGED.fullmatch(w)
             # A word of time says when, not which kind ("From next week standup is at 9:45").
             and w not in TIME_WORDS
             and textutil.stem(w) not in NOT_A_THING
@@ -207,6 +208,9 @@ def _narrower_in(
 # "New", "neuer", "nueva", "nouveau" (grammar.NEW, every language) and their kind: the
 # same thing replaced, not another kind of it.
 _NEW = re.compile("|".join([*grammar.NEW.values(), "old", "current", "latest"]), re.I)
+# The verb "changed" in the languages the notes are written in: before the noun it is the
+# statement's verb ("Ho cambiato numero: ..."), not a kind of the noun.
+_CHANGED = re.compile(r"cambiat[oa]|cambiad[oa]|chang(?:é|ée)|gewechselt|mudad[oa]|trocad[oa]|changed|switched", re.I)
 
 
 def _subject_differs(old_s: str, new_s: str, old_text: str, new_text: str, names: frozenset[str], lang: str) -> bool:
