@@ -9,6 +9,7 @@ import pytest
 
 from memories import textutil
 from memories.llm.extractive.changes.cues import CHANGE, EFFECTIVE
+from memories.llm.extractive.changes.subjects import possessed_thing
 from tests.test_updates import needs_meaning
 from tests.test_updates_plain import marked
 
@@ -52,6 +53,10 @@ def test_a_lower_case_title_ends_no_sentence():
     [
         # Italian: "adesso"; "cambiato" before the noun is its verb, no narrower kind of number.
         ("Il mio numero è 340 1112233.", "Ho cambiato numero: adesso è 349 8887766."),
+        # The writer's possessive of a thing, not of a person: the newer note need not
+        # repeat "salary" or "adresse mail".
+        ("My salary is 61k at the studio.", "Got promoted!! 67k from next month."),
+        ("Mon adresse mail est luc.martin@free.fr", "J'utilise désormais luc.martin@proton.me pour tout."),
         # A title typed in lower case keeps the name in its sentence.
         ("my dentist is dr. Brandt on Elm Road", "had to change dentist, brandt retired. new one is dr. Oyelaran"),
     ],
@@ -76,3 +81,28 @@ def test_an_update_in_other_languages_or_typed_loosely_is_found(settings, old, n
 def test_look_alikes_change_nothing(settings, old, new):
     settings.MEMORY_EMBEDDINGS = "local"
     assert not marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "sentence, thing",
+    [
+        ("My salary is 52k a year.", True),
+        ("Mon adresse mail est x@y.fr", True),
+        ("My car is a Punto.", True),
+        ("My sister lives in Bath.", False),
+        ("My flatmate works at Tesco.", False),
+        ("Ma mère habite à Lyon.", False),
+        ("Meine Schwester arbeitet bei Siemens.", False),
+    ],
+)
+def test_the_writers_thing_or_another_person(settings, sentence, thing):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert possessed_thing(sentence) is thing
+
+
+@needs_meaning
+def test_another_persons_thing_is_still_theirs(settings):
+    settings.MEMORY_EMBEDDINGS = "local"
+    # The possessive of a person: a fragment with a value does not change her fact.
+    assert not marked("My sister earns 48k at the council.", "Got the raise!! 52k from next month.")
