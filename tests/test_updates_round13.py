@@ -57,6 +57,8 @@ def test_a_lower_case_title_ends_no_sentence():
         # repeat "salary" or "adresse mail".
         ("My salary is 61k at the studio.", "Got promoted!! 67k from next month."),
         ("Mon adresse mail est luc.martin@free.fr", "J'utilise désormais luc.martin@proton.me pour tout."),
+        # The older note names the thing in full, the newer one only its noun.
+        ("rent for the studio is £900 a month", "landlord put the rent up to £975 a month"),
         # A title typed in lower case keeps the name in its sentence.
         ("my dentist is dr. Brandt on Elm Road", "had to change dentist, brandt retired. new one is dr. Oyelaran"),
     ],
@@ -74,6 +76,8 @@ def test_an_update_in_other_languages_or_typed_loosely_is_found(settings, old, n
         ("My team lead is Hannah.", "Hannah is away next week, Omar covers for her."),
         # Another holder of another group: the subject and the group both differ.
         ("Kowalski coaches the under-9s.", "Mendes coaches the under-11s on Saturdays."),
+        # The newer note names another thing of the same noun.
+        ("Parking is £60 a month.", "Parking for the van is £40 a month."),
         # A plan taking effect for someone else is still someone else's.
         ("I work at Northwind.", "My sister starts at Contoso from next month."),
     ],
