@@ -58,7 +58,7 @@ def test_a_lower_case_title_ends_no_sentence():
         ("My salary is 61k at the studio.", "Got promoted!! 67k from next month."),
         ("Mon adresse mail est luc.martin@free.fr", "J'utilise désormais luc.martin@proton.me pour tout."),
         # The older note names the thing in full, the newer one only its noun.
-        ("rent for the studio is £900 a month", "landlord put the rent up to £975 a month"),
+        ("rent for the flat is £900 a month", "landlord put the rent up to £975 a month"),
         # A title typed in lower case keeps the name in its sentence.
         ("my dentist is dr. Brandt on Elm Road", "had to change dentist, brandt retired. new one is dr. Oyelaran"),
     ],
