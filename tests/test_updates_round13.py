@@ -110,3 +110,16 @@ def test_another_persons_thing_is_still_theirs(settings):
     settings.MEMORY_EMBEDDINGS = "local"
     # The possessive of a person: a fragment with a value does not change her fact.
     assert not marked("My sister earns 48k at the council.", "Got the raise!! 52k from next month.")
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Trabajo en el Banco Sabadell.", "Me ofrecieron un puesto en Bankinter, pero lo rechacé."),
+        ("Je travaille chez Thales.", "Safran m'a proposé un poste, j'ai refusé."),
+    ],
+)
+def test_an_offer_declined_changes_nothing(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)

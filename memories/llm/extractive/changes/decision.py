@@ -19,6 +19,9 @@ from .anchors import (
     ENDING_MARGIN_NAMED,
     MOVED_ON_MARGIN,
     ONE_OFF_ANCHORS,
+    REFUSAL_ANCHORS,
+    REFUSAL_MARGIN,
+    TAKING_ANCHORS,
     SAME_SLOT,
     SAME_SLOT_ENDED,
     SAME_SLOT_PAST,
@@ -293,6 +296,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
     if not shares_subject_or_slot(old_c, new_c, old_s, frame_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
+    if not CHANGE.search(new_text) and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
+        return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
 
 
