@@ -119,7 +119,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
     cue = cue or sibling_change or bool(EFFECTIVE.search(new_text))
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
-    named_old = [v for v in old_all if mentions(v, new_words)]
+    # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
+    # same number inside another name ("an iPhone 15"): the name's other words must come too.
+    named_old = [v for v in old_all if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
     if any(kept(v, new_pieces) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
