@@ -43,8 +43,9 @@ STOPWORDS = frozenset(
 # A word: letters and digits of any script (what SQLite FTS5's unicode61 tokenizer and
 # PostgreSQL's parser take as one), with inner apostrophes and hyphens.
 _WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['’\-])*")
-# A title's full stop ("Mr. Okafor", "Dr. Braun") does not end a sentence.
-_TITLE_STOP = "".join(f"(?<!\\b{t}\\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof"))
+# A title's full stop ("Mr. Okafor", "Dr. Braun", and typed in lower case: "dr. Weiss")
+# does not end a sentence.
+_TITLE_STOP = "".join(f"(?<!\\b{t}\\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof", "mr", "mrs", "ms", "dr", "prof"))
 _SENTENCE_RE = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'“(\[]?[A-Z0-9])|\n{{2,}}|\n(?=[-*•#]|\d+[.)]\s)")
 
 

@@ -93,3 +93,12 @@ def leans(
     rows = vectors[m:]
     margins = (rows @ vectors[:n].T).max(axis=1) - (rows @ vectors[n:m].T).max(axis=1)
     return bool((margins >= margin).any())
+
+
+# What a refusal means, beside taking something up: an offer declined changes nothing
+# ("Me ofrecieron un puesto en BBVA, pero lo rechacé" +0.032, "I turned it down" +0.072,
+# "j'ai refusé" +0.044); the changes nearest it were endings ("Quit grind, working at the
+# bookshop now" +0.026, with a change word), the rest at most +0.013 ("Gave up coffee").
+REFUSAL_ANCHORS = ("I turned down X.", "I declined X.", "I said no to X.", "I rejected X.")
+TAKING_ANCHORS = ("I accepted X.", "I took X.", "I started at X.", "I joined X.", "I moved to X.")
+REFUSAL_MARGIN = 0.03

@@ -22,12 +22,27 @@ CHANGE = re.compile(
     r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|reset"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
-    r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de)\b",
+    r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de"
+    # ... and in Italian ("adesso è ...", "non ... più", "invece").
+    r"|adesso|ora|ormai|non\s+\w+\s+più|invece|anziché)\b",
     re.I,
 )
 # An amount said to go up or down changed ("put the rent up", "went down to 40"): the
 # adverbial particles of direction, a closed class.
 UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
+# A value said to hold from a later time ("58k from next month", "starting June", "as of
+# 1 May", "ab Juni", "a partir de marzo"): the grammar of a change taking effect, not of
+# a fact already held (a stay has its end too: BOUNDED).
+EFFECTIVE = re.compile(
+    r"\b(?:from|starting|as of|effective|beginning)\s+(?:next|this|the\s+\d|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|\bab\s+(?:nächste\w*|\d|januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)"
+    r"|\b(?:a partir d[eu]|à partir d[eu]|dal|dalla|da)\s+(?:\d|el\s+\d|le\s+\d|(?:pr[oó]xim|prochain|prossim)\w*|"
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
+    r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|"
+    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|novembre|dicembre)",
+    re.I,
+)
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)

@@ -19,6 +19,9 @@ from .anchors import (
     ENDING_MARGIN_NAMED,
     MOVED_ON_MARGIN,
     ONE_OFF_ANCHORS,
+    REFUSAL_ANCHORS,
+    REFUSAL_MARGIN,
+    TAKING_ANCHORS,
     SAME_SLOT,
     SAME_SLOT_ENDED,
     SAME_SLOT_PAST,
@@ -31,6 +34,7 @@ from .cues import (
     BOUNDED,
     CHANGE,
     CONTRAST,
+    EFFECTIVE,
     ENDED,
     HEDGED,
     NEGATED,
@@ -47,7 +51,7 @@ from .cues import (
 from .plain import shares_subject_or_slot
 from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import first_person, other_owner, other_subject, someone_else
+from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
     is_quantity,
@@ -110,10 +114,14 @@ def judge(old_text: str, new_text: str) -> Change | None:
         for piece in dict.fromkeys(p for _, p in new_units)
         if piece != new_s
     )
-    cue = cue or sibling_change
+    # A value said to hold from a later date ("Got the raise!! 58k from next month."): the
+    # note tells a change taking effect, in any of its statements.
+    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text))
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
-    named_old = [v for v in old_all if mentions(v, new_words)]
+    # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
+    # same number inside another name ("an iPhone 15"): the name's other words must come too.
+    named_old = [v for v in old_all if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
     if any(kept(v, new_pieces) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
@@ -173,11 +181,15 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "J'habite à Nantes" / "j'habitais à Rennes": a history, not a change
     if someone_else(new_s, old_text, lang) or someone_else(new_c, old_text, lang):
         return None
-    if someone_else(old_s, new_text, lang) and not names_old_value:
+    if someone_else(old_s, new_text, lang) and not names_old_value and not possessed_thing(old_s, lang):
         return None  # "my car is a Punto" / "Sold the Punto": the thing the newer note names is the writer's
     if other_subject(old_s, new_s, names, old_text, new_text) or other_owner(old_c, new_c):
         return None
-    if not same_frame(old_s, new_s, stops, names, lang) and not named_old:
+    # A sentence that opens with its value ("Got the raise!! 58k from next month.") has no
+    # subject of its own: it is of the note's writer, whose frame the note's first
+    # sentence gives.
+    frame_s = new_text if (tokens_of(new_s) or ["-"])[0][:1].isdigit() else new_s
+    if not same_frame(old_s, frame_s, stops, names, lang) and not named_old:
         return None  # "School starts at 8:00" / "Soccer practice moved to 4:30"
     # A value the newer clause does not repeat is replaced, even when another statement of
     # the note names it ("Diego owns the flow; Priyanka moved to growth").
@@ -211,6 +223,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
             return Change(tuple(ended), ("(ended)",), closeness)
     if closeness < bar:
         return None  # the looser bar is an ending's only
+    if TEMPORARY.search(new_text) and not CHANGE.search(new_text) and not EFFECTIVE.search(new_text):
+        return None  # "Priya is on leave next week, Dev covers for her": a stand-in for a while
     modifiers = other_kind(old_s, new_s, stops, names)
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
@@ -282,8 +296,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
-    if not shares_subject_or_slot(old_c, new_c, old_s, new_s, named_old, stops, lang):
+    if not shares_subject_or_slot(old_c, new_c, old_s, frame_s, named_old, stops, lang):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
+    if not CHANGE.search(new_text) and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
+        return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
 
 

@@ -192,6 +192,7 @@ def _narrower_in(
             and not is_quantity(w)
             and not CHANGE.fullmatch(w)
             and not _NEW.fullmatch(w)
+            and not _CHANGED.fullmatch(w)
             # A word of time says when, not which kind ("From next week standup is at 9:45").
             and w not in TIME_WORDS
             and textutil.stem(w) not in NOT_A_THING
@@ -207,6 +208,9 @@ def _narrower_in(
 # "New", "neuer", "nueva", "nouveau" (grammar.NEW, every language) and their kind: the
 # same thing replaced, not another kind of it.
 _NEW = re.compile("|".join([*grammar.NEW.values(), "old", "current", "latest"]), re.I)
+# The verb "changed" in the languages the notes are written in: before the noun it is the
+# statement's verb ("Ho cambiato numero: ..."), not a kind of the noun.
+_CHANGED = re.compile(r"cambiat[oa]|cambiad[oa]|chang(?:é|ée)|gewechselt|mudad[oa]|trocad[oa]|changed|switched", re.I)
 
 
 def _subject_differs(old_s: str, new_s: str, old_text: str, new_text: str, names: frozenset[str], lang: str) -> bool:
@@ -275,6 +279,12 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         types.discard("time")
     old_only = [v for v in old_only if value_type(v, old_c) in types]
     new_only = [v for v in new_only if value_type(v, new_c) in types]
+    # A slot holds one value: a clause that replaces its subject (the name it opens with)
+    # and another of its values at once, with no word of change, tells of another holder
+    # of another thing ("Barnes coaches the under-10s" / "Ferreira coaches the under-12s").
+    opener = (tokens_of(old_c) or [""])[0].lower()
+    if len(old_only) >= 2 and opener in old_only and not CHANGE.search(new_s):
+        return None
     # The attribute: a word of it in both clauses, or the subject (a name both say) and an
     # attribute close by meaning.
     old_attr = attribute_words(old_c, stops, set(old_values))

@@ -70,7 +70,11 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
                 # Not a value or a word of time ("the last Sunday of the month").
                 if not is_quantity(new_lower[j - 3]) and textutil.stem(word) not in NOT_A_THING:
                     return new_lower[j - 3], word
-    for a, b in ((old_tokens, new_tokens), (new_tokens, old_tokens)):
+    # Only the newer note's noun is read so: a note that names the thing in full ("rent for
+    # the flat") is followed by notes that say only "rent" of the same thing ("landlord put
+    # rent up to ..."); a newer note that names another ("Rent for the garage spot") is of
+    # another thing.
+    for a, b in ((new_tokens, old_tokens),):
         # "Rent for the garage spot" after "my rent": the same word, of another thing.
         a_low, b_low = [t.lower() for t in a], {t.lower() for t in b}
         for j in range(len(a_low) - 2):

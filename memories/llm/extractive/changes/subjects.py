@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from .... import textutil
-from .. import grammar, language
+from .. import grammar, language, similarity
 from .cues import IRREGULAR_PAST, SAME_FORM_PAST
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
@@ -149,3 +151,42 @@ def other_owner(old_s: str, new_s: str) -> bool:
             elif owner not in b_low or re.search(rf"\b(?:my|our)\s+{re.escape(thing)}\b", b_low):
                 return True  # "Dad's phone number" / "my phone number"; "Priya's manager" / "my manager"
     return False
+
+
+# What the writer's possessive names, by meaning: someone ("my sister", whose facts are
+# hers) or one of the writer's own things ("my salary", "mon adresse mail", whose value is
+# the writer's fact). Prototypes, not a list of nouns: the noun, in any language the
+# embedding model reads, is placed by which side it is nearer, alone and after "my" (the
+# small model reads "my flatmate" near "my flat" and "car" alone near "a person"; the two
+# readings together keep them apart).
+_PEOPLE = {
+    "{}": ("a person", "someone", "a relative", "a friend"),
+    "my {}": ("my sister", "my friend", "my husband", "my son", "my neighbour", "my colleague", "my roommate"),
+}
+_THINGS = {
+    "{}": ("a thing", "an object", "an amount", "a place"),
+    "my {}": ("my address", "my salary", "my phone", "my car", "my job", "my flat", "my bike"),
+}
+# The two margins summed (cosines, multilingual-e5-small): things "salary" +0.13, "adresse
+# mail" +0.08, "numero" +0.08, "rent" +0.05, "email" +0.04; people at most +0.03
+# ("flatmate"), "boss" 0.00, "mère" -0.01, "sister" -0.14.
+THING_MARGIN = 0.05
+
+
+def possessed_thing(sentence: str, lang: str = "") -> bool:
+    """The sentence opens with the writer's possessive of a thing, not of a person ("My
+    salary is 52k", "Mon adresse mail est ..."): the writer's own fact."""
+    subject = grammar.possessive_subject(lang or language.language_of(sentence)).search(sentence)
+    if not subject:
+        return False
+    noun = subject.group(1).lower()
+    total = 0.0
+    for template, people in _PEOPLE.items():
+        things = _THINGS[template]
+        vectors = similarity.meaning_vectors([*people, *things, template.format(noun)])
+        if vectors is None:
+            return False
+        vectors = np.asarray(vectors, dtype=np.float32)
+        n, row = len(people), vectors[-1]
+        total += float((vectors[n:-1] @ row).max() - (vectors[:n] @ row).max())
+    return total >= THING_MARGIN
