@@ -51,7 +51,7 @@ def json_words(value) -> str:
     return value if isinstance(value, str) else " ".join(map(str, value or []))
 
 
-def keys(entities, topics, stored: str | None = None) -> frozenset[str]:
+def keys(entities, topics, stored: str | None = None) -> Set[str]:
     """The stems of the words of a memory's entities and topics (as the database hands
     them over), from its stored `recall_keys` when that was made of these very words by
     today's rules (stored_keys_of): hundreds of memories a question are new to _keys_of's
@@ -59,13 +59,16 @@ def keys(entities, topics, stored: str | None = None) -> frozenset[str]:
     spent on each."""
     joined = f"{json_words(entities)} {json_words(topics)}"
     if stored:
-        length, crc, rules, listed = stored.split(" ", 3) if stored.count(" ") >= 3 else (*stored.split(" "), "")
-        if (
-            rules == _rules_text()
-            and int(length) == len(joined)
-            and int(crc) == zlib.crc32(joined.encode("utf-8", "surrogatepass"))
-        ):
-            return StoredKeys(listed)
+        try:
+            length, crc, rules, listed = (stored.split(" ", 3) + [""])[:4]
+            if (
+                rules == _rules_text()
+                and int(length) == len(joined)
+                and int(crc) == zlib.crc32(joined.encode("utf-8", "surrogatepass"))
+            ):
+                return StoredKeys(listed)
+        except ValueError:
+            pass  # not a value stored_keys_of wrote (raw SQL): worked out
     return _keys_of(joined)
 
 
@@ -147,8 +150,19 @@ def key_rules() -> int:
 
 
 def _code_print(code: CodeType) -> str:
-    consts = [_code_print(c) if isinstance(c, CodeType) else repr(c) for c in code.co_consts]
-    return f"{code.co_code.hex()}|{consts!r}|{code.co_names!r}"
+    return f"{code.co_code.hex()}|{[_const_print(c) for c in code.co_consts]!r}|{code.co_names!r}"
+
+
+def _const_print(value) -> str:
+    # The same in every process: a set constant (`x in ("a", "b")` compiles to one) in a
+    # sorted order, not in its hash order, which differs from process to process.
+    if isinstance(value, CodeType):
+        return _code_print(value)
+    if isinstance(value, frozenset):
+        return f"frozenset({sorted(map(_const_print, value))!r})"
+    if isinstance(value, tuple):
+        return f"({', '.join(map(_const_print, value))})"
+    return repr(value)
 
 
 def word_matcher(q_words: list[str]):
