@@ -143,6 +143,10 @@ class Memory(models.Model):
     # What showing it in an answer's context costs, worked out when it is saved (recall/
     # budget.py: context_cost_of; one that no longer agrees with the memory is not used).
     context_cost = models.CharField(max_length=40, null=True, blank=True, editable=False)
+    # The key words of its entities and topics as recall matches them to a question, worked
+    # out when it is saved (recall/words.py: stored_keys_of, keys; a value that no longer
+    # agrees with them, or made by other word rules, is not used).
+    recall_keys = models.TextField(null=True, blank=True, editable=False)
 
     objects = LiveMemoryManager()
     all_objects = MemoryManager()

@@ -3,7 +3,7 @@
 shared machine's load than wall time) and whether both recall the same.
 
     .venv/bin/python scripts/bench_recall_ab.py --data-dir DIR [--baseline main] [--embeddings off local]
-        [--queries 80] [--part recall|words] [--gc-freeze] [--seed N]
+        [--queries 80] [--part recall|words] [--gc-freeze] [--seed N] [--questions FILE]
 
 DIR is a store kept by `bench_recall.py --data-dir DIR` (its questions are drawn the same
 way). Each question is asked of every code and backend in turn, which code goes first
@@ -49,6 +49,9 @@ def main() -> None:
     parser.add_argument(
         "--seed", type=int, help="Draw the questions from this seed (default: the store's size, as bench_recall.py does)."
     )
+    parser.add_argument(
+        "--questions", type=Path, help="Ask these questions instead (a text file, one a line; --queries caps how many)."
+    )
     args = parser.parse_args()
     os.environ["MEMORY_DATA_DIR"] = str(args.data_dir.resolve())
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
@@ -68,6 +71,8 @@ def main() -> None:
     size = owner.memories.count()
     asking = random.Random(size if args.seed is None else args.seed)
     questions = [realistic_question(asking) for _ in range(args.queries)]
+    if args.questions:
+        questions = [line.strip() for line in args.questions.read_text().splitlines() if line.strip()][: args.queries]
     now = timezone.make_aware(datetime(2024, 1, 1)) + timedelta(hours=size)
 
     def ask(code, question, backend):

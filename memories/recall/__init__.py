@@ -18,7 +18,8 @@ Strategies:
   what is read, with the consolidations over what was found (consolidations.py). Which
   memories any of it may read is readable.py; the full-text index it searches is lexical_index.py, searched by search.py.
 What it would otherwise work out of each memory on every question (the times its words
-name, what showing it costs) is stored on the memory when it is written (stored.py).
+name, what showing it costs, the key words of its entities and topics) is stored on the
+memory when it is written (stored.py).
 """
 
 from __future__ import annotations

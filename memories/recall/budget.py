@@ -16,7 +16,7 @@ from ..models import Memory
 from ..textutil import estimate_tokens
 from .candidates import Candidate
 from .readable import READABLE_SQL, readable_memories
-from .sql import MEMORY_TABLE
+from .sql import MEMORY_TABLE, live_memories
 from .result import memory_note
 
 # Relevant memories are the wordier ones; hybrid keeps its context no dearer than the
@@ -41,12 +41,12 @@ def within_budget(owner, ranked: list[Candidate], k: int) -> tuple[list[tuple[Ca
     budget = max_context_tokens()
     head = ranked[: k + 10]
     # The first k are nearly always the ones shown; the spares only when one was too long.
-    memories = Memory.objects.in_bulk([c.id for c in head[:k]])
+    memories = live_memories([c.id for c in head[:k]])
     typical = _typical_cost(owner)
     chosen, brief, used = [], set(), 0
     for i, c in enumerate(head):
         if i == k:
-            memories.update(Memory.objects.in_bulk([c.id for c in head[k:]]))
+            memories.update(live_memories([c.id for c in head[k:]]))
         memory = memories.get(c.id)
         if memory is None:
             continue

@@ -4,6 +4,7 @@ conversion cost more than the database does)."""
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import lru_cache
@@ -48,7 +49,7 @@ class Candidate:
     source: str
     importance: float
     occurred_at: datetime
-    keys: frozenset[str]  # stems of the memory's entities and topics
+    keys: Set[str]  # stems of the memory's entities and topics (a frozenset, or words.StoredKeys)
     topics: object  # as the database hands them over (JSON text or a list); feedback reads them
     speaker: str = ""  # stem of the name a "Name: ..." text opens with
     relevance: float = 0.0
@@ -106,12 +107,12 @@ def fetch(owner, ids, *, dates: bool = False, read: dict[int, tuple] | None = No
             if row is None:
                 rest.append(pk)
                 continue
-            _, raw_text, _, entities, topics, source, importance, occurred_at, status, readable, stored, flagged = row
+            _, raw_text, _, entities, topics, source, importance, occurred_at, status, readable, stored, flagged, keyed = row
             if readable:
                 pending = status == "pending"
                 head = None if raw_text is None else raw_text[: PENDING_KEY_CHARS if pending else head_chars]
                 out[pk] = _candidate(
-                    pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz
+                    pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, keyed, dates, tz
                 )
         ids = rest
     if ids:
@@ -120,23 +121,27 @@ def fetch(owner, ids, *, dates: bool = False, read: dict[int, tuple] | None = No
                 f"SELECT id, source, importance, occurred_at, entities, topics, "
                 f"CASE WHEN status = 'pending' THEN substr(raw_text, 1, {PENDING_KEY_CHARS}) "
                 f"ELSE substr(raw_text, 1, {head_chars}) END, "
-                f"status = 'pending', {'event_dates' if dates else 'NULL'}, {FLAGGED_SQL} FROM {MEMORY_TABLE} "
+                f"status = 'pending', {'event_dates' if dates else 'NULL'}, {FLAGGED_SQL}, recall_keys FROM {MEMORY_TABLE} "
                 f"WHERE {READABLE_SQL} AND id IN ({placeholders(ids)})",
                 [owner.pk, *ids],
             )
             rows = cursor.fetchall()
-        for pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged in rows:
-            out[pk] = _candidate(pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz)
+        for pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, keyed in rows:
+            out[pk] = _candidate(
+                pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, keyed, dates, tz
+            )
     return dict(sorted(out.items())) if read else out  # as one read gives them
 
 
-def _candidate(pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, dates, tz) -> Candidate:
+def _candidate(
+    pk, source, importance, occurred_at, entities, topics, head, pending, stored, flagged, keyed, dates, tz
+) -> Candidate:
     c = Candidate(
         pk,
         source or "",
         importance or 0.0,
         _aware(occurred_at),
-        keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics),
+        keys(head[:PENDING_KEY_CHARS], "") if pending else keys(entities, topics, keyed),
         topics,
         speaker_of(head[:40] if head else head),
         day=local_day(occurred_at, tz),

@@ -20,7 +20,7 @@ from .space_stats import newest_id, owner_stats
 # found are not read a second time.
 READ_COLUMNS = (
     "id, raw_text, summary, entities, topics, source, importance, occurred_at, status, "
-    f"({READABLE_SQL}), event_dates, {FLAGGED_SQL}"
+    f"({READABLE_SQL}), event_dates, {FLAGGED_SQL}, recall_keys"
 )
 
 

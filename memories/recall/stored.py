@@ -1,15 +1,19 @@
 """What recall would otherwise work out of a memory on every question, worked out when the
 memory is written and stored on it: the times its words name (Memory.event_dates,
 dates.stored_event_dates) and what showing it costs (Memory.context_cost,
-budget.context_cost_of). Memory.save and bulk_create call `store` (apps.py hands it to
+budget.context_cost_of), the key words of its entities and topics (Memory.recall_keys,
+words.stored_keys_of). Memory.save and bulk_create call `store` (apps.py hands it to
 the models, which may not import recall). A stored value names what it was made of, and
 one that no longer agrees with the memory (written by a path that bypassed save: a bare
 queryset update, raw SQL) is never used: recall works it out again."""
 
 from __future__ import annotations
 
+from django.db import connection
+
 from .budget import context_cost_of
 from .dates import event_dates_of
+from .words import stored_keys_of
 
 # What a memory's note (result.memory_note) is made of.
 SHOWN_FIELDS = (
@@ -37,4 +41,21 @@ def store(memory) -> list[str]:
     if not set(SHOWN_FIELDS) & deferred:
         memory.context_cost = context_cost_of(memory)
         done.append("context_cost")
+    if not {"entities", "topics"} & deferred:
+        memory.recall_keys = stored_keys_of(*(_as_read(memory, name) for name in ("entities", "topics")))
+        done.append("recall_keys")
     return done
+
+
+def _as_read(memory, name: str):
+    """A JSON field's value as recall's plain SQL will read it back: the JSON text the ORM
+    writes on SQLite, the list itself on PostgreSQL (whose driver hands lists over). Should
+    the two ever differ, the stored keys do not match and are worked out again."""
+    value = getattr(memory, name)
+    if connection.vendor == "postgresql":
+        return value
+    try:
+        written = memory._meta.get_field(name).get_db_prep_value(value, connection)
+    except (TypeError, ValueError):
+        return value
+    return written if isinstance(written, str) else value

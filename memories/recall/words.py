@@ -4,7 +4,12 @@ entities and topics, and the question words a memory holds (for its reasons)."""
 from __future__ import annotations
 
 import re
+import sys
+import unicodedata
+import zlib
+from collections.abc import Set
 from functools import lru_cache
+from types import CodeType
 
 from .lexical_query import query_words
 from ..textutil import STOPWORDS, fold, stem, words
@@ -46,8 +51,118 @@ def json_words(value) -> str:
     return value if isinstance(value, str) else " ".join(map(str, value or []))
 
 
-def keys(entities, topics) -> frozenset[str]:
-    return _keys_of(f"{json_words(entities)} {json_words(topics)}")
+def keys(entities, topics, stored: str | None = None) -> Set[str]:
+    """The stems of the words of a memory's entities and topics (as the database hands
+    them over), from its stored `recall_keys` when that was made of these very words by
+    today's rules (stored_keys_of): hundreds of memories a question are new to _keys_of's
+    cache at 100k, and splitting and stemming them was most of what the candidates' fetch
+    spent on each."""
+    joined = f"{json_words(entities)} {json_words(topics)}"
+    if stored:
+        try:
+            length, crc, rules, listed = (stored.split(" ", 3) + [""])[:4]
+            if (
+                rules == _rules_text()
+                and int(length) == len(joined)
+                and int(crc) == zlib.crc32(joined.encode("utf-8", "surrogatepass"))
+            ):
+                return StoredKeys(listed)
+        except ValueError:
+            pass  # not a value stored_keys_of wrote (raw SQL): worked out
+    return _keys_of(joined)
+
+
+class StoredKeys(Set):
+    """Keys as stored (space-separated, none with white space in it), read as a set
+    without being made one: recall only asks which of the question's few stems are among
+    them (`q.stems & keys`, `stem in keys`), and a set of a memory's keys cost more to make
+    than the question's stems cost to look up in its line."""
+
+    __slots__ = ("_line",)
+
+    def __init__(self, listed: str = ""):
+        self._line = f" {listed} " if listed else ""
+
+    def __contains__(self, key) -> bool:
+        return isinstance(key, str) and bool(key) and " " not in key and f" {key} " in self._line
+
+    def __iter__(self):
+        return iter(self._line.split())
+
+    def __len__(self) -> int:
+        return len(self._line.split())
+
+    def __and__(self, other):
+        # The question's few stems looked up in the line (Set's own would make a generator).
+        line = self._line
+        if not line:
+            return frozenset()
+        return frozenset([k for k in other if isinstance(k, str) and k and " " not in k and f" {k} " in line])
+
+    __rand__ = __and__
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return frozenset(it)
+
+    def __repr__(self) -> str:
+        return f"StoredKeys({self._line.strip()!r})"
+
+
+# What Memory.recall_keys stores: "<length> <CRC-32> <rules> <key> <key> ...", the length
+# and CRC-32 of the words it was made of (entities and topics joined, as `keys` joins
+# them), a figure of the rules that made it (key_rules), then the keys.
+
+
+def stored_keys_of(entities, topics) -> str | None:
+    """What Memory.recall_keys holds for entities and topics as the database hands them
+    over (JSON text on SQLite, lists on PostgreSQL); None when a key cannot be listed."""
+    joined = f"{json_words(entities)} {json_words(topics)}"
+    found = sorted(_keys_of(joined))
+    if any(not k or len(k.split()) != 1 or k.split()[0] != k for k in found):
+        return None  # a key with white space in it (a compatibility form's) would not read back
+    crc = zlib.crc32(joined.encode("utf-8", "surrogatepass"))
+    return " ".join([str(len(joined)), str(crc), str(key_rules()), *found])
+
+
+@lru_cache(maxsize=1)
+def _rules_text() -> str:
+    return str(key_rules())
+
+
+@lru_cache(maxsize=1)
+def key_rules() -> int:
+    """The rules that make keys, as a figure: a CRC-32 of the code of the functions that
+    make them (their bytecode and constants, recursively), the stopwords, the splitting
+    pattern and the Unicode tables lower() and fold() read. A stored value made by other
+    rules (older code, another Python) no longer matches and is not used."""
+    parts = [
+        _code_print(_keys_of.__wrapped__.__code__),
+        _code_print(_key_of.__wrapped__.__code__),
+        _code_print(getattr(stem, "__wrapped__", stem).__code__),
+        _code_print(getattr(fold, "__wrapped__", fold).__code__),
+        " ".join(sorted(STOPWORDS)),
+        _SPLIT.pattern,
+        unicodedata.unidata_version,
+        sys.version,
+    ]
+    return zlib.crc32("\x1f".join(parts).encode("utf-8", "surrogatepass"))
+
+
+def _code_print(code: CodeType) -> str:
+    return f"{code.co_code.hex()}|{[_const_print(c) for c in code.co_consts]!r}|{code.co_names!r}"
+
+
+def _const_print(value) -> str:
+    # The same in every process: a set constant (`x in ("a", "b")` compiles to one) in a
+    # sorted order, not in its hash order, which differs from process to process.
+    if isinstance(value, CodeType):
+        return _code_print(value)
+    if isinstance(value, frozenset):
+        return f"frozenset({sorted(map(_const_print, value))!r})"
+    if isinstance(value, tuple):
+        return f"({', '.join(map(_const_print, value))})"
+    return repr(value)
 
 
 def word_matcher(q_words: list[str]):
