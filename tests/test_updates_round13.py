@@ -134,3 +134,12 @@ def test_a_number_inside_another_name_names_nothing_old(settings):
         "Bought a new pair of running shoes, Brooks Ghost 15.", "Dropped the Pixel in the lake, using an iPhone 15 now."
     )
     assert marked("We have a campervan, an old VW T4.", "Sold the T4 in the end, no more weekends in the van.")
+
+
+@needs_meaning
+def test_a_question_states_no_fact_to_replace(settings):
+    """A list of ideas asked as a question ("... tickets to the Proms?") holds no value a
+    later note could replace, however close the later one is ("ticket #77" at the cleaner's)."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    old = "what to get Omar for his birthday: a plant, a mug, tickets to the Proms?"
+    assert not marked(old, "Dropped the coat at the dry cleaner's, ticket #77, ready Tuesday.")

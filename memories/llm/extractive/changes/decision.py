@@ -104,6 +104,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # The closest clauses find the slot; their sentences hold its values and cues.
     old_s, new_s = old_units[old_index][1], new_units[new_index][1]
     old_c, new_c = old_units[old_index][0], new_units[new_index][0]
+    if old_s.rstrip().endswith("?"):
+        return None  # a question states no fact to replace ("... tickets to Kew lights?")
     cue = bool(CHANGE.search(new_s)) or any(
         similar_word(m.group(1).lower(), words_of(old_text)) for m in NEW_THING.finditer(new_s)
     )
