@@ -123,21 +123,26 @@ def asked_nouns(question: str) -> list[str]:
     tokens = _WORD.findall(question)
     out: list[str] = []
     room = 0  # words the open phrase may still take
+    fresh = False  # the phrase has only just opened: a word like "new" or "other" may come first
     for i, token in enumerate(tokens):
         low = token.lower().replace("’", "'")
         # "who's", "what's", "it's": a verb, not a possessive.
         possessive = low.endswith("'s") and low.removesuffix("'s") not in _NOT_POSSESSORS
         bare = low.removesuffix("'s")
         if low in _DETERMINERS:
-            room = 1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
             continue
         if bare in textutil.STOPWORDS or bare in QUESTION_WORDS or bare[:1].isdigit():
+            if fresh and room and bare not in _AUXILIARIES and bare not in QUESTION_WORDS:
+                fresh = False
+                continue
             room = 0
+        fresh = False
         if room and not (i and token[:1].isupper()):
             out.append(bare)
             room -= 1
         if possessive:
-            room = 1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
     return out
 
 
