@@ -72,9 +72,7 @@ def test_a_thing_no_note_names_is_not_found_while_the_notes_still_answer(questio
 
 def _chat(*lines: str) -> AnswerContext:
     return AnswerContext(
-        memories=[
-            MemoryNote(id=i, summary=t, text=t, source=f"chat-1:D1:{i}", occurred_at=DAY) for i, t in enumerate(lines, 1)
-        ]
+        memories=[MemoryNote(id=i, summary=t, text=t, source=f"chat-1:D1:{i}", occurred_at=DAY) for i, t in enumerate(lines, 1)]
     )
 
 
