@@ -159,7 +159,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     said = frozenset().union(*memory_stems.values())
     # A thing the question names that the owner never wrote of ("my dentist's phone
     # number", "Maya's brother"): the nearest note is about something else.
-    head_words = set(kind.head.split()) if kind and kind.head else set()
+    head_words = set(kind.head.split()) if kind and kind.head else {"name", "names", "title", "titles"}
     unsaid_things = [w for w in asked_nouns(question) if w not in head_words and not set(textutil.terms(w)) & said]
     # A question about one of the conversation's speakers is answered by what is theirs:
     # the words it asks about must be theirs in the line (their "I", "my"; the other's
@@ -236,7 +236,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
     if unsaid_things and UNSAID_THINGS:
         # Only what recall matched by the period the question names still answers it.
-        relevant = [s for s in relevant if s.by_date]
+        # A name asked for ("the name of Tom's dog", "Who is ...") and a new one given is
+        # an answer even so: "a rescue greyhound called Pepper" never says "dog".
+        named_kind = kind is not None and kind.kind in (asked_for.NAME, asked_for.PERSON)
+        relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
     if not relevant:
         return NOTHING
     relevant.sort(key=lambda s: -s.score)
