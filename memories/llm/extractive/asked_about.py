@@ -106,3 +106,45 @@ def _speaker_name(m: MemoryNote) -> str:
     first = match.group(1).split()[0]
     # Labels ("Note: ...", "Summary: ...") are not people.
     return "" if first in textutil.NOT_ENTITIES or first.lower() in textutil.STOPWORDS else first.lower()
+
+
+# Closed class: what opens a noun phrase.
+_DETERMINERS = frozenset("the a an my your his her our their its this that these those".split())
+
+
+def asked_nouns(question: str) -> list[str]:
+    """The words of the noun phrases a question names things by, read from its grammar: what
+    follows a determiner or a possessive ("my dentist's phone number", "Maya's brother",
+    "the car insurance renewal"), up to a word of a closed class. Names are not among them
+    (they are checked apart), nor the verbs: a phrase that is the subject of an auxiliary
+    ("What did the plumber find wrong", "How much did the bike service cost") is read as
+    its first word, the rest being the verb and what follows it.
+    """
+    tokens = _WORD.findall(question)
+    out: list[str] = []
+    room = 0  # words the open phrase may still take
+    fresh = False  # the phrase has only just opened: a word like "new" or "other" may come first
+    for i, token in enumerate(tokens):
+        low = token.lower().replace("’", "'")
+        # "who's", "what's", "it's": a verb, not a possessive.
+        possessive = low.endswith("'s") and low.removesuffix("'s") not in _NOT_POSSESSORS
+        bare = low.removesuffix("'s")
+        if low in _DETERMINERS:
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
+            continue
+        if bare in textutil.STOPWORDS or bare in QUESTION_WORDS or bare[:1].isdigit():
+            if fresh and room and bare not in _AUXILIARIES and bare not in QUESTION_WORDS:
+                fresh = False
+                continue
+            room = 0
+        fresh = False
+        if room and not (i and token[:1].isupper()):
+            out.append(bare)
+            room -= 1
+        if possessive:
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
+    return out
+
+
+_AUXILIARIES = frozenset("did does do will would can could should shall has have had".split())
+_NOT_POSSESSORS = frozenset("who what where when how why that it there here he she".split())
