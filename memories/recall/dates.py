@@ -61,12 +61,20 @@ DATE_PATTERNS = [
             rf"\b(?:on|by|since|until|till|before|after|from)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I
         ),
     ),
-    ("relative_day", re.compile(r"\b(yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b", re.I)),
+    (
+        "relative_day",
+        re.compile(r"\b(yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b", re.I),
+    ),
     (
         "relative_period",
         re.compile(r"\b(last|this|past|previous|next)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I),
     ),
-    ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I)),
+    (
+        "ago",
+        re.compile(
+            r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I
+        ),
+    ),
     ("last_weekday", re.compile(rf"\b(last|this|on|next|since)\s+({WEEKDAY_PATTERN})\b", re.I)),
     # "the week before 9 June 2023", "the Friday after 3/4/2025": counted from the date named.
     (
@@ -79,7 +87,9 @@ DATE_PATTERNS = [
     ),
     (
         "ahead",
-        re.compile(r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\b", re.I),
+        re.compile(
+            r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\b", re.I
+        ),
     ),
 ]
 # Every pattern above holds a digit, a month's name or one of these words.
@@ -140,9 +150,11 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def date_spans(question: str, *, today: date) -> list[DateSpan]:
+def date_spans(question: str, *, today: date, nearest: bool = False) -> list[DateSpan]:
     """The dates and periods a question mentions, parsed offline. Relative ones
-    ("yesterday", "last May", "two weeks ago") count from `today`."""
+    ("yesterday", "last May", "two weeks ago") count from `today`. A day named without a
+    year ("on 14 December") is the last one before `today`, or with `nearest` the one
+    nearest it (a memory tells of plans as well as of what happened)."""
     spans: list[DateSpan] = []
     if not _may_name_a_date(question):
         return spans  # most memories name no date: one search instead of every pattern's
@@ -160,7 +172,7 @@ def date_spans(question: str, *, today: date) -> list[DateSpan]:
         for m in pattern.finditer(question):
             if not free(m):
                 continue
-            span = _anchored(m, anchor) if kind == "anchored" else _span_for(kind, m, anchor or today)
+            span = _anchored(m, anchor) if kind == "anchored" else _span_for(kind, m, anchor or today, nearest)
             if span is not None:
                 spans.append(span)
                 taken.append((m.start(), m.end()))
@@ -221,7 +233,7 @@ def _anchored(m, anchor: date) -> DateSpan | None:
     return DateSpan(label, day, day)
 
 
-def _span_for(kind: str, m, today: date) -> DateSpan | None:
+def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | None:
     g = m.groups()
     if kind == "iso":
         day = _safe_date(int(g[0]), int(g[1]), int(g[2]))
@@ -247,9 +259,13 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind in ("day_month", "month_day"):
         d, mon = (g[0], g[1]) if kind == "day_month" else (g[1], g[0])
         month = MONTH_NUMBERS[mon.lower()]
-        # "May 5" without a year: the most recent one, this year or last.
+        # "May 5" without a year: the most recent one, this year or last (or the nearest).
         year = today.year if (month, int(d)) <= (today.month, today.day) else today.year - 1
         day = _safe_date(year, month, int(d))
+        if nearest and day is not None:
+            ahead = _safe_date(year + 1, month, int(d))
+            if ahead is not None and (ahead - today).days < (today - day).days:
+                day = ahead
         return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
     if kind == "last_month_name":
         word, month = g[0].lower(), MONTH_NUMBERS[g[1].lower()]
@@ -270,7 +286,9 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind == "vague_ago":
         low, high = VAGUE_COUNTS[g[0].lower()]
         unit = UNIT_DAYS[g[1].lower()]
-        return DateSpan(f"a {g[0].lower()} of {g[1].lower()}s ago", today - timedelta(days=high * unit), today - timedelta(days=low * unit))
+        return DateSpan(
+            f"a {g[0].lower()} of {g[1].lower()}s ago", today - timedelta(days=high * unit), today - timedelta(days=low * unit)
+        )
     if kind == "the_weekend":
         # The weekend just gone (or the one under way).
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
@@ -409,7 +427,9 @@ def _holiday(text: str, year: int | None, today: date) -> DateSpan:
     if name.startswith("new year"):
         # New Year's Eve is the last day of a year, New Year's Day the first of the next.
         eve = name.endswith("eve")
-        days = [date(y, 12, 31) if eve else date(y, 1, 1) for y in ((year,) if year else (today.year - 1, today.year, today.year + 1))]
+        days = [
+            date(y, 12, 31) if eve else date(y, 1, 1) for y in ((year,) if year else (today.year - 1, today.year, today.year + 1))
+        ]
     else:
         days = [_holiday_in(name, y) for y in ((year,) if year else (today.year - 1, today.year, today.year + 1))]
     # Without a year, the one nearest the day it is said of (the past one on a tie).
@@ -433,7 +453,7 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
     next March is as near as last: the past one is taken, as a memory mostly tells what
     happened)."""
     out = []
-    for span in date_spans(text[:EVENT_TEXT_CHARS], today=said_on):
+    for span in date_spans(text[:EVENT_TEXT_CHARS], today=said_on, nearest=True):
         if span.start is None:
             year = said_on.year if span.month <= said_on.month + 6 else said_on.year - 1
             span = _month_span(year, span.month, span.label)
@@ -472,11 +492,7 @@ def events_of(text: str, said_on: date, stored: str | None) -> tuple[DateSpan, .
     EVENT_TEXT_CHARS)."""
     if stored:
         length, crc, day, listed = stored.split(" ", 3)
-        if (
-            int(length) == len(text)
-            and int(day) == said_on.toordinal()
-            and int(crc) == _crc(text)
-        ):
+        if int(length) == len(text) and int(day) == said_on.toordinal() and int(crc) == _crc(text):
             return _listed_spans(listed)
     return event_spans(text, said_on)
 
