@@ -134,6 +134,7 @@ def test_the_other_ways_people_date_what_they_tell():
     assert told("I went skating the other day.", date(2023, 3, 16)) == [(date(2023, 3, 9), date(2023, 3, 15))]
     assert told("Finished my proposal a couple of days ago.", date(2023, 5, 11)) == [(date(2023, 5, 8), date(2023, 5, 10))]
     assert told("Got the tattoo a few years back.", date(2023, 2, 8)) == [(date(2018, 2, 9), date(2021, 2, 8))]
+    assert told("The cast comes off in a couple of weeks.", date(2021, 10, 22)) == [(date(2021, 10, 29), date(2021, 11, 12))]
     assert told("I broke my wrist a fortnight ago.", date(2021, 10, 22)) == [(date(2021, 10, 6), date(2021, 10, 10))]
     # Said on a Tuesday, "over the weekend" is the Saturday and Sunday just gone.
     assert told("Steamed the ribs over the weekend.", date(2023, 9, 19)) == [(date(2023, 9, 16), date(2023, 9, 17))]

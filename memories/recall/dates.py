@@ -53,6 +53,7 @@ DATE_PATTERNS = [
     ("day_before_yesterday", re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", re.I)),
     ("other_day", re.compile(r"\bthe\s+other\s+(?:day|night|evening|morning)\b", re.I)),
     ("vague_ago", re.compile(r"\b(?:a\s+)?(couple|few|several)\s+(?:of\s+)?(day|week|month|year)s\s+(ago|back)\b", re.I)),
+    ("vague_ahead", re.compile(r"\bin\s+(?:a\s+)?(couple|few|several)\s+(?:of\s+)?(day|week|month|year)s\b", re.I)),
     ("the_weekend", re.compile(r"\b(?:over|on|at|during)\s+the\s+weekend\b", re.I)),
     ("coming_weekday", re.compile(rf"\b(?:this\s+)?coming\s+({WEEKDAY_PATTERN})\b", re.I)),
     (
@@ -184,6 +185,7 @@ RELATIVE_KINDS = frozenset(
         "day_before_yesterday",
         "other_day",
         "vague_ago",
+        "vague_ahead",
         "the_weekend",
         "coming_weekday",
         "ordinal_day",
@@ -288,6 +290,12 @@ def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | No
         unit = UNIT_DAYS[g[1].lower()]
         return DateSpan(
             f"a {g[0].lower()} of {g[1].lower()}s ago", today - timedelta(days=high * unit), today - timedelta(days=low * unit)
+        )
+    if kind == "vague_ahead":
+        low, high = VAGUE_COUNTS[g[0].lower()]
+        unit = UNIT_DAYS[g[1].lower()]
+        return DateSpan(
+            f"in a {g[0].lower()} of {g[1].lower()}s", today + timedelta(days=low * unit), today + timedelta(days=high * unit)
         )
     if kind == "the_weekend":
         # The weekend just gone (or the one under way).
