@@ -195,3 +195,25 @@ def test_a_stored_reading_of_dates_from_an_earlier_version_is_not_used(user, mem
     finally:
         dates.EVENT_READING = old
     assert [s.start for s in dates.events_of(text, said, stale)] == [date(2023, 3, 9)]
+
+
+def test_a_speakers_line_that_dates_what_she_did_outranks_her_short_lines(user, memory_factory):
+    # "What did Ann do on 10 July?": the only words are her name and the date. Her name
+    # opens every line of hers and matches the shortest best ("Ann: Bye!"); the line that
+    # tells of 10 July ("two days ago", said on the 12th) is long. Her name is left to
+    # the speaker rule, and the date picks among her lines (issue 31).
+    told = memory_factory(
+        "Ann: Hey Bo, so much has happened since we last spoke, I went to a pottery fair two days ago "
+        "and it was wonderful to see all the makers and their glazes, I bought a blue bowl.",
+        source="chat:D7:1",
+        occurred_at=when(2023, 7, 12),
+    )
+    for i in range(30):
+        memory_factory(
+            f"Ann: {['Bye!', 'Ok!', 'Ha, nice.', 'Sure thing.', 'Yes!'][i % 5]}",
+            source=f"chat:D{7 + i % 3}:{i + 2}",
+            occurred_at=when(2023, 7, 9 + i % 6),
+        )
+        memory_factory(f"Bo: Ann, how was day {i}?", source=f"chat:D{7 + i % 3}:{i + 40}", occurred_at=when(2023, 7, 9 + i % 6))
+    ids = hybrid(user, "What did Ann do on 10 July 2023?", k=5, now=when(2026, 12, 1)).memory_ids
+    assert ids[0] == told.pk
