@@ -617,11 +617,6 @@ W_DATE = 0.35
 W_DATE_NEAR = 0.15
 W_DATE_MENTION = 0.2
 DATE_SLACK_DAYS = 7
-# A memory whose words place what it tells wholly inside the question's dates ("two days
-# ago", said on 12 July, for "What did Ann do on 10 July?") tells of them more surely than
-# one merely said then or near them, which is most of a conversation's session around
-# that day (issue 31). W_DATE: no more than being said then.
-W_DATE_TOLD = W_DATE
 
 
 def date_signal(spans: list[DateSpan], day: date, events: tuple[DateSpan, ...] = ()) -> tuple[float, str]:
@@ -643,7 +638,7 @@ def date_signal(spans: list[DateSpan], day: date, events: tuple[DateSpan, ...] =
             share = _overlap_share(span, event)
             # Words that name a time holding the question's, however vaguely ("two weeks
             # ago" is one day of five), tell more than being said near it does.
-            gain = (W_DATE_TOLD if share >= 1.0 else max(W_DATE * share, W_DATE_MENTION)) if share > 0 else 0.0
+            gain = max(W_DATE * share, W_DATE_MENTION) if share > 0 else 0.0
             if gain > best + 1e-9:
                 best, reason = gain, f"tells of {span.label} ('{event.label}', said {day:%-d %B %Y})"
     return best, reason
