@@ -30,7 +30,7 @@ EMPTY_DATES_AS_WORDS = True
 # Ann do on 10 July?" that ranking buried the line that dates what she did. The speaker
 # rule (speaker.py) and the entity signal still read the name. 2: searched as a word
 # always; 1: not when the question names a date; 0: never.
-SPEAKER_NAMES_AS_WORDS = 2
+SPEAKER_NAMES_AS_WORDS = 1
 
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
