@@ -27,6 +27,10 @@ WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_HOLIDAY = (
+    r"christmas\s+eve|christmas(?:\s+day)?|xmas|boxing\s+day|new\s+year'?s'?\s+eve|new\s+year'?s'?\s+day|"
+    r"valentine'?s(?:\s+day)?|halloween|easter(?:\s+(?:sunday|monday))?|thanksgiving|fourth\s+of\s+july|independence\s+day"
+)
 
 DATE_PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
@@ -36,18 +40,43 @@ DATE_PATTERNS = [
     ("numeric", re.compile(r"\b(?:on|by|since|until|till|before|after)\s+(\d{1,2})(/)(\d{1,2})()(?![\d/]|\.\d)", re.I)),
     ("day_month_year", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I)),
     ("month_day_year", re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.I)),
+    # "Christmas Eve", "Easter 2022", "Valentine's": a day of the calendar by its name.
+    ("holiday", re.compile(rf"\b({_HOLIDAY})(?:\s*,?\s*{_YEAR})?\b", re.I)),
     ("month_year", re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)),
     ("day_month", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)),
     ("month_day", re.compile(rf"\b{_MONTH}\.?\s+{_DAY}\b(?!\s*(?:,\s*)?\d)", re.I)),
     ("last_month_name", re.compile(rf"\b(last|this|in|during|since)\s+{_MONTH}\b", re.I)),
     ("year", re.compile(rf"\b(?:in|during|since|of|from|year)\s+{_YEAR}\b|\b{_YEAR}\b", re.I)),
-    ("relative_day", re.compile(r"\b(yesterday|today|tonight|this morning|last night|tomorrow)\b", re.I)),
+    # How else people date what they tell (each as vague as it sounds): "the day before
+    # yesterday", "the other day", "a couple of weeks ago", "a fortnight ago", "over the
+    # weekend", "this coming Thursday", "on the 22nd".
+    ("day_before_yesterday", re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", re.I)),
+    ("other_day", re.compile(r"\bthe\s+other\s+(?:day|night|evening|morning)\b", re.I)),
+    ("vague_ago", re.compile(r"\b(?:a\s+)?(couple|few|several)\s+(?:of\s+)?(day|week|month|year)s\s+(ago|back)\b", re.I)),
+    ("vague_ahead", re.compile(r"\bin\s+(?:a\s+)?(couple|few|several)\s+(?:of\s+)?(day|week|month|year)s\b", re.I)),
+    ("the_weekend", re.compile(r"\b(?:over|on|at|during)\s+the\s+weekend\b", re.I)),
+    ("coming_weekday", re.compile(rf"\b(?:this\s+)?coming\s+({WEEKDAY_PATTERN})\b", re.I)),
+    (
+        "ordinal_day",
+        re.compile(
+            rf"\b(?:on|by|since|until|till|before|after|from)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I
+        ),
+    ),
+    (
+        "relative_day",
+        re.compile(r"\b(yesterday|today|tonight|this morning|this afternoon|this evening|last night|tomorrow)\b", re.I),
+    ),
     (
         "relative_period",
         re.compile(r"\b(last|this|past|previous|next)\s+(week|weekend|month|year|summer|winter|spring|fall|autumn)\b", re.I),
     ),
-    ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I)),
-    ("last_weekday", re.compile(rf"\b(last|this|on|next)\s+({WEEKDAY_PATTERN})\b", re.I)),
+    (
+        "ago",
+        re.compile(
+            r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\s+ago\b", re.I
+        ),
+    ),
+    ("last_weekday", re.compile(rf"\b(last|this|on|next|since)\s+({WEEKDAY_PATTERN})\b", re.I)),
     # "the week before 9 June 2023", "the Friday after 3/4/2025": counted from the date named.
     (
         "anchored",
@@ -59,13 +88,15 @@ DATE_PATTERNS = [
     ),
     (
         "ahead",
-        re.compile(r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\b", re.I),
+        re.compile(
+            r"\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|fortnight|month|year)s?\b", re.I
+        ),
     ),
 ]
 # Every pattern above holds a digit, a month's name or one of these words.
 _MAYBE_A_DATE = re.compile(
     rf"\d|\b{_MONTH}\b|\b(?:yesterday|today|tonight|tomorrow|night|morning|(?:week|weekend|month|year|day)s?|"
-    rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn)\b",
+    rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn|fortnights?|christmas|xmas|easter|halloween|valentine'?s|thanksgiving)\b",
     re.I,
 )
 # What each alternative of _MAYBE_A_DATE but the digit holds, in lower case: a text in
@@ -74,7 +105,8 @@ _MAYBE_A_DATE = re.compile(
 # tested with these substring searches in a few microseconds, where the regex took 44 on
 # average (at 100k memories, 400 of them: 57-66 -> ... ms of CPU for a question's fetch).
 _DATE_KEYS = (
-    "jan feb mar apr may jun jul aug sep oct nov dec day night tomorrow morning week month year summer winter spring fall autumn"
+    "jan feb mar apr may jun jul aug sep oct nov dec day night tomorrow morning week month year summer winter spring fall autumn "
+    "christmas xmas easter halloween valentine thanksgiving"
 ).split()
 _DIGIT = re.compile(r"[0-9]")
 
@@ -119,9 +151,11 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def date_spans(question: str, *, today: date) -> list[DateSpan]:
+def date_spans(question: str, *, today: date, nearest: bool = False) -> list[DateSpan]:
     """The dates and periods a question mentions, parsed offline. Relative ones
-    ("yesterday", "last May", "two weeks ago") count from `today`."""
+    ("yesterday", "last May", "two weeks ago") count from `today`. A day named without a
+    year ("on 14 December") is the last one before `today`, or with `nearest` the one
+    nearest it (a memory tells of plans as well as of what happened)."""
     spans: list[DateSpan] = []
     if not _may_name_a_date(question):
         return spans  # most memories name no date: one search instead of every pattern's
@@ -139,14 +173,30 @@ def date_spans(question: str, *, today: date) -> list[DateSpan]:
         for m in pattern.finditer(question):
             if not free(m):
                 continue
-            span = _anchored(m, anchor) if kind == "anchored" else _span_for(kind, m, anchor or today)
+            span = _anchored(m, anchor) if kind == "anchored" else _span_for(kind, m, anchor or today, nearest)
             if span is not None:
                 spans.append(span)
                 taken.append((m.start(), m.end()))
     return spans
 
 
-RELATIVE_KINDS = frozenset({"relative_day", "relative_period", "ago", "last_weekday", "anchored", "ahead"})
+RELATIVE_KINDS = frozenset(
+    {
+        "day_before_yesterday",
+        "other_day",
+        "vague_ago",
+        "vague_ahead",
+        "the_weekend",
+        "coming_weekday",
+        "ordinal_day",
+        "relative_day",
+        "relative_period",
+        "ago",
+        "last_weekday",
+        "anchored",
+        "ahead",
+    }
+)
 
 
 def _anchored(m, anchor: date) -> DateSpan | None:
@@ -185,7 +235,7 @@ def _anchored(m, anchor: date) -> DateSpan | None:
     return DateSpan(label, day, day)
 
 
-def _span_for(kind: str, m, today: date) -> DateSpan | None:
+def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | None:
     g = m.groups()
     if kind == "iso":
         day = _safe_date(int(g[0]), int(g[1]), int(g[2]))
@@ -211,9 +261,13 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind in ("day_month", "month_day"):
         d, mon = (g[0], g[1]) if kind == "day_month" else (g[1], g[0])
         month = MONTH_NUMBERS[mon.lower()]
-        # "May 5" without a year: the most recent one, this year or last.
+        # "May 5" without a year: the most recent one, this year or last (or the nearest).
         year = today.year if (month, int(d)) <= (today.month, today.day) else today.year - 1
         day = _safe_date(year, month, int(d))
+        if nearest and day is not None:
+            ahead = _safe_date(year + 1, month, int(d))
+            if ahead is not None and (ahead - today).days < (today - day).days:
+                day = ahead
         return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
     if kind == "last_month_name":
         word, month = g[0].lower(), MONTH_NUMBERS[g[1].lower()]
@@ -224,6 +278,43 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind == "year":
         year = int(g[0] or g[1])
         return DateSpan(str(year), date(year, 1, 1), date(year, 12, 31))
+    if kind == "holiday":
+        return _holiday(g[0], int(g[1]) if g[1] else None, today)
+    if kind == "day_before_yesterday":
+        day = today - timedelta(days=2)
+        return DateSpan("the day before yesterday", day, day)
+    if kind == "other_day":
+        return DateSpan("the other day", today - timedelta(days=7), today - timedelta(days=1))
+    if kind == "vague_ago":
+        low, high = VAGUE_COUNTS[g[0].lower()]
+        unit = UNIT_DAYS[g[1].lower()]
+        return DateSpan(
+            f"a {g[0].lower()} of {g[1].lower()}s ago", today - timedelta(days=high * unit), today - timedelta(days=low * unit)
+        )
+    if kind == "vague_ahead":
+        low, high = VAGUE_COUNTS[g[0].lower()]
+        unit = UNIT_DAYS[g[1].lower()]
+        return DateSpan(
+            f"in a {g[0].lower()} of {g[1].lower()}s", today + timedelta(days=low * unit), today + timedelta(days=high * unit)
+        )
+    if kind == "the_weekend":
+        # The weekend just gone (or the one under way).
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        return DateSpan("the weekend", saturday, saturday + timedelta(days=1))
+    if kind == "coming_weekday":
+        weekday = WEEKDAYS[g[0].lower()]
+        day = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+        return DateSpan(f"this coming {g[0].capitalize()}", day, day)
+    if kind == "ordinal_day":
+        # "on the 22nd": the 22nd nearest the day it is said of, this month, the last or the next.
+        number = int(g[0])
+        first = today.replace(day=1)
+        months = [(first - timedelta(days=1)).replace(day=1), first, (first + timedelta(days=32)).replace(day=1)]
+        days = [d for d in (_safe_date(m.year, m.month, number) for m in months) if d is not None]
+        if not days:
+            return None
+        day = min(days, key=lambda d: (abs((d - today).days), d > today))
+        return DateSpan(day.strftime("%-d %B %Y"), day, day)
     if kind == "relative_day":
         word = g[0].lower()
         day = today + timedelta(days={"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0))
@@ -258,7 +349,7 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind == "ago":
         n = int(g[0]) if g[0].isdigit() else NUMBER_WORDS[g[0].lower()]
         unit = g[1].lower()
-        days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n
+        days = UNIT_DAYS[unit] * n
         center = today - timedelta(days=days)
         # "Two years ago" is vague: allow about a sixth of the distance either way.
         spread = max(1, days // 6) if unit != "day" else 0
@@ -275,7 +366,7 @@ def _span_for(kind: str, m, today: date) -> DateSpan | None:
     if kind == "ahead":
         n = int(g[0]) if g[0].isdigit() else NUMBER_WORDS[g[0].lower()]
         unit = g[1].lower()
-        days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n
+        days = UNIT_DAYS[unit] * n
         spread = max(1, days // 6) if unit != "day" else 0
         center = today + timedelta(days=days)
         return DateSpan(f"in {n} {unit}{'s' if n != 1 else ''}", center - timedelta(days=spread), center + timedelta(days=spread))
@@ -298,6 +389,62 @@ def _next_period(unit: str, today: date) -> DateSpan:
     return DateSpan(f"next {unit}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1]))
 
 
+UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
+# "a couple of weeks ago" is one to three weeks back, "a few" two to five, "several" three to eight.
+VAGUE_COUNTS = {"couple": (1, 3), "few": (2, 5), "several": (3, 8)}
+
+
+def _easter(year: int) -> date:
+    """Easter Sunday (the Gregorian computus, Meeus/Jones/Butcher)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    f = (b + 8) // 25
+    g = (b - f + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's own names)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _holiday_in(name: str, year: int) -> date:
+    if name.startswith("easter"):
+        return _easter(year) + timedelta(days=1 if name.endswith("monday") else 0)
+    if name == "thanksgiving":  # the fourth Thursday of November (the United States')
+        first = date(year, 11, 1)
+        return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    for key, (month, day) in FIXED_HOLIDAYS.items():
+        if name.startswith(key):
+            return date(year, month, day)
+    return date(year, 12, 25)  # christmas, xmas
+
+
+FIXED_HOLIDAYS = {
+    "christmas eve": (12, 24),
+    "boxing": (12, 26),
+    "valentine": (2, 14),
+    "halloween": (10, 31),
+    "fourth": (7, 4),
+    "independence": (7, 4),
+}
+
+
+def _holiday(text: str, year: int | None, today: date) -> DateSpan:
+    name = " ".join(text.lower().replace("'", "").split())
+    if name.startswith("new year"):
+        # New Year's Eve is the last day of a year, New Year's Day the first of the next.
+        eve = name.endswith("eve")
+        days = [
+            date(y, 12, 31) if eve else date(y, 1, 1) for y in ((year,) if year else (today.year - 1, today.year, today.year + 1))
+        ]
+    else:
+        days = [_holiday_in(name, y) for y in ((year,) if year else (today.year - 1, today.year, today.year + 1))]
+    # Without a year, the one nearest the day it is said of (the past one on a tie).
+    day = min(days, key=lambda d: (abs((d - today).days), d > today))
+    return DateSpan(f"{text} {day.year}", day, day)
+
+
 def date_phrases(question: str) -> list[str]:
     return [m.group(0) for _, pattern in DATE_PATTERNS for m in pattern.finditer(question or "")]
 
@@ -314,7 +461,7 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
     next March is as near as last: the past one is taken, as a memory mostly tells what
     happened)."""
     out = []
-    for span in date_spans(text[:EVENT_TEXT_CHARS], today=said_on):
+    for span in date_spans(text[:EVENT_TEXT_CHARS], today=said_on, nearest=True):
         if span.start is None:
             year = said_on.year if span.month <= said_on.month + 6 else said_on.year - 1
             span = _month_span(year, span.month, span.label)
@@ -329,7 +476,10 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
 # The stored value names what it was read from (the length and CRC-32 of the text's
 # first EVENT_TEXT_CHARS, the day it was said): a row changed by any path that did not
 # store it again (a bare queryset update, raw SQL) no longer agrees with its text and is
-# read again, so a stale value is never used.
+# read again, so a stale value is never used. The CRC is of the text after the reading's
+# version (EVENT_READING): a value stored by an earlier reading of dates (one that knew
+# fewer phrases) no longer agrees either; migration 0020 stores them again.
+EVENT_READING = "2:"
 
 
 def stored_event_dates(text: str, said_on: date) -> str:
@@ -337,7 +487,11 @@ def stored_event_dates(text: str, said_on: date) -> str:
     head = (text or "")[:EVENT_TEXT_CHARS]
     spans = event_spans(head, said_on)
     listed = json.dumps([[s.label, s.start.toordinal(), s.end.toordinal()] for s in spans], separators=(",", ":"))
-    return f"{len(head)} {zlib.crc32(head.encode('utf-8', 'surrogatepass'))} {said_on.toordinal()} {listed}"
+    return f"{len(head)} {_crc(head)} {said_on.toordinal()} {listed}"
+
+
+def _crc(head: str) -> int:
+    return zlib.crc32(head.encode("utf-8", "surrogatepass"), zlib.crc32(EVENT_READING.encode()))
 
 
 def events_of(text: str, said_on: date, stored: str | None) -> tuple[DateSpan, ...]:
@@ -346,11 +500,7 @@ def events_of(text: str, said_on: date, stored: str | None) -> tuple[DateSpan, .
     EVENT_TEXT_CHARS)."""
     if stored:
         length, crc, day, listed = stored.split(" ", 3)
-        if (
-            int(length) == len(text)
-            and int(day) == said_on.toordinal()
-            and int(crc) == zlib.crc32(text.encode("utf-8", "surrogatepass"))
-        ):
+        if int(length) == len(text) and int(day) == said_on.toordinal() and int(crc) == _crc(text):
             return _listed_spans(listed)
     return event_spans(text, said_on)
 

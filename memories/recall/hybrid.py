@@ -25,6 +25,12 @@ from .words import cached_stem
 
 DROP_TIME_UNITS = True
 EMPTY_DATES_AS_WORDS = True
+# A speaker's name as a word of the question (issue 31): every line of hers opens with it,
+# so it matches half a conversation, her shortest lines best ("Bye!"), and for "What did
+# Ann do on 10 July?" that ranking buried the line that dates what she did. The speaker
+# rule (speaker.py) and the entity signal still read the name. 2: searched as a word
+# always; 1: not when the question names a date; 0: never.
+SPEAKER_NAMES_AS_WORDS = 1
 
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
@@ -53,7 +59,7 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     pool = max(150, 4 * k)
 
     q = Question(q_stems, spans, now, asks_time=wants_time, tense=time_asked(question) if wants_time else "")
-    by_words = lexical.relevance(owner, q_words, pool, q.read)
+    by_words = lexical.relevance(owner, _searched_words(owner, q_words, dated=bool(spans)), pool, q.read)
     # What the words and dates found is read while the question is still being embedded.
     early = (
         fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates, read=q.read) if meaning_arm.vector is not None else {}
@@ -124,3 +130,12 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     return RecallResult(
         strategy="hybrid", memories=recalled, consolidations=consolidations, consolidation_reasons=why, brief_ids=brief
     )
+
+
+def _searched_words(owner, q_words: list[str], *, dated: bool) -> list[str]:
+    """The question's words the words arm searches: without its speakers' names, when
+    SPEAKER_NAMES_AS_WORDS says so."""
+    if SPEAKER_NAMES_AS_WORDS >= 2 or (SPEAKER_NAMES_AS_WORDS == 1 and not dated):
+        return q_words
+    names = speaker.speakers_of(owner)
+    return [w for w in q_words if cached_stem(fold(w)) not in names] if names else q_words
