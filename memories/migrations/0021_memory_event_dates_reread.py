@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
     with it (dates.EVENT_READING) and are stored again."""
 
     dependencies = [
-        ("memories", "0019_memory_context_cost"),
+        ("memories", "0020_memory_recall_keys"),
     ]
 
     operations = [

@@ -26,12 +26,11 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, similarity
+from . import asked_for, similarity
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
     SPEAKER,
-    asked_nouns,
     held_by_asked,
     named_beyond_address,
     names_asked,
@@ -81,11 +80,6 @@ MARGIN_MIN_ANSWER = -0.03
 # answerable question cited in conv-26; -0.01 is kept for the price lines of our own notes
 # (docs/how-it-works.md).
 MARGIN_KIND_ALONE = -0.01
-# Whether a thing the question names that no recalled memory says means "not found"
-# (asked_about.asked_nouns; see answer()).
-UNSAID_THINGS = True
-# Read a conversation's line with the turns it answers (exchange.py).
-READ_EXCHANGE = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -122,10 +116,6 @@ def answer(*, question: str, context: AnswerContext) -> str:
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
     memory_words = {m.id: frozenset(plain_words(_memory_text(m))) for m in context.memories}
-    before = exchange.turns_before(context) if READ_EXCHANGE else {}
-    # A reply holds what it answers: the words of the turns before it count as its own.
-    exchange_stems = {i: memory_stems[i].union(*(memory_stems[j] for j in before.get(i, ()))) for i in memory_stems}
-    exchange_words = {i: memory_words[i].union(*(memory_words[j] for j in before.get(i, ()))) for i in memory_words}
     named = names_asked(question)
     if q_terms:
         # Meaning reads what is asked, not who about: the names are the words' to check
@@ -153,27 +143,17 @@ def answer(*, question: str, context: AnswerContext) -> str:
     content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
     content_total = sum(idf[t] for t in content_terms) or 1.0
-    kind = asked_for.kind_asked(question)
-    # What the owner never wrote: a word of the question that no memory recall brought
-    # holds (recall's words arm finds any memory with a rare word of the question).
-    said = frozenset().union(*memory_stems.values())
-    # A thing the question names that the owner never wrote of ("my dentist's phone
-    # number", "Maya's brother"): the nearest note is about something else.
-    head_words = set(kind.head.split()) if kind and kind.head else {"name", "names", "title", "titles"}
-    unsaid_things = [w for w in asked_nouns(question) if w not in head_words and not set(textutil.terms(w)) & said]
     # A question about one of the conversation's speakers is answered by what is theirs:
     # the words it asks about must be theirs in the line (their "I", "my"; the other's
     # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
     # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
     held = held_by_asked(context, named)
-    # Each turn's words stay whose they were in that turn: Dana's "who's your new manager"
-    # lends "new manager" to Marco's reply, not to Dana's.
-    held = {i: theirs.union(*(held.get(j, frozenset()) for j in before.get(i, ()))) for i, theirs in held.items()}
+    kind = asked_for.kind_asked(question)
     # The noun the answer is an instance of ("Which airline did I fly to Lisbon with?"): a
     # line naming one ("Flights to Lisbon booked with TAP") need not say it.
     head_stems = frozenset(textutil.terms(kind.head)) if kind and kind.head else frozenset()
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
-        theirs = held.get(s.memory.id, exchange_stems[s.memory.id])
+        theirs = held.get(s.memory.id, memory_stems[s.memory.id])
         terms = content_terms
         if head_stems and not head_stems & theirs and asked_for.holds(_said(s), kind, question):
             terms = [t for t in content_terms if t not in head_stems] or content_terms
@@ -186,7 +166,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         s.margin = float(meant) if margin is not None else 1.0  # by words: the words decide
         s.by_date = s.memory.id in dated
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
-        around = sum(idf[t] for t in q_terms if t in exchange_stems[s.memory.id]) / total
+        around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
         # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
         # everything Ben said. What the question asks about must be there, or near in meaning.
@@ -228,18 +208,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 # Sintra" answers a question naming both.
                 # A name said to someone ("Congrats Priya!") is not the line being about them.
                 spoken_to = {w.lower() for w in addressed(s.memory.text or s.memory.summary)} - named_in_text[s.memory.id]
-                own = set(plain_words(speaker.group(1))) | (exchange_words[s.memory.id] - spoken_to)
+                own = set(plain_words(speaker.group(1))) | (memory_words[s.memory.id] - spoken_to)
             else:
-                own = exchange_words[s.memory.id]
+                own = memory_words[s.memory.id]
             if s.relevant and not named <= own:
                 s.relevant = False
     relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
-    if unsaid_things and UNSAID_THINGS:
-        # Only what recall matched by the period the question names still answers it.
-        # A name asked for ("the name of Tom's dog", "Who is ...") and a new one given is
-        # an answer even so: "a rescue greyhound called Pepper" never says "dog".
-        named_kind = kind is not None and kind.kind in (asked_for.NAME, asked_for.PERSON)
-        relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
     if not relevant:
         return NOTHING
     relevant.sort(key=lambda s: -s.score)
