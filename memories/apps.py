@@ -32,6 +32,11 @@ class MemoriesConfig(AppConfig):
         from .recall import stored
 
         models.store_recall_figures = stored.store
+        # What the update check's grammar keeps apart, for recall's newer-first ordering.
+        from .llm.extractive.changes.kept_apart import not_a_change
+        from .recall import newer
+
+        newer.use_kept_apart(not_a_change)
 
 
 def install_search_index(using="default", **kwargs):

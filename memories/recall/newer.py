@@ -17,7 +17,6 @@ import re
 
 import numpy as np
 
-from ..llm.extractive.changes.kept_apart import not_a_change
 from ..models import Memory, MemoryVector
 from .result import restated_reason
 
@@ -35,6 +34,22 @@ NEAR_FACT = 0.845
 # 0.836 ("My favourite tea is Earl Grey" / "These days I prefer sencha").
 EACH_OTHERS_NEAREST = 0.83
 HEAD = 10
+
+
+def _never_kept_apart(older_text: str, newer_text: str) -> bool:
+    return False
+
+
+# Whether a newer note's grammar keeps it beside an older fact (llm/extractive/changes/
+# kept_apart.py). Handed in by apps.py: recall may not import the offline engine.
+not_a_change = _never_kept_apart
+
+
+def use_kept_apart(check) -> None:
+    global not_a_change
+    not_a_change = check
+
+
 # How much of a memory's text the grammar check reads (its opening says what it is).
 TEXT_CHARS = 1000
 # What was before, with no date to read it by: "before", "previously", "used to" (English
