@@ -173,3 +173,23 @@ def test_recall_is_the_same_with_the_stored_keys_and_without(user, memory_factor
             Memory.all_objects.filter(pk=pk).update(recall_keys=value)
         assert with_stored.memory_ids == without.memory_ids
         assert [(r.score, r.reasons) for r in with_stored.memories] == [(r.score, r.reasons) for r in without.memories]
+
+
+def test_letters_beyond_ascii_are_keys_as_written_on_either_database(user, memory_factory, monkeypatch):
+    # SQLite keeps JSON with its letters escaped ("Zo\u00eb"); split as it stands, Zoë's
+    # keys were "zo" and "u00eb", and a question naming her matched no entity.
+    m = memory_factory("Zoë a réservé le café à Genève pour Søren.")
+    m.entities, m.topics = ["Zoë", "Søren", "Genève"], ["café", "réservation"]
+    m.save()
+    entities, topics, stored = as_read(m)
+    assert [w for w in words._SPLIT.split(json_words(entities)) if w] == ["Zoë", "Søren", "Genève"]
+    no_working_out(monkeypatch)
+    got = keys(entities, topics, stored)
+    assert isinstance(got, StoredKeys)
+    assert {"zoe", "søren", "geneve", "cafe"} <= set(got)
+    assert not any(k.startswith("u00") for k in got) and "zo" not in got
+    assert fetch(user, [m.pk])[m.pk].keys >= {"zoe", "geneve"}
+    monkeypatch.undo()
+    found = recall(owner=user, question="Where did Zoë book?", strategy="hybrid", k=3)
+    assert found.memory_ids[:1] == [m.pk]
+    assert any("zo" in r.lower() for r in found.memories[0].reasons)

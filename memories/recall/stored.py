@@ -9,6 +9,8 @@ queryset update, raw SQL) is never used: recall works it out again."""
 
 from __future__ import annotations
 
+import json
+
 from django.db import connection
 
 from .budget import context_cost_of
@@ -49,11 +51,15 @@ def store(memory) -> list[str]:
 
 def _as_read(memory, name: str):
     """A JSON field's value as recall's plain SQL will read it back: the JSON text the ORM
-    writes on SQLite, the list itself on PostgreSQL (whose driver hands lists over). Should
-    the two ever differ, the stored keys do not match and are worked out again."""
+    writes on SQLite; on PostgreSQL, jsonb's own text (Django's loaders hand jsonb over as
+    text, not lists), which for a list of strings is json.dumps's with the letters kept.
+    Should the two ever differ, the stored keys do not match and are worked out again."""
     value = getattr(memory, name)
     if connection.vendor == "postgresql":
-        return value
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return value
     try:
         written = memory._meta.get_field(name).get_db_prep_value(value, connection)
     except (TypeError, ValueError):

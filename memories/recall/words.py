@@ -3,6 +3,7 @@ entities and topics, and the question words a memory holds (for its reasons)."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import unicodedata
@@ -46,9 +47,20 @@ def words_of(joined: str) -> tuple[str, ...]:
 
 
 def json_words(value) -> str:
-    # Raw SQL hands JSON over as text on SQLite and as lists on PostgreSQL; the words
-    # are what count, so either form will do.
-    return value if isinstance(value, str) else " ".join(map(str, value or []))
+    """The words of a JSON list as plain SQL hands it over: JSON text (both databases, by
+    Django's loaders) or a list (an ORM instance). The brackets and quotes split away with
+    the rest; escaped letters do not (SQLite's text is written with ensure_ascii, so "Zoë"
+    reads "Zo\\u00eb": split as it stands, its keys would be "zo" and "u00eb", and a
+    question naming Zoë would find nothing), so text holding an escape is decoded."""
+    if not isinstance(value, str):
+        return " ".join(map(str, value or []))
+    if "\\u" not in value:
+        return value
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return value
+    return " ".join(map(str, decoded)) if isinstance(decoded, list) else str(decoded)
 
 
 def keys(entities, topics, stored: str | None = None) -> Set[str]:
