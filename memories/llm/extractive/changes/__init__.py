@@ -31,5 +31,6 @@ transitions.py (changes told with no change word) and decision.py (the judgement
 
 from .decision import Change, judge, said_not_as_a_change
 from .plain import other_thing_of_slot, plain_state
+from .swaps import swapped
 
-__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change"]
+__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change", "swapped"]
