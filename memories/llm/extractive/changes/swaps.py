@@ -53,9 +53,9 @@ from .cues import (
 )
 from .decision import _side_by_side, denied, kept
 from .plain import value_type
-from .slots import frame_word_swapped, holds_apart, other_thing, shares_slot_word, slot_words_differ, two_holders
-from .statements import mentions, tokens_of, units_of, words_of
-from .subjects import first_person, other_subject, possessed_thing, someone_else
+from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
+from .statements import mentions, similar_word, tokens_of, units_of, words_of
+from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, values_in
 
 WEEKDAYS = frozenset(w.lower() for w in textutil.WEEKDAYS)
@@ -185,8 +185,12 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
         return None
     if someone_else(old_s, new_text, lang) and not named and not possessed_thing(old_s, lang):
         return None
-    if other_subject(old_s, new_s, names, old_text, new_text):
+    if other_subject(old_s, new_s, names, old_text, new_text) or other_owner(old_c, new_c):
+        return None  # "Jake lives in X" / "Jake's brother moved to Y"
+    if _someone_of(new_s, old_text, stops) or _someone_of(old_s, new_text, stops):
         return None
+    if other_kind(old_s, new_s, stops, names):
+        return None  # "the team meeting is on X" / "the client meeting moved to Y"
     if not (first_person(old_s, names, lang) and first_person(new_s, names, lang)) and not _one_subject(
         old_s, new_s, old_words, new_words
     ):
@@ -216,6 +220,13 @@ def _one_subject(old_s: str, new_s: str, old_words: set[str], new_words: set[str
     return any(
         first[:1].isupper() and first.lower() in other for first, other in ((first_old, new_words), (first_new, old_words))
     )
+
+
+def _someone_of(sentence: str, other_text: str, stops: frozenset[str]) -> bool:
+    """The sentence opens with someone's someone or something the other note does not have
+    ("Jake's brother moved to Seattle" after "Jake lives in Phoenix")."""
+    m = re.match(r"^\W*[A-Z][\w-]*['’]s\s+([^\W\d_][\w-]*)", sentence)
+    return bool(m) and m.group(1).lower() not in stops and not similar_word(m.group(1).lower(), words_of(other_text))
 
 
 def _form(value: str, clause: str) -> str:
