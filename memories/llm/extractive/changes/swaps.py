@@ -56,7 +56,7 @@ from .plain import value_type
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
 from .statements import mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
-from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, values_in
+from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, part_of_another_name, values_in
 
 WEEKDAYS = frozenset(w.lower() for w in textutil.WEEKDAYS)
 
@@ -67,10 +67,9 @@ INSTEAD = re.compile(
 )
 
 # How close, by meaning, the older statement holding the value and the newer one holding
-# the new value must be (the larger of the raw and the masked cosine).
+# the new value must be (their cosine as written: masked, any two short statements of a
+# value come within 0.90 of each other; "Bought running shoes, X" / "My manager is X").
 SWAP_SLOT = 0.855
-# An older note that tells an event ("Got a Galaxy S21") states a value held only from closer.
-SWAP_PAST = 0.88
 
 
 def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
@@ -127,8 +126,8 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     if closeness < threshold:
         return None
     old_s = sentence_of[old_c]
-    if past_event(old_s) and closeness < SWAP_PAST and not shares_slot_word(old_c, new_c, stops, names):
-        return None  # "Bought running shoes, Brooks Ghost 15" is not a phone replaced by "an iPhone 14 now"
+    if past_event(old_s) and not shares_slot_word(old_c, new_c, stops, names):
+        return None  # "Bought running shoes, Brooks Ghost 15" is not a phone replaced by "an iPhone 15 now"
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     shared = {kind(v) for v in old_held[old_c]} & {kind(v) for v in new_held[new_c]}
     old_values = [v for v in dict.fromkeys(old_held[old_c]) if kind(v) in shared]
@@ -137,7 +136,8 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     pieces = list(dict.fromkeys([c for c, _ in new_units] + [s for _, s in new_units]))
     # The older value named again is still held, unless a statement naming it says it
     # was left, ended or changed ("Cracked the Pixel screen ..., on an iPhone 14 now").
-    named = [v for v in old_values if mentions(v, new_words)]
+    # (Not a number inside another name: "Brooks Ghost 15" / "an iPhone 15".)
+    named = [v for v in old_values if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
     for value in named:
         holding = [p for p in pieces if mentions(value, words_of(p))]
         if not any(
@@ -157,7 +157,7 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     new_values = [v for v in new_values if not denied(v, pieces, lang, frozenset(old_words))]
     if not new_values or HEDGED.search(new_s):
         return None  # "Não vamos nos mudar para Braga", "Might get the iPhone 16"
-    if ADDITION.search(new_s) and not INSTEAD.search(new_s):
+    if ADDITION.search(new_text) and not INSTEAD.search(new_text):
         return None
     if _side_by_side(old_s, old_held[old_c]) and not INSTEAD.search(new_text):
         return None  # "I speak Dutch and English" / "Started learning Japanese": one more
