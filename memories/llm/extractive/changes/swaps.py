@@ -32,7 +32,6 @@ from .... import textutil
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
-    BEGINNING_MARGIN,
     MOVED_ON_MARGIN,
     ONE_OFF_ANCHORS,
     REFUSAL_ANCHORS,
@@ -143,11 +142,10 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
         if not any(
             says_ended(p, stops, names)
             or CHANGE.search(p)
-            # "Maya left The Foxes to join Northbound": a move from it to the new value.
-            or (
-                any(mentions(v, words_of(p)) for v in new_values)
-                and leans(p, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names)
-            )
+            # "Maya left The Foxes to join Northbound", "Dumped Comcast, got fiber from
+            # Ziply": a move from the old value, not the sentence's subject, to a new one
+            # said after it, leaning to a change of state rather than a visit by meaning.
+            or (_from_to(p, value, new_values) and leans(p, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, MOVED_ON_MARGIN, stops, names))
             for p in holding
         ):
             return None
@@ -220,6 +218,14 @@ def _one_subject(old_s: str, new_s: str, old_words: set[str], new_words: set[str
     return any(
         first[:1].isupper() and first.lower() in other for first, other in ((first_old, new_words), (first_new, old_words))
     )
+
+
+def _from_to(sentence: str, old: str, new_values: list[str]) -> bool:
+    """The old value, past the sentence's first word, comes before a new value."""
+    words = [t.lower() for t in tokens_of(sentence)]
+    at_old = next((i for i, w in enumerate(words) if i and mentions(old, {w})), None)
+    at_new = [i for i, w in enumerate(words) for v in new_values if mentions(v, {w})]
+    return at_old is not None and any(i > at_old for i in at_new)
 
 
 def _someone_of(sentence: str, other_text: str, stops: frozenset[str]) -> bool:
