@@ -33,6 +33,7 @@ from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
     MOVED_ON_MARGIN,
+    OLD_BEGINNING_MARGIN,
     ONE_OFF_ANCHORS,
     REFUSAL_ANCHORS,
     REFUSAL_MARGIN,
@@ -125,7 +126,13 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     if closeness < threshold:
         return None
     old_s = sentence_of[old_c]
-    if past_event(old_s) and not shares_slot_word(old_c, new_c, stops, names):
+    if (
+        past_event(old_s)
+        and not shares_slot_word(old_c, new_c, stops, names)
+        # An event that began a state ("Switched to a Pixel 7") states it.
+        and not CHANGE.search(old_s)
+        and not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names)
+    ):
         return None  # "Bought running shoes, Brooks Ghost 15" is not a phone replaced by "an iPhone 15 now"
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     shared = {kind(v) for v in old_held[old_c]} & {kind(v) for v in new_held[new_c]}
