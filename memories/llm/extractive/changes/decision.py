@@ -159,7 +159,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     # A slot that holds several values side by side ("I speak Dutch and English") gains one
     # by a beginning ("Started learning Japanese"); only a change word replaces one of them.
-    began = began and not _side_by_side(old_s, values_in(old_s, stops, names))
+    began = began and not side_by_side(old_s, values_in(old_s, stops, names))
     worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
@@ -337,7 +337,7 @@ def _name_named(value: str, sentence: str, in_names: set[str], words: set[str]) 
     )
 
 
-def _side_by_side(sentence: str, values: list[str]) -> bool:
+def side_by_side(sentence: str, values: list[str]) -> bool:
     """Two of the sentence's values joined as a list ("Dutch and English", "tea, coffee")."""
     low = sentence.lower()
     return any(

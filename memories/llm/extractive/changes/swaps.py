@@ -51,7 +51,7 @@ from .cues import (
     past_event,
     said_as_past,
 )
-from .decision import _side_by_side, denied, kept
+from .decision import side_by_side, denied, kept
 from .plain import value_type
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
 from .statements import mentions, similar_word, tokens_of, units_of, words_of
@@ -164,7 +164,7 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
         return None  # "Não vamos nos mudar para Braga", "Might get the iPhone 16"
     if ADDITION.search(new_text) and not INSTEAD.search(new_text):
         return None
-    if _side_by_side(old_s, old_held[old_c]) and not INSTEAD.search(new_text):
+    if side_by_side(old_s, old_held[old_c]) and not INSTEAD.search(new_text):
         return None  # "I speak Dutch and English" / "Started learning Japanese": one more
     if shared == {"quantity"} and (
         not changed
