@@ -7,19 +7,26 @@ swapped my Dell for a MacBook Pro", "Jonas left Paper Lanterns to join The Vellu
 path asks for less shape and more of what makes any change a change:
 
 - the two notes are close in meaning where the values sit: a statement of the older note
-  that holds its value and one of the newer note that holds a new one, read raw and with
-  their values masked (the embedding model reads "X is my bank" and "moved my accounts to
-  X" as one slot);
+  that holds its value and one of the newer note that holds a new one, their cosine as
+  written (masked, e5 puts any two short statements of a value within 0.90 of each other;
+  closeness alone does not tell updates from look-alikes, the rest below does);
 - the newer note states a value of the kind the older one filled (a name for a name, a
-  number for a number) that the older note does not have;
-- the older value is gone from the newer note, or named only as left, ended or past
-  ("Dumped Comcast, got fiber from Ziply", "Vendi o Uno e comprei um HB20"): a value named
-  again and still held ("a rental Corolla while the Mazda is in the shop") is no swap;
-- the same subject: not someone else's news, not two people each with a value ("Ana works
-  at IBM" / "Ben works at Oracle"), not two slots of one frame ("my favourite movie" /
-  "my favourite book");
+  number for a number; a code that opens with a letter, "HB20", and a name written with a
+  capital inside, "iPhone", are names) that the older note does not have;
+- the older value is gone from the newer note, or named only as left, ended or changed,
+  or as where a move started from ("Maya left The Foxes to join Northbound", "Dumped
+  Comcast, got fiber from Ziply"): a value named again and still held ("a rental Corolla
+  while the Mazda is in the shop") is no swap;
+- the same subject: not someone else's news or someone's someone ("Jake's brother moved
+  to Seattle"), not two holders said alike ("Ana works at IBM" / "Ben works at Oracle",
+  "My sister Eva lives in Vienna" / "My sister Marta lives in Graz"), not two slots of
+  one frame ("my favourite movie" / "my favourite book"), not another thing of the kind
+  ("the team meeting" / "the client meeting");
 - a state, not a visit, a stay, a plan, an addition, a refusal or a memory of a time gone
-  (the closed classes of cues.py and the anchors of anchors.py).
+  (the closed classes of cues.py and the anchors of anchors.py); an older event ("Bought
+  running shoes, Brooks Ghost 15") only when it began a state or shares a slot word;
+- two numbers only with a word of change, of one form (an amount, a clock time, a
+  weekday, a month) and of one thing.
 """
 
 from __future__ import annotations
