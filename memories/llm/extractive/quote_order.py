@@ -14,7 +14,7 @@ from ..base import AnswerContext, MemoryNote
 from . import similarity
 from .changes import cues
 from .changes.kept_apart import not_a_change
-from .quoting import SHORT_SENTENCE_WORDS, quote, quote_text, said_by
+from .quoting import quote, quote_text, said_by
 from .sentences import Sentence
 
 
@@ -35,11 +35,7 @@ def current_first(
 
     def best_sentence(note: MemoryNote) -> str:
         options = textutil.sentences(note.text or note.summary) or [note.summary]
-        best = max(range(len(options)), key=lambda i: sum(t in set(textutil.terms(options[i])) for t in q_terms))
-        # A short one brings the next along, as a picked quote does ("got the raise!! 44k now").
-        if len(options[best].split()) < SHORT_SENTENCE_WORDS and best + 1 < len(options):
-            return f"{options[best]} {options[best + 1]}"
-        return options[best]
+        return max(options, key=lambda text: sum(t in set(textutil.terms(text)) for t in q_terms))
 
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
