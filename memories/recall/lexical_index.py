@@ -134,23 +134,21 @@ def _restamp_all(cursor) -> None:
     )
 
 
-def owner_stamp(cursor, owner_id: int) -> tuple | None:
-    """What says the index holds for the owner what it held: the owner's stamp
-    (STAMPS_TABLE), and the index's totals (FTS5's averages record: how many rows and
-    tokens), which a write straight into the index, past the triggers (a repair), changes
-    too. None while the triggers do not draw stamps (an index made by code from before
-    them) or the owner has none yet: then nothing may be remembered."""
+def owner_stamp(cursor, owner_id: int) -> int | None:
+    """The owner's stamp (STAMPS_TABLE); None while the index's triggers draw none (an index
+    made by code from before the stamps) or the owner has none yet: then nothing may be
+    remembered. A write straight into the index, past the triggers, draws none either:
+    `rebuild` (what repairs an index) draws every owner's afresh."""
     try:
         cursor.execute(
-            f"SELECT s.stamp, (SELECT block FROM {FTS_TABLE}_data WHERE id = 1) FROM {STAMPS_TABLE} s "
-            f"WHERE s.owner_id = %s AND EXISTS (SELECT 1 FROM sqlite_master "
+            f"SELECT stamp FROM {STAMPS_TABLE} WHERE owner_id = %s AND EXISTS (SELECT 1 FROM sqlite_master "
             f"WHERE type = 'trigger' AND name = '{FTS_TABLE}_au' AND sql LIKE '%%{STAMPS_TABLE}%%')",
             [owner_id],
         )
     except DatabaseError:  # code newer than the last migrate (which makes the table)
         return None
     row = cursor.fetchone()
-    return (row[0], bytes(row[1] or b"")) if row else None
+    return row[0] if row else None
 
 
 def _sqlite_uninstall(cursor) -> None:

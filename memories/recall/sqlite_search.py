@@ -149,9 +149,9 @@ class _Remembered:
     """The lookups remembered for one owner at one stamp (none when the stamp is None), each
     as (a count, ids or None)."""
 
-    def __init__(self, connection, owner_id: int, stamp: tuple | None):
+    def __init__(self, connection, owner_id: int, stamp: int | None):
         # By database too: tests and evaluate make other databases under the same alias.
-        self.key = None if stamp is None else (connection.alias, str(connection.settings_dict["NAME"]), owner_id, *stamp)
+        self.key = None if stamp is None else (connection.alias, str(connection.settings_dict["NAME"]), owner_id, stamp)
 
     def get(self, what: tuple):
         if self.key is None:
