@@ -166,6 +166,9 @@ _LOCATIVE = re.compile(
 _LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|from|near|on|into|inside)\s+(?:the\s+)?$", re.I)
 # Someone named by how they stand to someone ("my sister", "her coach"): a person's answer.
 _RELATION = re.compile(r"\b(?:my|our|his|her|their|your)\s+([a-z][\w-]*)", re.I)
+# A title of address before a word names a person, in whatever case it is typed ("going to
+# dr okafor now"): the titles are a closed class.
+_TITLED = re.compile(r"\b(?:dr|mr|mrs|ms|mx|prof|herr|frau|sr|sra|mme)\.?\s+([^\W\d_][\w'’-]+)", re.I)
 _QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,80})[\"”'’]")
 
 
@@ -234,7 +237,7 @@ def holds(sentence: str, asked: Asked | None, question: str) -> bool:
     if asked.kind == PERSON:
         if any(not placed for _, placed in names):
             return True
-        return any(m.group(1).lower() not in asked_words for m in _RELATION.finditer(sentence))
+        return any(m.group(1).lower() not in asked_words for m in (*_RELATION.finditer(sentence), *_TITLED.finditer(sentence)))
     if asked.kind == PLACE:
         if names:
             return True

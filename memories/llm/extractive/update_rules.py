@@ -700,6 +700,9 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if not reason and (plain := changes.plain_state(old_text, new_text)) is not None:
             old_values, new_values, closeness = plain
             reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (same subject and slot, {closeness:.2f})"
+        if not reason and (swap := changes.swapped(old_text, new_text)) is not None:
+            old_values, new_values, closeness = swap
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (one value swapped for another, {closeness:.2f})"
         if reason:
             out.append(UpdateJudgement(old_id=old.id, reason=reason))
     return out

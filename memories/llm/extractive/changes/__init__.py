@@ -26,10 +26,13 @@ One module per kind of evidence, the judgement last:
 statements.py (clauses and words), values.py (what a value is, and its kind), cues.py
 (the closed classes of change, ending, addition, past tense), subjects.py (whose fact),
 slots.py (one slot or two look-alikes), anchors.py (what the embedding model decides),
-transitions.py (changes told with no change word) and decision.py (the judgement).
+transitions.py (changes told with no change word) and decision.py (the judgement);
+swaps.py is a second judgement asking less of a sentence's shape (one value swapped for
+another of its kind), tried when the first and plain.py find nothing.
 """
 
 from .decision import Change, judge, said_not_as_a_change
 from .plain import other_thing_of_slot, plain_state
+from .swaps import swapped
 
-__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change"]
+__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change", "swapped"]

@@ -49,7 +49,17 @@ from .cues import (
     said_as_past,
 )
 from .plain import shares_subject_or_slot
-from .slots import other_kind, other_thing, said_in_parallel, same_frame, shared_slot_words, shares_slot_word, slot_words_differ
+from .slots import (
+    frame_word_swapped,
+    other_kind,
+    other_thing,
+    said_in_parallel,
+    same_frame,
+    shared_slot_words,
+    shares_slot_word,
+    slot_words_differ,
+    two_holders,
+)
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
@@ -149,7 +159,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     # A slot that holds several values side by side ("I speak Dutch and English") gains one
     # by a beginning ("Started learning Japanese"); only a change word replaces one of them.
-    began = began and not _side_by_side(old_s, values_in(old_s, stops, names))
+    began = began and not side_by_side(old_s, values_in(old_s, stops, names))
     worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
@@ -196,7 +206,9 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # A value the newer clause does not repeat is replaced, even when another statement of
     # the note names it ("Diego owns the flow; Priyanka moved to growth").
     clause_words = words_of(new_c)
-    old_values = [v for v in old_all if not mentions(v, clause_words)]
+    # A number of a name ("Mazda 3") is not replaced when the name is named again ("a
+    # rental Corolla while the Mazda is in the shop").
+    old_values = [v for v in old_all if not mentions(v, clause_words) and not _name_named(v, old_s, in_names, clause_words)]
     new_values = [v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words)]
     # A value said only as thought of, planned or denied is not held ("might get an
     # iPhone", "we're not moving to Braga").
@@ -272,6 +284,12 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
     if set(old_values) & openers and slot_words_differ(old_c, new_c, stops, names):
         return None  # "Priyanka owns the onboarding flow" / "Diego owns the billing page": two slots
+    if set(old_values) & openers and set(old_values) - openers and set(new_values) - openers:
+        return None  # "Ana works at IBM" / "Ben works at Oracle": two people, each with a value
+    if not worded and two_holders(old_s, new_s, stops, names):
+        return None  # "My sister Eva lives in Vienna" / "My sister Marta lives in Graz": two holders
+    if not worded and not named_old and frame_word_swapped(old_c, new_c, stops, names):
+        return None  # "My favourite movie is X" / "My favourite book is Y": two slots of one frame
     if replaces_another(new_c, old_text):
         return None  # "... to Munich instead of Hamburg" does not replace Berlin
     old_values, new_values = one_kind(old_values, new_values, (old_s, new_s))
@@ -305,7 +323,21 @@ def judge(old_text: str, new_text: str) -> Change | None:
     return Change(tuple(old_values), tuple(new_values), closeness)
 
 
-def _side_by_side(sentence: str, values: list[str]) -> bool:
+def _name_named(value: str, sentence: str, in_names: set[str], words: set[str]) -> bool:
+    """The value is the number of a name ("Mazda 3") whose word the other words name."""
+    if value not in in_names:
+        return False
+    tokens = tokens_of(sentence)
+    return any(
+        tokens[j].lower() in words
+        for i, t in enumerate(tokens)
+        if t.lower() == value
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(tokens) and tokens[j][:1].isupper()
+    )
+
+
+def side_by_side(sentence: str, values: list[str]) -> bool:
     """Two of the sentence's values joined as a list ("Dutch and English", "tea, coffee")."""
     low = sentence.lower()
     return any(

@@ -42,7 +42,7 @@ from .cues import (
     replaces_another,
     said_as_past,
 )
-from .slots import SAME_THING, other_kind, other_thing
+from .slots import SAME_THING, other_kind, other_thing, two_holders
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import CONTRACTED, FIRST_PERSON, first_person, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
@@ -254,6 +254,8 @@ def plain_state(old_text: str, new_text: str):
 
 
 def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, lang, lower):
+    if two_holders(old_s, new_s, stops, names):
+        return None  # "My sister Eva lives in Vienna" / "My sister Marta lives in Graz"
     if ADDITION.search(new_s) or HEDGED.search(new_s) or PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
     if NEGATED.search(new_s) or said_as_past(old_c, new_c) or replaces_another(new_c, old_text):

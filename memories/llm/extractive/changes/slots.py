@@ -9,6 +9,7 @@ one slot that are two ("the team meeting" / "the client meeting", "the tax retur
 from __future__ import annotations
 
 import difflib
+import re
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .. import similarity
 from .cues import CHANGE, NOT_A_THING
 from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, words_of
 from .subjects import first_person
-from .values import is_quantity
+from .values import PLACEHOLDER, is_quantity, mask_values
 
 
 def slot_words_differ(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
@@ -157,3 +158,34 @@ def other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: fro
     # portable" / "changé de numéro"): the two heads close in meaning.
     vectors = similarity.meaning_vectors([" ".join(old_head), " ".join(new_head)])
     return vectors is None or float(np.dot(vectors[0], vectors[1])) < SAME_THING
+
+
+def holds_apart(clause: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The clause holds two values apart ("Meeting with X on X at X", "My sister X lives in
+    X"): a holder and what it holds, each replaced in a look-alike of another holder."""
+    masked = mask_values(clause, stops, names)
+    return len(re.findall(rf"(?<![\w@]){PLACEHOLDER}(?![\w@])", masked)) >= 2
+
+
+def frame_word_swapped(old_c: str, new_c: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The two clauses say one frame with one of its words in another's place ("My
+    favourite movie is X" / "My favourite book is X"): same length around the values, one
+    non-value word differs."""
+    old_t = [t.lower() for t in tokens_of(mask_values(old_c, stops, names))]
+    new_t = [t.lower() for t in tokens_of(mask_values(new_c, stops, names))]
+    if len(old_t) != len(new_t):
+        return False
+    diff = [(a, b) for a, b in zip(old_t, new_t) if a != b]
+    return len(diff) == 1 and diff[0][0] != "x" and diff[0][1] != "x" and diff[0][0] not in stops and diff[0][1] not in stops
+
+
+def two_holders(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """Two look-alike statements of two holders: said the same way, each holding two values
+    apart, none of the older one's named again ("My sister Eva lives in Vienna" / "My sister
+    Marta lives in Graz"), and no word of change."""
+    if CHANGE.search(new_s) or not (holds_apart(old_s, stops, names) and holds_apart(new_s, stops, names)):
+        return False
+    if not said_in_parallel(old_s, new_s):
+        return False
+    new_words = words_of(new_s)
+    return not any(similar_word(t.lower(), new_words) for t in tokens_of(old_s) if t.lower() in names)
