@@ -156,3 +156,11 @@ def test_an_attribute_asked_is_answered_by_its_value_and_an_unsaid_thing_is_not_
         assert result.cited[:1] == [notes[index].pk], (question, result.answer)
     for question in ("How much is my rent?", "What is my manager's name?", "What is my cat called?"):
         assert NOTHING in answer_question(owner=user, question=question).answer, question
+
+
+def test_the_line_that_answers_says_the_things_named():
+    """Both words are the owner's, in two notes: the boiler's price is not the car's."""
+    context = _notes("The boiler service cost 95 pounds, the engineer was quick.", "Car insurance renewal is due in April.")
+    assert NOTHING in answers.answer(question="How much did the car service cost?", context=context)
+    text = answers.answer(question="How much did the boiler service cost?", context=context)
+    assert cited_ids(text)[:1] == [1], text
