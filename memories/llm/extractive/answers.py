@@ -93,7 +93,6 @@ UNSAID_THINGS = "line"
 # Whether a "what" question about an attribute the owner never named is held to the bar of
 # a typed question (answer(): valued).
 VALUE_TYPED = True
-QUESTIONS_ANSWER = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -220,8 +219,6 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
-            if not QUESTIONS_ANSWER:
-                s.relevant = False
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
