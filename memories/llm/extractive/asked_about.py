@@ -108,10 +108,9 @@ def _speaker_name(m: MemoryNote) -> str:
     return "" if first in textutil.NOT_ENTITIES or first.lower() in textutil.STOPWORDS else first.lower()
 
 
-# Closed classes: what opens a noun phrase, the auxiliaries, and the copula.
+# Closed classes: what opens a noun phrase, and the auxiliaries.
 _DETERMINERS = frozenset("the a an my your his her our their its this that these those".split())
 _AUXILIARIES = frozenset("did does do will would can could should shall has have had".split())
-_COPULA = frozenset("is are was were 's ’s".split())
 _NOT_POSSESSORS = frozenset("who what where when how why that it there here he she".split())
 # The participles that ask for a name ("What is the cat called?").
 _NAMING = frozenset("called named".split())
