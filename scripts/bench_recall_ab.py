@@ -13,7 +13,7 @@ thread plus the workers that embed the question and search its latent terms: wha
 question costs the machine). `--part words` times the words arm alone
 (search.lexical_search). `--gc-freeze`: after the warm-up, move everything alive to the
 collector's permanent generation (gc.freeze), as a server may do once it has loaded.
-Prints numbers and how many full collections ran; asserts nothing.
+Prints numbers and how many full collections ran, and on which run's questions; asserts nothing.
 """
 
 from __future__ import annotations
@@ -94,7 +94,10 @@ def main() -> None:
     if args.gc_freeze:
         gc.collect()
         gc.freeze()
-    full = {"n": 0, "ms": 0.0, "began": 0.0}
+    full = {"n": 0, "ms": 0.0, "began": 0.0, "asking": None}
+    # Which run's question each full collection fell on: one process serves both codes, so
+    # a collection brought on by one code's garbage may be paid by the other's question.
+    fell_on: dict[tuple, int] = {}
 
     def collections(phase, info):
         if info["generation"] == 2:
@@ -103,6 +106,8 @@ def main() -> None:
             else:
                 full["n"] += 1
                 full["ms"] += (time.perf_counter() - full["began"]) * 1000
+                if full["asking"] is not None:
+                    fell_on[full["asking"]] = fell_on.get(full["asking"], 0) + 1
 
     gc.callbacks.append(collections)
     runs = [(name, backend) for backend in args.embeddings for name in codes]
@@ -113,8 +118,10 @@ def main() -> None:
         for backend in args.embeddings:
             answers = {}
             for name in list(codes)[:: 1 if i % 2 == 0 else -1]:
+                full["asking"] = (name, backend)
                 began, thread, process = time.perf_counter(), time.thread_time(), time.process_time()
                 answers[name] = ask(codes[name], question, backend)
+                full["asking"] = None
                 clock = clocks[(name, backend)]
                 clock["wall"].append((time.perf_counter() - began) * 1000)
                 clock["thread"].append((time.thread_time() - thread) * 1000)
@@ -130,6 +137,7 @@ def main() -> None:
         print(f"  embeddings {backend}: the same result for {same[backend]} of {len(questions)} questions")
     print(
         f"  {'':>22}  {'wall p50':>8} {'p95':>7}  {'thread CPU p50':>14} {'p95':>6} {'mean':>6}  {'process CPU p50':>15} {'p95':>6} {'mean':>6}"
+        "  full collections"
     )
     for name, backend in runs:
         w, t, p = (clocks[(name, backend)][k] for k in ("wall", "thread", "process"))
@@ -137,6 +145,7 @@ def main() -> None:
             f"  {name + ' ' + backend:>22}  {statistics.median(w):8.1f} {percentile(w, 95):7.1f}  "
             f"{statistics.median(t):14.1f} {percentile(t, 95):6.1f} {statistics.mean(t):6.1f}  "
             f"{statistics.median(p):15.1f} {percentile(p, 95):6.1f} {statistics.mean(p):6.1f}"
+            f"  {fell_on.get((name, backend), 0):16}"
         )
 
 

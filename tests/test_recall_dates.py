@@ -222,3 +222,25 @@ def test_a_speakers_line_that_dates_what_she_did_outranks_her_short_lines(user, 
         memory_factory(f"Bo: Ann, how was day {i}?", source=f"chat:D{7 + i % 3}:{i + 40}", occurred_at=when(2023, 7, 9 + i % 6))
     ids = hybrid(user, "What did Ann do on 10 July 2023?", k=5, now=when(2026, 12, 1)).memory_ids
     assert ids[0] == told.pk
+
+
+def test_the_days_of_rows_are_remembered_without_keeping_the_collector_busy():
+    """local_day remembers the day of each time it is asked, hundreds a question: what it
+    keeps must not stay on the garbage collector's books (a key holding the zone did, and
+    the full collections it brought on were recall's slowest questions)."""
+    import gc
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from memories.recall.dates import local_day
+
+    zone = ZoneInfo("Pacific/Auckland")
+    start = datetime(2031, 1, 1, 11, 30)  # naive, as SQLite's rows hand it over
+    times = [start + timedelta(hours=i) for i in range(3000)]
+    gc.collect()
+    before = len(gc.get_objects())
+    days = [local_day(t, zone) for t in times]
+    gc.collect()
+    assert len(gc.get_objects()) - before < 100
+    assert days == [t.replace(tzinfo=timezone.UTC).astimezone(zone).date() for t in times]
+    assert local_day(times[0], ZoneInfo("America/Anchorage")) == date(2031, 1, 1)  # another zone, its own day

@@ -14,11 +14,19 @@ the same BM25 with the owner's own figures (bm25.py).
 
 from __future__ import annotations
 
+from django.db import DatabaseError
 from django.db import connection as default_connection
 
 from .readable import readable_condition
 
 FTS_TABLE = "memories_memory_fts"
+# Per owner on SQLite, a random number the index's triggers draw afresh whenever a write
+# changes what the index holds for one of the owner's memories: what the words arm
+# remembers of an owner's index between questions (sqlite_search.py) is kept under it,
+# so a write makes it unused. Random, not a count: a rolled-back write takes its change
+# back, and a count would come back to a value a cached lookup of the rolled-back rows
+# was kept under (evaluate rolls each conversation back; so do tests).
+STAMPS_TABLE = "memories_memory_fts_stamps"
 PG_COLUMN = "search_vector"
 # Indexed text per memory on PostgreSQL: a tsvector is capped at 1 MB, and a memory whose
 # text overflowed it would fail to save at all.
@@ -84,30 +92,70 @@ def _sqlite_install(cursor) -> bool:
     # about it, and a migration that rebuilt memories_memory has dropped them anyway.
     for suffix in ("ai", "ad", "au"):
         cursor.execute(f"DROP TRIGGER IF EXISTS {FTS_TABLE}_{suffix}")
+    cursor.execute(f"CREATE TABLE IF NOT EXISTS {STAMPS_TABLE} (owner_id INTEGER NOT NULL PRIMARY KEY, stamp INTEGER NOT NULL)")
     cursor.execute(
         f"""CREATE TRIGGER {FTS_TABLE}_ai AFTER INSERT ON memories_memory BEGIN
             INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {_values("new", columns)});
+            {_restamp("new")}
         END"""
     )
     # A contentless table forgets a row only when told exactly what it indexed for it.
     cursor.execute(
         f"""CREATE TRIGGER {FTS_TABLE}_ad AFTER DELETE ON memories_memory BEGIN
             INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {_values("old", columns)});
+            {_restamp("old")}
         END"""
     )
     cursor.execute(
         f"""CREATE TRIGGER {FTS_TABLE}_au AFTER UPDATE OF {watched} ON memories_memory BEGIN
             INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {_values("old", columns)});
             INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {_values("new", columns)});
+            {_restamp("old")}
+            {_restamp("new")}
         END"""
     )
+    _restamp_all(cursor)
     return created
+
+
+def _restamp(row: str) -> str:
+    return (
+        f"INSERT INTO {STAMPS_TABLE}(owner_id, stamp) VALUES ({row}.owner_id, random()) "
+        "ON CONFLICT(owner_id) DO UPDATE SET stamp = excluded.stamp;"
+    )
+
+
+def _restamp_all(cursor) -> None:
+    """Every owner's stamp drawn afresh (the triggers made again, the index rebuilt: what
+    was remembered of it is not used again)."""
+    cursor.execute(
+        f"INSERT INTO {STAMPS_TABLE}(owner_id, stamp) SELECT DISTINCT owner_id, random() FROM memories_memory WHERE true "
+        "ON CONFLICT(owner_id) DO UPDATE SET stamp = excluded.stamp"
+    )
+
+
+def owner_stamp(cursor, owner_id: int) -> int | None:
+    """The owner's stamp (STAMPS_TABLE); None while the index's triggers draw none (an index
+    made by code from before the stamps) or the owner has none yet: then nothing may be
+    remembered. A write straight into the index, past the triggers, draws none either:
+    `rebuild` (what repairs an index) draws every owner's afresh."""
+    try:
+        cursor.execute(
+            f"SELECT stamp FROM {STAMPS_TABLE} WHERE owner_id = %s AND EXISTS (SELECT 1 FROM sqlite_master "
+            f"WHERE type = 'trigger' AND name = '{FTS_TABLE}_au' AND sql LIKE '%%{STAMPS_TABLE}%%')",
+            [owner_id],
+        )
+    except DatabaseError:  # code newer than the last migrate (which makes the table)
+        return None
+    row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def _sqlite_uninstall(cursor) -> None:
     for suffix in ("ai", "ad", "au"):
         cursor.execute(f"DROP TRIGGER IF EXISTS {FTS_TABLE}_{suffix}")
     cursor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+    cursor.execute(f"DROP TABLE IF EXISTS {STAMPS_TABLE}")
 
 
 REBUILD_CHUNK = 5000
@@ -127,6 +175,7 @@ def _sqlite_rebuild(cursor, progress=None) -> None:
         )
         if progress is not None:
             progress(max(cursor.rowcount, 0))
+    _restamp_all(cursor)
 
 
 PG_VECTOR = (

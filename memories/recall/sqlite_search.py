@@ -3,12 +3,12 @@ BM25 ranks them with the owner's statistics (bm25.py)."""
 
 from __future__ import annotations
 
-import time
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 
 from .bm25 import RERANK, idf_weights, owner_bm25
 from .hits import MAX_MATCHES, Hit
-from .lexical_index import FTS_TABLE
+from .lexical_index import FTS_TABLE, owner_stamp
 from .lexical_query import fts5_match
 from .current import FLAGGED_SQL
 from .readable import READABLE_SQL
@@ -40,9 +40,10 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: d
     (a close friend's name in a large store) are left to recall's entity and topic match.
     When even the rarest word is in more memories than that, no word tells memories apart:
     the newest memories holding the two rarest words (or failing that the rarest) are
-    returned, unranked."""
-    newest = newest_id(connection, owner_id)
+    returned, unranked. What these lookups found is remembered until the owner's memories
+    change (_Remembered)."""
     with connection.cursor() as cursor:
+        known = _Remembered(connection, owner_id, owner_stamp(cursor, owner_id))
         # How many of the owner's readable memories hold each word, and which (for a word
         # that may find): a search within the owner's scope token walks the whole scope's
         # postings alongside the word's (0.5-1.4 ms at 100k memories, against 0.05-0.2 for
@@ -50,21 +51,31 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: d
         # which bounds its count in the scope: a word held by at most MAX_MATCHES memories
         # of anyone's is read once, its scoped matches counted as they come; only a commoner
         # one is counted in the scope (the plan below still sees only the owner's figures).
-        found: dict[str, list[int]] = {}
+        found: dict[str, tuple[int, ...]] = {}
         counts: dict[str, int] = {}
         for w in query:
-            if _known_common(connection, owner_id, newest, w):
-                counts[w] = MAX_MATCHES + 1
-            elif _count(cursor, w, MAX_MATCHES + 1) <= MAX_MATCHES:
+            remembered = known.get(("word", w, MAX_MATCHES))
+            if remembered is not None:
+                counts[w], ids = remembered
+                if ids is not None:
+                    found[w] = ids
+                continue
+            if _count(cursor, w, MAX_MATCHES + 1) <= MAX_MATCHES:
                 found[w] = _matches(cursor, w, owner_id)
                 counts[w] = len(found[w])
             else:
                 counts[w] = _count(cursor, w, MAX_MATCHES + 1, owner_id=owner_id)
-                if counts[w] > MAX_MATCHES:
-                    _remember_common(connection, owner_id, newest, w)
+            known.put(("word", w, MAX_MATCHES), (counts[w], found.get(w)))
         ordered = sorted(query, key=lambda w: counts[w])
         if counts[ordered[0]] > MAX_MATCHES:
-            return _newest_matches(cursor, owner_id, ordered, limit)
+            remembered = known.get(("newest", *ordered[:2], limit))
+            if remembered is None:
+                ids = _newest_matches(cursor, owner_id, ordered, limit)
+                known.put(("newest", *ordered[:2], limit), (len(ids), ids))
+            else:
+                ids = remembered[1]
+            # Equal relevance, a hair less for each older one: recall's other signals decide.
+            return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
         finding, total = [], 0
         for w in ordered:
             if counts[w] == 0:
@@ -80,9 +91,12 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: d
         # ranked by full BM25, whose cost per row is what grows with the store.
         held: dict[int, list[str]] = defaultdict(list)
         for w in finding:
-            for pk in found[w] if w in found else _matches(cursor, w, owner_id):
+            if w not in found:
+                found[w] = _matches(cursor, w, owner_id)
+                known.put(("word", w, MAX_MATCHES), (counts[w], found[w]))
+            for pk in found[w]:
                 held[pk].append(w)
-        size, mean_length = owner_stats(connection, owner_id, newest)
+        size, mean_length = owner_stats(connection, owner_id, newest_id(connection, owner_id))
         df = {w: counts[w] for w in finding}
         idf = idf_weights(df, size)
         # Matches hold one of a few combinations of the words: each one's sum is made once.
@@ -105,42 +119,77 @@ def fts5_search(owner_id: int, query: list[str], limit: int, connection, read: d
     return owner_bm25([row[:6] for row in rows], finding, df, size=size, mean_length=mean_length)[:limit]
 
 
-def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> list[Hit]:
+def _newest_matches(cursor, owner_id: int, ordered: list[str], limit: int) -> tuple[int, ...]:
+    """The ids of the newest memories holding the two rarest words (or failing that the rarest)."""
     sql = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
     cursor.execute(sql, [fts5_match(ordered[:2], owner_id=owner_id, conjunctive=True), limit])
     ids = [row[0] for row in cursor.fetchall()]
     if len(ids) < limit and len(ordered) > 1:
         cursor.execute(sql, [fts5_match(ordered[:1], owner_id=owner_id), limit])
         ids += [pk for (pk,) in cursor.fetchall() if pk not in set(ids)][: limit - len(ids)]
-    # Equal relevance, a hair less for each older one: recall's other signals decide.
-    return [Hit(memory_id=pk, score=1.0 - i / (10 * max(1, limit))) for i, pk in enumerate(ids)]
+    return tuple(ids)
 
 
-# Words too common in an owner's space to find with (more than MAX_MATCHES of their
-# memories hold them), remembered a few minutes while the store stays as it was (keyed by
-# its newest memory, as owner_stats is): the same names, projects and key words come back
-# question after question (and in feedback's second search), and counting one in the scope
-# is its costliest lookup. One that falls below it after many are deleted is searched for
-# again within minutes.
-COMMON_SECONDS = 300.0
-_common: dict[tuple, float] = {}
+# What the words arm looked up in an owner's index (each word's count in the scope and the
+# ids of the memories holding it, the newest matches of a question of common words),
+# remembered between questions under the owner's stamp (lexical_index.STAMPS_TABLE: drawn
+# afresh by every write that changes what the index holds for the owner's memories, so
+# what is found here is what the index would answer now). The same names, projects and
+# key words come back question after question, and in feedback's second search: at 100k
+# memories the lookups were 3.3 of the 11 ms the arm spent on a question naming a month.
+# Bounded by the ids held (a common word's 2000 at most), the least recently used dropped
+# first; a stamp no longer current is never asked for again and ages out the same way.
+REMEMBERED_IDS = 200_000
+_remembered: OrderedDict[tuple, tuple] = OrderedDict()
+_remembered_ids = 0
+_remembered_lock = threading.Lock()
 
 
-def _known_common(connection, owner_id: int, newest, word: str) -> bool:
-    until = _common.get((connection.alias, owner_id, newest, word))
-    return until is not None and until > time.monotonic()
+class _Remembered:
+    """The lookups remembered for one owner at one stamp (none when the stamp is None), each
+    as (a count, ids or None)."""
+
+    def __init__(self, connection, owner_id: int, stamp: int | None):
+        # By database too: tests and evaluate make other databases under the same alias.
+        self.key = None if stamp is None else (connection.alias, str(connection.settings_dict["NAME"]), owner_id, stamp)
+
+    def get(self, what: tuple):
+        if self.key is None:
+            return None
+        with _remembered_lock:
+            found = _remembered.get((*self.key, *what))
+            if found is not None:
+                _remembered.move_to_end((*self.key, *what))
+            return found
+
+    def put(self, what: tuple, value) -> None:
+        global _remembered_ids
+        if self.key is None:
+            return
+        with _remembered_lock:
+            old = _remembered.pop((*self.key, *what), None)
+            _remembered_ids += _size(value) - (_size(old) if old is not None else 0)
+            _remembered[(*self.key, *what)] = value
+            while _remembered_ids > REMEMBERED_IDS and len(_remembered) > 1:
+                _, dropped = _remembered.popitem(last=False)
+                _remembered_ids -= _size(dropped)
 
 
-def _remember_common(connection, owner_id: int, newest, word: str) -> None:
-    if len(_common) > 50_000:
-        _common.clear()
-    _common[(connection.alias, owner_id, newest, word)] = time.monotonic() + COMMON_SECONDS
+def _size(value: tuple[int, tuple[int, ...] | None]) -> int:
+    return 1 + len(value[1] or ())
 
 
-def _matches(cursor, word: str, owner_id: int) -> list[int]:
+def forget_remembered() -> None:
+    global _remembered_ids
+    with _remembered_lock:
+        _remembered.clear()
+        _remembered_ids = 0
+
+
+def _matches(cursor, word: str, owner_id: int) -> tuple[int, ...]:
     """The ids of the owner's readable memories that hold the word."""
     cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [fts5_match([word], owner_id=owner_id)])
-    return [pk for (pk,) in cursor.fetchall()]
+    return tuple(pk for (pk,) in cursor.fetchall())
 
 
 def _count(cursor, word: str, cap: int, owner_id: int | None = None) -> int:

@@ -128,7 +128,7 @@ class StoredKeys(Set):
 
 def stored_keys_of(entities, topics) -> str | None:
     """What Memory.recall_keys holds for entities and topics as the database hands them
-    over (JSON text on SQLite, lists on PostgreSQL); None when a key cannot be listed."""
+    over (JSON text: recall/stored.py _as_read); None when a key cannot be listed."""
     joined = f"{json_words(entities)} {json_words(topics)}"
     found = sorted(_keys_of(joined))
     if any(not k or len(k.split()) != 1 or k.split()[0] != k for k in found):

@@ -14,7 +14,7 @@ from ..base import AnswerContext, MemoryNote
 from . import similarity
 from .changes import cues
 from .changes.kept_apart import not_a_change
-from .quoting import quote, quote_text, said_by
+from .quoting import SHORT_SENTENCE_WORDS, quote, quote_text, said_by
 from .sentences import Sentence
 
 
@@ -34,8 +34,7 @@ def current_first(
         return None if note.valid_until else note
 
     def best_sentence(note: MemoryNote) -> str:
-        options = textutil.sentences(note.text or note.summary) or [note.summary]
-        return max(options, key=lambda text: sum(t in set(textutil.terms(text)) for t in q_terms))
+        return brought_text(note, q_terms)
 
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
@@ -89,6 +88,28 @@ def current_first(
     # A question about a time gone ("in 2023", "before the move") is answered with the
     # fact that held then; any other with what is true now.
     return past + current if past_question else current + past
+
+
+# A memory brought in for what it replaced (or replaced by) is quoted whole up to this
+# many words: it was not picked for a sentence of its own, and a note of a change often
+# says first what ended ("Helga retired.", "The Samsung finally died!") and then what
+# holds now ("The new head of department is Marco Bianchi"), without the question's words.
+WHOLE_NOTE_WORDS = 40
+
+
+def brought_text(note: MemoryNote, q_terms: list[str]) -> str:
+    """What is quoted of a memory brought in rather than picked by its sentences: the whole
+    note when short, else the sentence with most of the question's words, with the next
+    one when it is short (as a picked sentence is quoted: quoting.quote)."""
+    text = note.text or note.summary
+    options = textutil.sentences(text) or [note.summary]
+    if len(text.split()) <= WHOLE_NOTE_WORDS:
+        return " ".join(options)
+    best = max(range(len(options)), key=lambda i: sum(t in set(textutil.terms(options[i])) for t in q_terms))
+    chosen = options[best]
+    if best + 1 < len(options) and len(chosen.split()) < SHORT_SENTENCE_WORDS:
+        chosen = f"{chosen} {options[best + 1]}"
+    return chosen
 
 
 def _held_then_first(picked: list[Sentence], context: AnswerContext, newer: dict[int, MemoryNote]) -> list[Sentence]:
