@@ -193,3 +193,17 @@ NOT_ENTITIES = (
     }
     | set(MONTH_NAMES)
 )
+
+
+_POSITION = re.compile(r"(.+):[A-Za-z]{0,3}\d{1,9}")
+
+
+def source_group(source: str) -> tuple[str, bool]:
+    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3", "report.pdf:7"
+    part 7 of "report.pdf" (a source that ends in a position), and the turns or parts
+    around it are its neighbours. Any other source ("api", "notes", a URL) names no
+    sequence: memories that share it are separate notes, and none lends another support."""
+    m = _POSITION.fullmatch(source or "")
+    if m:
+        return m.group(1), True
+    return source or "", False

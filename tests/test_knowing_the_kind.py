@@ -41,6 +41,8 @@ from tests.test_offline_engine import NOTHING, needs_meaning
         ("Which city is the final in?", PLACE, ""),
         ("What is the name of Sam's hamster?", NAME, ""),
         ("What did Ravi call his boat?", NAME, ""),
+        ("What is my landlord's name?", NAME, ""),
+        ("What's the band's name?", NAME, ""),
         ("Which ferry company did I book?", KIND, "ferry company"),
         ("What kind of bread does Ines bake?", KIND, "bread"),
         ("What motivated Ravi to retrain?", KIND, "motivated"),

@@ -4,11 +4,11 @@ document, and the memories linked to it. What a question's words miss (the reply
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from django.db import connection
 
+from ..textutil import source_group as source_group  # read here and by the answerer
 from .candidates import Candidate
 from .readable import READABLE_SQL
 from .sql import LINK_TABLE, MEMORY_TABLE, placeholders
@@ -18,19 +18,6 @@ W_LINK = 0.4  # share of a hit's score a memory linked to it gets
 W_AFTER = 1.5  # a turn after a hit (its reply) gets this much of W_NEIGHBOUR, one before it 2 - W_AFTER
 NEIGHBOUR_WINDOW = 2  # turns either side in a "source:position" group (see source_group)
 SEEDS = 25  # hits whose neighbours and links are brought in
-
-_POSITION = re.compile(r"(.+):[A-Za-z]{0,3}\d{1,9}")
-
-
-def source_group(source: str) -> tuple[str, bool]:
-    """The sequence a memory belongs to: "chat:D3:14" is turn 14 of "chat:D3", "report.pdf:7"
-    part 7 of "report.pdf" (a source that ends in a position), and the turns or parts
-    around it are its neighbours. Any other source ("api", "notes", a URL) names no
-    sequence: memories that share it are separate notes, and none lends another support."""
-    m = _POSITION.fullmatch(source or "")
-    if m:
-        return m.group(1), True
-    return source or "", False
 
 
 def seeds_of(candidates: dict[int, Candidate]) -> list[Candidate]:

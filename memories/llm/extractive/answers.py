@@ -26,11 +26,13 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, similarity
+from . import asked_for, exchange, similarity
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
     SPEAKER,
+    asked_nouns,
+    attribute_asked,
     held_by_asked,
     named_beyond_address,
     names_asked,
@@ -80,6 +82,17 @@ MARGIN_MIN_ANSWER = -0.03
 # answerable question cited in conv-26; -0.01 is kept for the price lines of our own notes
 # (docs/how-it-works.md).
 MARGIN_KIND_ALONE = -0.01
+# Read a conversation's line with the turns it answers (exchange.py).
+READ_EXCHANGE = True
+# What must say the things a question names (_unsaid_things): "line", the line that answers
+# (or the turns it answers); "store", any recalled memory (issue-answers5's rule); False,
+# nothing. LoCoMo dev replayed (answerable cited / unanswerable "not found"), conversations
+# off 89.3 / 38.4, store 84.6 / 46.4, line 79.1 / 57.1; as notes store 84.3 / 26.8, line
+# 76.2 / 44.6: about half of what "line" stops citing were greetings ("Wow, Jon!").
+UNSAID_THINGS = "line"
+# Whether a "what" question about an attribute the owner never named is held to the bar of
+# a typed question (answer(): valued).
+VALUE_TYPED = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -116,6 +129,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     total = sum(idf.values()) or 1.0
     memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
     memory_words = {m.id: frozenset(plain_words(_memory_text(m))) for m in context.memories}
+    before = exchange.turns_before(context) if READ_EXCHANGE else {}
+    # A reply holds what it answers: the words of the turns before it count as its own.
+    exchange_stems = {i: memory_stems[i].union(*(memory_stems[j] for j in before.get(i, ()))) for i in memory_stems}
+    exchange_words = {i: memory_words[i].union(*(memory_words[j] for j in before.get(i, ()))) for i in memory_words}
     named = names_asked(question)
     if q_terms:
         # Meaning reads what is asked, not who about: the names are the words' to check
@@ -148,12 +165,19 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
     # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
     held = held_by_asked(context, named)
+    # Each turn's words stay whose they were in that turn: Dana's "who's your new manager"
+    # lends "new manager" to Marco's reply, not to Dana's.
+    held = {i: theirs.union(*(held.get(j, frozenset()) for j in before.get(i, ()))) for i, theirs in held.items()}
     kind = asked_for.kind_asked(question)
     # The noun the answer is an instance of ("Which airline did I fly to Lisbon with?"): a
     # line naming one ("Flights to Lisbon booked with TAP") need not say it.
     head_stems = frozenset(textutil.terms(kind.head)) if kind and kind.head else frozenset()
+    # "What is my job?" when the owner never wrote "job": the answer is a value of it ("I
+    # work as a nurse"), a kind of thing asked for as much as a place is for "where".
+    said = frozenset().union(*memory_stems.values())
+    valued = VALUE_TYPED and any(not set(textutil.terms(w)) & said for w in attribute_asked(question))
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
-        theirs = held.get(s.memory.id, memory_stems[s.memory.id])
+        theirs = held.get(s.memory.id, exchange_stems[s.memory.id])
         terms = content_terms
         if head_stems and not head_stems & theirs and asked_for.holds(_said(s), kind, question):
             terms = [t for t in content_terms if t not in head_stems] or content_terms
@@ -166,7 +190,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         s.margin = float(meant) if margin is not None else 1.0  # by words: the words decide
         s.by_date = s.memory.id in dated
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
-        around = sum(idf[t] for t in q_terms if t in memory_stems[s.memory.id]) / total
+        around = sum(idf[t] for t in q_terms if t in exchange_stems[s.memory.id]) / total
         by_date = s.memory.id in dated
         # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
         # everything Ben said. What the question asks about must be there, or near in meaning.
@@ -176,7 +200,8 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # e5 puts "my favourite colour" near "my blue car". It must give the kind of thing
         # asked for (a place for "where", a name for "who", a date, a number), or stand out
         # clearly closer to this question than to one asking nothing.
-        typed = fits > 0 and bool({"who", "where", "when", "count"} & wants)
+        # A value of an attribute never named: only the line nearest in meaning can be it.
+        typed = (fits > 0 and bool({"who", "where", "when", "count"} & wants)) or (valued and float(sim) >= 1.0)
         bar = MEANING_TYPED if typed else MEANING_UNTYPED
         s.relevant = about or by_date or (not others and float(meant) >= bar and (few or sim >= 0.5))
         if others:
@@ -208,12 +233,29 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 # Sintra" answers a question naming both.
                 # A name said to someone ("Congrats Priya!") is not the line being about them.
                 spoken_to = {w.lower() for w in addressed(s.memory.text or s.memory.summary)} - named_in_text[s.memory.id]
-                own = set(plain_words(speaker.group(1))) | (memory_words[s.memory.id] - spoken_to)
+                own = set(plain_words(speaker.group(1))) | (exchange_words[s.memory.id] - spoken_to)
             else:
-                own = memory_words[s.memory.id]
+                own = exchange_words[s.memory.id]
             if s.relevant and not named <= own:
                 s.relevant = False
     relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
+    if relevant and UNSAID_THINGS:
+        # A line that does not say what the question names answers only when recall matched
+        # it by the period the question names, or when a name is asked for and a new one
+        # given: "a rescue greyhound called Pepper" answers "What is the name of Tom's dog?"
+        # without saying "dog". "How much did the car service cost?" is not answered by
+        # "The boiler service cost £95", which never says "car".
+        named_kind = kind is not None and kind.kind in (asked_for.NAME, asked_for.PERSON)
+        if UNSAID_THINGS == "line":
+            relevant = [
+                s
+                for s in relevant
+                if s.by_date
+                or not _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]})
+                or (named_kind and asked_for.holds(_said(s), kind, question))
+            ]
+        elif _unsaid_things(question, kind, memory_stems):
+            relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
     if not relevant:
         return NOTHING
     relevant.sort(key=lambda s: -s.score)
@@ -234,6 +276,19 @@ def answer(*, question: str, context: AnswerContext) -> str:
     return "From your memories:\n\n" + "\n".join(
         current_first(picked, context, q_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated)))
     )
+
+
+def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: dict[int, frozenset[str]]) -> list[str]:
+    """The things the question names (asked_about.asked_nouns) that none of the given
+    memories says (their stems by id). Given all that recall brought: recall's words arm
+    brings every memory holding a rare word of the question, so a word none of them holds
+    is one the owner never wrote ("my dentist's phone number" among notes that name the
+    dentist and never a phone). Not the noun whose value a "what" question asks
+    (asked_about.attribute_asked: "What is my job?" is answered by "I work as a nurse"),
+    nor the kind asked for ("Which airline": "booked with TAP")."""
+    said = frozenset().union(*memory_stems.values())
+    excused = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
+    return [w for w in asked_nouns(question) if w not in excused and not set(textutil.terms(w)) & said]
 
 
 def _stands(s: Sentence) -> bool:

@@ -106,3 +106,77 @@ def _speaker_name(m: MemoryNote) -> str:
     first = match.group(1).split()[0]
     # Labels ("Note: ...", "Summary: ...") are not people.
     return "" if first in textutil.NOT_ENTITIES or first.lower() in textutil.STOPWORDS else first.lower()
+
+
+# Closed classes: what opens a noun phrase, and the auxiliaries.
+_DETERMINERS = frozenset("the a an my your his her our their its this that these those".split())
+_AUXILIARIES = frozenset("did does do will would can could should shall has have had".split())
+_NOT_POSSESSORS = frozenset("who what where when how why that it there here he she".split())
+# The participles that ask for a name ("What is the cat called?").
+_NAMING = frozenset("called named".split())
+
+
+def asked_nouns(question: str) -> list[str]:
+    """The words of the noun phrases a question names things by, read from its grammar: what
+    follows a determiner or a possessive ("my dentist's phone number", "Maya's brother",
+    "the car insurance renewal"), up to a word of a closed class. Names are not among them
+    (they are checked apart), nor the verbs: a phrase that is the subject of an auxiliary
+    ("What did the plumber find wrong", "How much did the bike service cost") is read as
+    its first word, the rest being the verb and what follows it.
+    """
+    tokens = _WORD.findall(question)
+    out: list[str] = []
+    room = 0  # words the open phrase may still take
+    fresh = False  # the phrase has only just opened: a word like "new" or "other" may come first
+    for i, token in enumerate(tokens):
+        low = token.lower().replace("’", "'")
+        # "who's", "what's", "it's": a verb, not a possessive.
+        possessive = low.endswith("'s") and low.removesuffix("'s") not in _NOT_POSSESSORS
+        bare = low.removesuffix("'s")
+        if low in _DETERMINERS:
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
+            continue
+        if bare in textutil.STOPWORDS or bare in QUESTION_WORDS or bare[:1].isdigit():
+            if fresh and room and bare not in _AUXILIARIES and bare not in QUESTION_WORDS:
+                fresh = False
+                continue
+            room = 0
+        fresh = False
+        if room and bare in _NAMING:  # "What is my cat called?": the verb, not a thing
+            room = 0
+        if room and not (i and token[:1].isupper()):
+            out.append(bare)
+            room -= 1
+        if possessive:
+            room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
+    return out
+
+
+_ATTRIBUTE = re.compile(
+    r"^\W*(?:what|which)\b(?:\s+[\w-]+){0,3}?\s*(?:\s(?:is|are|was|were)\b|['’]s\b)\s+"
+    r"(?:(?:the|my|your|his|her|our|their|its)\s+|[A-Z][\w-]*['’]s\s+)+(.*)$",
+    re.I,
+)
+
+
+def attribute_asked(question: str) -> set[str]:
+    """The noun a "what"/"which" question asks the value of, read from its grammar: the
+    phrase after the copula ("What is my job?", "Which city is my home?", "What's Lena's
+    salary at the new firm?"). The answer gives the value ("I work as a nurse", "I moved to
+    Lyon"), which need not repeat the word; "How much is my rent?" asks a measure of a
+    thing named, and "What is my cat called?" names the cat, not an attribute of it."""
+    m = _ATTRIBUTE.match(" ".join(question.split()))
+    if not m:
+        return set()
+    phrase: list[str] = []
+    for token in _WORD.findall(m.group(1)):
+        bare = token.lower().replace("’", "'").removesuffix("'s")
+        if bare in _NAMING:
+            return set()  # "What is my cat called?" asks the cat's name
+        if bare in textutil.STOPWORDS or bare in _DETERMINERS or token[:1].isupper() or bare[:1].isdigit():
+            if phrase:
+                break
+            continue
+        phrase.append(bare)
+    # An English noun phrase ends in its head: "my blood type" asks a type, of blood.
+    return set(phrase[-1:])

@@ -126,7 +126,9 @@ _NAME_Q = re.compile(
     r"\bwhat(?:\s+is|'s|\s+was|\s+are|\s+were)\s+(?:the\s+)?(?:name|names|title|titles)\s+of\b"
     r"|\bwhat\s+(?:is|was|are|were)\b.+\b(?:called|named)\b"
     r"|\bwhat\s+(?:did|does|do|will)\b.+\b(?:name|call)\b"
-    r"|\bwhat\s+(?:name|title)\b",
+    r"|\bwhat\s+(?:name|title)\b"
+    # "What is my brother's name?", "What's the band's name?"
+    r"|\bwhat(?:\s+is|'s|’s|\s+was|\s+are|\s+were)\s+(?:(?:the|my|your|his|her|our|their)\s+)?[\w-]+['’]s?\s+(?:\w+\s+)?(?:name|names|title|titles)\s*\??\s*$",
     re.I,
 )
 _KIND_Q = re.compile(

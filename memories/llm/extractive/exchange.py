@@ -1,0 +1,39 @@
+"""A line of a conversation read with the turns it answers.
+
+In a chat the answer is often a reply that repeats nothing of what it answers:
+"who's your new manager" / "a woman called Siobhan". Read alone, the reply holds no word
+of "Who is Marco's new manager?" and the answer says "not found". So each line of a
+conversation (a source ending in a position, textutil.source_group) is read together
+with the turns just before it that recall also brought, each turn's words still
+belonging to whom they belonged in that turn (whose.py: the "your" of the question is
+the replier's).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ... import textutil
+from ..base import AnswerContext
+
+# The turns before a line that it may be answering: the question, and the line that
+# question was about ("we adopted a dog" / "what kind" / "greyhound").
+TURNS_BEFORE = 2
+
+
+def turns_before(context: AnswerContext) -> dict[int, tuple[int, ...]]:
+    """For each line of a conversation, the ids of the turns just before it in the same
+    sequence that the context holds. Turns ingested together have consecutive ids (as
+    recall's neighbours read them)."""
+    groups: dict[str, set[int]] = defaultdict(set)
+    for m in context.memories:
+        group, positioned = textutil.source_group(m.source)
+        if positioned:
+            groups[group].add(m.id)
+    out: dict[int, tuple[int, ...]] = {}
+    for ids in groups.values():
+        for i in ids:
+            prior = tuple(j for j in range(i - TURNS_BEFORE, i) if j in ids)
+            if prior:
+                out[i] = prior
+    return out
