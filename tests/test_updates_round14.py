@@ -42,6 +42,9 @@ def test_a_value_swapped_for_another_of_its_kind_is_an_update(settings, old, new
         ("My sister Eva lives in Vienna.", "My sister Marta lives in Graz."),
         # One word of the frame swapped: two slots.
         ("My favourite movie is Alien.", "My favourite book is Dune."),
+        # Two slots of the writer's, no word of either shared, no word of change: a home
+        # and a job (the swaps path first marked the move replaced by the job).
+        ("I moved to Lyon in March, a small flat near the river.", "I work as a nurse at St Mary's, mostly nights."),
         # The old value named again, still held: a stand-in.
         ("I drive a Mazda 3.", "Driving a rental Corolla while the Mazda is in the shop."),
         # An older event of another thing; a number inside another name.

@@ -208,8 +208,22 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     ):
         if slot_words_differ(old_c, new_c, stops, names):
             return None
-    # One slot: no word of the older clause's frame is swapped for another ("favourite
-    # movie" / "favourite book"), unless the newer note says it changed.
+    # One slot: after an older event that began a state ("I moved to Lyon"), a newer note
+    # that tells no change (no word of change, no event, the old value not named again)
+    # but states a value as it stands shares a word of the older one's slot ("I work as a
+    # nurse at St Mary's": a home and a job, both kept). Read on the whole sentences: a
+    # clause may hold no word beyond its verb.
+    if (
+        not changed
+        and not named
+        and past_event(old_s)
+        and not past_event(new_s)
+        and not shares_slot_word(old_s, new_s, stops, names)
+    ):
+        if slot_words_differ(old_s, new_s, stops, names):
+            return None
+    # No word of the older clause's frame is swapped for another ("favourite movie" /
+    # "favourite book"), unless the newer note says it changed.
     if not changed and not named and frame_word_swapped(old_c, new_c, stops, names):
         return None
     # A state, not an event: with no change word and the old value unnamed, the newer
