@@ -33,9 +33,6 @@ def current_first(
             note = notes[note.outdated_by]
         return None if note.valid_until else note
 
-    def best_sentence(note: MemoryNote) -> str:
-        return brought_text(note, q_terms)
-
     current, past, brought = [], [], set()  # brought: successors already quoted for an old memory
     quoted = {s.memory.id for s in picked if not s.memory.valid_until}  # current memories quoted as picked
     picked_ids = {s.memory.id for s in picked}
@@ -65,9 +62,9 @@ def current_first(
                 if later is not None and later.id not in brought and later.id not in quoted:
                     # The successor's own successor no check marked (A -> B marked, B -> C missed).
                     brought.add(later.id)
-                    sentence = best_sentence(later)
+                    sentence = brought_text(later, q_terms)
                     current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
-                sentence = best_sentence(successor)
+                sentence = brought_text(successor, q_terms)
                 current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
             past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
         elif note.id not in brought:
@@ -76,7 +73,7 @@ def current_first(
                 # What no update check marked but says the same about one thing, later
                 # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
                 brought.add(later.id)
-                sentence = best_sentence(later)
+                sentence = brought_text(later, q_terms)
                 current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
             current.append(quote(s, when=when))
             if past_question:
@@ -84,7 +81,7 @@ def current_first(
                 for old in context.memories:
                     if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
                         picked_ids.add(old.id)
-                        past.append(f"- Past ({old.past_marker}): {quote_text(best_sentence(old))} [Memory {old.id}]")
+                        past.append(f"- Past ({old.past_marker}): {quote_text(brought_text(old, q_terms))} [Memory {old.id}]")
     # A question about a time gone ("in 2023", "before the move") is answered with the
     # fact that held then; any other with what is true now.
     return past + current if past_question else current + past
