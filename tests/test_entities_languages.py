@@ -130,3 +130,54 @@ def test_a_word_the_vocabulary_holds_whole_after_a_bare_word_start_marker_is_a_w
     assert whole_word and preference > 1.5
     assert extract_entities("Acheter des fleurs pour Élodie.") == ["Élodie"]
     assert extract_entities("Envoyer le contrat à Lemaitre.") == ["Lemaitre"]
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Encontré las gafas de Marta en el coche.", ["Marta"]),
+        ("Comprei um sofá para a sala do Henrique.", ["Henrique"]),
+        ("Prenotato il treno per Firenze.", ["Firenze"]),
+        ("Betaald: de huur voor Maarten.", ["Maarten"]),
+        ("Pagué la luz y el agua.", []),
+    ],
+)
+def test_a_verb_opening_a_note_with_its_subject_dropped_is_no_name(text, names):
+    # The verb's ending is grammar's ("-é", "-ei", "-ato", "be-...-d") and its lemma
+    # ("encontrar", "comprar", "prenoto", "betalen") a word of the model's vocabulary.
+    assert extract_entities(text) == names
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("José llamó ayer desde Quito.", ["José", "Quito"]),
+        ("Renato vive a Genova.", ["Renato", "Genova"]),
+        ("Chloé vient dîner samedi.", ["Chloé"]),
+    ],
+)
+def test_a_name_with_a_verbs_ending_stays_a_name(text, names):
+    # The vocabulary writes them capitalised ("José", "Renato"), or their "lemma" is no word ("chloer").
+    assert extract_entities(text) == names
+
+
+def test_an_opening_verb_is_no_topic():
+    text = "Oublié le parapluie chez Nadia, elle le garde."
+    topics = topics_of(text, extract_entities(text))
+    assert "oublié" not in topics and "parapluie" in topics, topics
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Spesa: pasta, pomodori, basilico, parmigiano.",
+        "Boodschappen: kaas, brood, appels, melk.",
+        "Groceries: oats, bananas, coffee, dish soap.",
+    ],
+)
+def test_the_word_heading_a_list_is_no_name(text):
+    assert extract_entities(text) == []
+
+
+def test_a_speaker_saying_a_few_words_keeps_the_label():
+    assert "Caroline" in extract_entities("Caroline: Thanks, Mel, see you soon")

@@ -50,3 +50,53 @@ def test_a_theme_is_no_run_of_the_notes_own_stopwords():
     ]
     result = insights.consolidate(notes)
     assert "nous avons" not in result.summary.lower() and "gîte" in result.summary, result.summary
+
+
+def _notes(texts):
+    from memories.llm.base import MemoryNote
+    from memories.llm.extractive.entities import extract_entities, topics_of
+
+    notes = []
+    for i, text in enumerate(texts, 1):
+        entities = extract_entities(text)
+        notes.append(MemoryNote(id=i, summary=text, text=text, entities=entities, topics=topics_of(text, entities)))
+    return notes
+
+
+@needs_meaning
+def test_a_thread_found_by_meaning_names_what_its_memories_share_and_holds_only_them(local_embeddings):  # noqa: F811
+    from memories.llm.extractive import insights
+
+    notes = _notes(
+        [
+            "Acheté un vélo électrique chez Decathlon, livraison prévue la semaine prochaine.",
+            "Vandaag een nieuwe fiets gekocht bij de winkel in Utrecht.",
+            "Vendí la bici vieja por Wallapop a un chico de Zaragoza.",
+            "Ho comprato un divano nuovo da Ikea, arriva fra due settimane.",
+            "Appelé le plombier pour la fuite sous l'évier. Il passe demain matin.",
+        ]
+    )
+    result = insights.consolidate(notes)
+    assert set(result.about) == {1, 2, 3}, (result.summary, result.about)
+    theme = result.summary.split(" about ", 1)[1]
+    assert not any(word in theme for word in ("divano", "plombier", "decathlon", "livraison")), result.summary
+
+
+@needs_meaning
+def test_notes_close_in_meaning_that_name_nothing_alike_get_no_catch_all(local_embeddings):  # noqa: F811
+    from memories.llm.extractive import insights
+
+    notes = _notes(
+        [
+            "Hoy me siento cansada, pero contenta. Terminé por fin el informe para Telefónica y mañana lo presento.",
+            "Commencé un nouveau carnet. Je veux écrire tous les soirs ce qui s'est passé dans la journée.",
+            "Oggi mi sento un po' giù. Il lavoro va bene ma mi manca la mia famiglia a Napoli.",
+            "Habe heute endlich die Steuererklärung abgegeben.",
+            "Heb eindelijk mijn rijbewijs gehaald! Sanne heeft me de hele tijd gesteund.",
+        ]
+    )
+    result = insights.consolidate(notes)
+    # Each note's own subject listed ("siento cansada, veux écrire and steuererklärung
+    # abgegeben") would claim a thread the notes do not share.
+    assert len(result.about) <= 2, (result.summary, result.about)
+    assert not any(w in result.summary for w in ("cansada", "écrire", "carnet", "informe")), result.summary

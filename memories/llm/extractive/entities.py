@@ -425,16 +425,48 @@ def _names(text: str, taken: list[tuple[int, int]], stops: frozenset[str] = STOP
     out = []
     # A speaker's label ("Ann: ...") is a name whatever the model's text does with the word.
     labels = set(_LABEL.findall(text))
+    headings = list_headings(text, stops)
     for start, words, opens, determined, end in runs:
         follows = _NEXT_WORD.match(text, end)
         verb_follows = bool(follows) and follows.group(1)[:1].islower()
-        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined, labels, verb_follows)
+        if opens and len(words) == 1 and words[0] in headings:
+            continue
+        words = _trim(words, opens, lowered, capitalised_mid, stops, lang, determined, labels - headings, verb_follows)
         if not words:
             continue
         name = " ".join(words)
         if name.lower() in ENGINE_WORDS or all(w.lower() in ENGINE_WORDS for w in words):
             continue
         out.append((start, name))
+    return out
+
+
+# "Spesa: pasta, pomodori, basilico", "Einkaufen: Milch, Brot, Käse": a line that opens
+# with one word and a colon and goes on as a list. The word names the list's kind, not
+# someone speaking ("Dana: I booked the hotel." is a sentence, not a list).
+_HEADED_LINE = re.compile(r"^[ \t]{0,3}([^\W\d_][\w'’\-]{0,40}):[ \t]*([^\n]{1,2000})$", re.M)
+LIST_ITEMS = 3
+LIST_ITEM_WORDS = 3
+
+
+def list_headings(text: str, stops: frozenset[str] = STOPWORDS) -> set[str]:
+    """The words that head a list on their own line: at least three items cut by commas,
+    each a few words, at least one of them not a stopword or a word of any sentence
+    ("Thanks, Mel, see you" is said, not listed)."""
+    out = set()
+    for word, rest in _HEADED_LINE.findall(text[:20_000]):
+        if re.search(r"[!?]", rest):
+            continue
+        items = [item.strip(" .;") for item in re.split(r",", rest)]
+        if len(items) < LIST_ITEMS:
+            continue
+        if all(
+            item
+            and len(words := _WORD_RE.findall(item)) <= LIST_ITEM_WORDS
+            and any(w.lower() not in stops and w.lower() not in COMMON_WORDS for w in words)
+            for item in items
+        ):
+            out.add(word)
     return out
 
 
@@ -568,6 +600,8 @@ def _ordinary(
         return True
     if word.isupper() or word in capitalised_mid:
         return False
+    if verb_form(word, lang):
+        return True
     # A sentence opener that the text also writes in lower case, or that looks like a
     # verb or adverb, is a word.
     if low in lowered:
@@ -583,6 +617,27 @@ def written_lower_case(word: str) -> bool:
     ("Gestern", "Mañana", "Preciso", "Domani"), not a name."""
     preference = _casing(word)
     return preference is not None and preference[1] and preference[0] >= WORD_LOWER_CASE_PREFERENCE
+
+
+# How much likelier (natural log-odds) the vocabulary may write an opening word
+# capitalised and still have it read as a verb: names it knows capitalised sit far below
+# ("José" -7.4, "Granada" -6.0, "René" -4.0); verbs with a dropped subject sit near or
+# above zero ("Jantei" -0.2, "Compré" +0.7, "Llamé" +2.7).
+VERB_CAPITALISED_PREFERENCE = -1.0
+
+
+def verb_form(word: str, lang: str) -> bool:
+    """An opening word that grammar reads as an inflected verb of the note's language and
+    whose lemma the vocabulary holds as a whole word ("Compré" of "comprar", "Marquei" of
+    "marcar", "Gebeld" of "bellen"): a note with its subject dropped, not a name."""
+    own = _casing(word)
+    if own is None or own[0] < VERB_CAPITALISED_PREFERENCE:
+        return False
+    for lemma in language.verb_lemmas(word, lang):
+        found = _casing(lemma)
+        if found is not None and found[1]:
+            return True
+    return False
 
 
 # English endings of verbs, adverbs and abstract nouns: at a sentence start, a word.
@@ -649,6 +704,7 @@ def _merge_parts(names: list[str]) -> list[str]:
     return out
 
 
+_OPENER_RE = re.compile(r"(?:^|[.!?;:\n][ \t\n]{0,5})([^\W\d_][\w'’\-]{0,40})")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S{1,2000}")
 _WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
 
@@ -668,6 +724,9 @@ def topics_of(text: str, entities: list[str], limit: int = 6) -> list[str]:
     excluded = {w.lower() for e in entities for w in e.split()}
     lang = language.language_of(text)
     stops = language.stopwords_of(lang)
+    # A note that opens with its verb ("Compré un coche", "Marquei consulta") is about the
+    # car and the appointment: the verb says what happened, not what it is about.
+    excluded |= {w.lower() for w in _OPENER_RE.findall(text[:20_000]) if w[:1].isupper() and verb_form(w, lang)}
     counts: Counter[str] = Counter()
     display: dict[str, str] = {}
     order: dict[str, int] = {}

@@ -355,11 +355,15 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         theme = describe(theme_parts)
         on_thread = [m for m in memories if m.id in holders[lead]]
     else:
-        # Close in meaning with no word in common: the thread is said by what each is about.
-        on_thread = [m for m in memories if m.id in linked]
-        theme = (
-            _join(list(dict.fromkeys(t for t in (_topic(keys[m.id]) for m in on_thread) if t))[:3]) or "closely related subjects"
-        )
+        # Close in meaning with no word in common ("Fui al médico", "War beim Arzt"): the
+        # thread is the thing their words both name, in whatever language; a group whose
+        # closeness names nothing in common gets no insight (each note's own subject, listed,
+        # would claim a thread: "compré, leer cien años and decathlon").
+        found = _shared_by_meaning([m for m in memories if m.id in linked], keys, linked_pairs)
+        if found is None:
+            return ConsolidationResult(summary="", insight="", connections=[], about=())
+        words, on_thread = found
+        theme = _join(words)
     if len(on_thread) < 2:
         on_thread = [m for m in memories if m.id in linked]
     ordered = sorted(on_thread, key=lambda m: (m.occurred_at is None, m.occurred_at or 0, m.id))
@@ -369,10 +373,14 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
     insight = f"The common thread is {theme}: {_join([f'Memory {m.id}' for m in ordered])} bear on it. Together: {steps}."
     summary = f"{len(on_thread)} memories about {theme}."
     # Its sources are the memories on the thread and those linked to them; the others of
-    # the group were read and share nothing with it.
+    # the group were read and share nothing with it. A thread named by meaning keeps only
+    # the memories that name it: closeness alone links a chain of unlike notes.
     thread_ids = {m.id for m in on_thread}
     about = thread_ids | {
-        x for c in connections for x in (c.from_id, c.to_id) if c.from_id in thread_ids or c.to_id in thread_ids
+        x
+        for c in connections
+        for x in (c.from_id, c.to_id)
+        if (c.from_id in thread_ids or c.to_id in thread_ids) and (shared_keys or {c.from_id, c.to_id} <= thread_ids)
     }
     return ConsolidationResult(
         summary=summary,
@@ -380,6 +388,75 @@ def consolidate(memories: list[MemoryNote]) -> ConsolidationResult:
         connections=[c for c in connections if c.from_id in about and c.to_id in about],
         about=tuple(m.id for m in memories if m.id in about),
     )
+
+
+# How close (cosine of e5 vectors) two single words must be to name the same thing: a
+# word and its translation sit at 0.94-0.96 ("médico" / "Arzt", "dentista" / "tandarts");
+# two things of one field below 0.93 ("dentista" / "restaurante" 0.91, "coche" / "bici" 0.92).
+WORD_SAME_MEANING = 0.935
+# Two memories already close in meaning may share a thing their words name less alike,
+# each in its own language ("vacances" / "holiday" 0.92, "leche" / "melk" 0.91): their
+# closest pair of words names it when it is at least this close.
+WORD_RELATED = 0.9
+MAX_THREAD_WORDS = 3
+
+
+def _shared_by_meaning(
+    notes: list[MemoryNote], keys: dict, linked_pairs: set[tuple[int, int]] = frozenset()
+) -> tuple[list[str], list[MemoryNote]] | None:
+    """The words (topics and names) of different memories that name one thing, and the
+    memories that hold them: the largest such set by memories held, else the closest pair
+    of words of two memories linked as close in meaning; None when no two memories' words
+    name one thing."""
+    owners: list[int] = []
+    words: list[str] = []
+    for index, m in enumerate(notes):
+        for k, v in keys[m.id].items():
+            if k.startswith(("t:", "e:")):  # "Bretagne" and "Brittany" name one place
+                owners.append(index)
+                words.append(v)
+    if len(set(owners)) < 2:
+        return None
+    try:
+        vectors = similarity.meaning_vectors(words)
+    except Exception:  # the embedding layer down: nothing is named by meaning
+        return None
+    if vectors is None or len(vectors) != len(words):
+        return None
+    close = np.asarray(vectors, dtype=np.float32) @ np.asarray(vectors, dtype=np.float32).T
+    parent = list(range(len(words)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(words)):
+        for j in range(i + 1, len(words)):
+            if owners[i] != owners[j] and close[i, j] >= WORD_SAME_MEANING:
+                parent[root(j)] = root(i)
+    clusters: dict[int, list[int]] = {}
+    for i in range(len(words)):
+        clusters.setdefault(root(i), []).append(i)
+    best = max(clusters.values(), key=lambda c: (len({owners[i] for i in c}), -min(c)))
+    held = sorted({owners[i] for i in best})
+    if len(held) >= 2:
+        said = list(dict.fromkeys(words[i] for i in sorted(best)))[:MAX_THREAD_WORDS]
+        return said, [notes[i] for i in held]
+    linked = {frozenset(p) for p in linked_pairs}
+    pairs = [
+        (float(close[i, j]), i, j)
+        for i in range(len(words))
+        for j in range(i + 1, len(words))
+        if owners[i] != owners[j] and frozenset((notes[owners[i]].id, notes[owners[j]].id)) in linked
+    ]
+    if not pairs:
+        return None
+    value, i, j = max(pairs)
+    if value < WORD_RELATED:
+        return None
+    return list(dict.fromkeys((words[i], words[j]))), [notes[k] for k in sorted({owners[i], owners[j]})]
 
 
 def _topic(keys: dict[str, str]) -> str:

@@ -178,3 +178,56 @@ def calendar_names(language: str) -> frozenset[str]:
             return frozenset(str(name).lower() for name in names)
     except Exception:  # noqa: BLE001 - no catalogs, no names: the entity rules stand without them
         return frozenset()
+
+
+# The endings of the verb forms a terse note opens with, where the subject is dropped
+# ("Compré un coche", "Marquei consulta", "Andato dal dentista", "Réservé deux nuits",
+# "Gebeld met Pieter"): grammar's inflections, a closed class per language (the past of
+# the first person and the past participle; never the present's "-o", which most first
+# names end with: "Marco", "Tiago"), with the forms a lemma of the same verb takes.
+_VERB_ENDINGS = {
+    "es": ("é", "í", "ó", "aste", "amos", "imos", "aron", "ieron", "ado", "ada", "ido", "ida"),
+    "pt": ("ei", "i", "ou", "amos", "imos", "aram", "eram", "iram", "ado", "ada", "ido", "ida"),
+    "it": ("ato", "ata", "ati", "ito", "ita", "iti", "uto", "uta", "uti", "ai", "ii"),
+    "fr": ("é", "és", "i", "u", "us"),
+}
+# Where the past participle takes a prefix: ge-kauf-t, ge-bel-d, ver-huis-d, be-taal-d.
+_PARTICIPLE_PREFIXES = {"de": ("ge",), "nl": ("ge", "be", "ver", "ont", "her")}
+_PARTICIPLE_ENDINGS = {"de": ("t", "en"), "nl": ("d", "t", "en")}
+# The infinitive (the lemma), and for Italian, whose infinitives the vocabulary splits,
+# the present's first and third persons ("compro", "compra").
+_LEMMA_ENDINGS = {
+    "es": ("ar", "er", "ir"),
+    "pt": ("ar", "er", "ir"),
+    "it": ("are", "ere", "ire", "o", "a"),
+    "fr": ("er", "ir", "re"),
+    "de": ("en",),
+    "nl": ("en",),
+}
+# Spelling that changes before an ending, as orthography requires ("marqué" of "marcar",
+# "pagué" of "pagar", "empecé" of "empezar", "comecei" of "começar").
+_SPELLING = {"es": (("qu", "c"), ("gu", "g"), ("c", "z")), "pt": (("qu", "c"), ("gu", "g"), ("c", "ç"))}
+# Letters of the stem left once the ending is taken ("Rui" is no "-i" form, "Vendi" is).
+VERB_STEM_LETTERS = 3
+_VOWELS = set("aeiouy")
+
+
+def verb_lemmas(word: str, language: str) -> set[str]:
+    """The lemmas `word` would have if grammar read it as an inflected verb of `language`
+    by its ending ("compré" -> "comprar", "gebeld" -> "bellen"); empty when no ending fits.
+    Names share some endings ("José", "Donato"): the caller asks whether a lemma is a word."""
+    low = word.lower()
+    stems = [
+        low[: -len(e)] for e in _VERB_ENDINGS.get(language, ()) if low.endswith(e) and len(low) - len(e) >= VERB_STEM_LETTERS
+    ]
+    for prefix in _PARTICIPLE_PREFIXES.get(language, ()):
+        for ending in _PARTICIPLE_ENDINGS.get(language, ()):
+            if low.startswith(prefix) and low.endswith(ending) and len(low) - len(prefix) - len(ending) >= VERB_STEM_LETTERS:
+                stem = low[len(prefix) : -len(ending)]
+                stems.append(stem)
+                stems.append(stem + stem[-1])  # "bel" -> "bellen"
+                if stem[-2] == stem[-3] and stem[-2] in _VOWELS:
+                    stems.append(stem[:-3] + stem[-2:])  # "haal" -> "halen"
+    for stem in list(stems):
+        stems += [stem[: -len(a)] + b for a, b in _SPELLING.get(language, ()) if stem.endswith(a)]
+    return {stem + ending for stem in stems for ending in _LEMMA_ENDINGS.get(language, ())}
