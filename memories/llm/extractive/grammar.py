@@ -86,7 +86,8 @@ def possessive_subject(lang: str) -> re.Pattern:
     lead = rf"(?:(?:{articles})\s+)?" if articles else ""
     return re.compile(
         rf"^\W*(?:(?:so|and|but|well|oh|btw|fyi|today|yesterday)\W+)*{lead}(?:{_alternation(MY, lang)})\s+"
-        rf"(?:(?:{_alternation(NEW, lang)})\s+)?([^\W\d_][\w-]*)",
+        # "My own new physio": "own" and "new" say whose and since when, the noun follows.
+        rf"(?:(?:{'|'.join(sorted(OWN))})\s+)?(?:(?:{_alternation(NEW, lang)})\s+)?([^\W\d_][\w-]*)",
         re.I,
     )
 

@@ -12,6 +12,8 @@ import os
 import re
 
 from .... import textutil
+from .. import language
+from ..entities import verb_form
 from .statements import similar_word, tokens_of, words_of
 
 # Grammar: words that say a fact changed, in the closed classes of English adverbs and
@@ -127,13 +129,40 @@ SAME_FORM_PAST = frozenset("quit cut put set let hit shut split spread".split())
 PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
 
 
-def past_event(sentence: str) -> bool:
-    """A report of something done, in the English past tense, with no present in it."""
+def past_event(sentence: str, *, any_language: bool = False) -> bool:
+    """A report of something done, in the past tense, with no present in it: the English
+    past, or, with `any_language`, a note that opens with a past form of its language's
+    verb, its subject dropped ("Jantei com a Rita no Porto": entities.verb_form). Asked of
+    the older note: a dinner out is no home left. Not of the newer, whose past is often
+    how a change is told ("Dejé el bar; ahora trabajo en una librería")."""
     if PRESENT.search(sentence):
         return False
+    words = tokens_of(sentence)
     # A capitalised word inside the sentence is a name ("Dr. Ahmed"), not a verb.
-    tokens = [t.lower() for i, t in enumerate(tokens_of(sentence)[:5]) if i == 0 or not t[:1].isupper()]
-    return any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens)
+    tokens = [t.lower() for i, t in enumerate(words[:5]) if i == 0 or not t[:1].isupper()]
+    if any(t in IRREGULAR_PAST or (t.endswith("ed") and len(t) > 4) for t in tokens):
+        return True
+    if not any_language:
+        return False
+    lang = language.language_of(sentence) if words else "en"
+    # "Now" in the note's language says a state holds ("Dejé el bar; ahora trabajo en ...").
+    if lang == "en" or NOW_ELSEWHERE.search(sentence):
+        return False
+    # The first person plural of the present and the past are one form in Spanish and
+    # Portuguese ("vivimos", "moramos"): no past can be read from it.
+    if re.search(r"(?:amos|emos|imos)$", words[0].lower()):
+        return False
+    # Too short to tell its language ("Vendí la moto."): any grammar that reads the opener so.
+    return any(verb_form(words[0], each) for each in ([lang] if lang else PAST_OPENER_LANGUAGES))
+
+
+# "Now" and "these days" in the other languages read (a closed class; English's is PRESENT).
+NOW_ELSEWHERE = re.compile(
+    r"\b(?:ahora|actualmente|agora|atualmente|jetzt|nun|zurzeit|maintenant|actuellement|ora|adesso|attualmente|nu|tegenwoordig)\b",
+    re.I,
+)
+# The languages whose notes open with a past form and no subject (entities.verb_form).
+PAST_OPENER_LANGUAGES = ("es", "pt", "it", "fr", "de", "nl")
 
 
 # Endings of a past that describes, not reports: the English "-ed", and the imperfect of

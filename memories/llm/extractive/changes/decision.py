@@ -150,7 +150,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     began = (
         closeness >= SAME_SLOT_WITH_CUE
         and not HEDGED.search(new_s)
-        and not past_event(old_s)  # a state it changes, not an event ("Started a sourdough starter")
+        and not past_event(old_s, any_language=True)  # a state it changes, not an event ("Started a sourdough starter")
         and (
             (first_person(old_s, names, lang) and first_person(new_s, names, lang))
             or (tokens_of(old_s) or [""])[0] == (tokens_of(new_s) or ["-"])[0] in names
@@ -228,7 +228,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and not denied_head(new_s, lang)
         # "Rosa is off next Tuesday, back the week after": an end for a while.
         and not TEMPORARY.search(new_s)
-        and not past_event(old_s)
+        and not past_event(old_s, any_language=True)
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
@@ -300,7 +300,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     slot_evidence = names_old_value or shares_slot_word(old_c, new_c, stops, names)
     # An older event that began a state ("Moved to X for the new contract") states it.
     if (
-        past_event(old_s)
+        past_event(old_s, any_language=True)
         and (not cue or closeness < SAME_SLOT_PAST or not slot_evidence)
         # (with a change in words, and not when the newer one keeps its value: "In Berlin I
         # now take the U-Bahn").

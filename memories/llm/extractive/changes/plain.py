@@ -260,7 +260,7 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         return None
     if NEGATED.search(new_s) or said_as_past(old_c, new_c) or replaces_another(new_c, old_text):
         return None
-    if past_event(old_s):
+    if past_event(old_s, any_language=True):
         return None  # an event is not a state: "Went to Lisbon" is not undone by "Went to Porto"
     old_values, new_values = _values(old_c, stops, names), _values(new_c, stops, names)
     if lower and not old_values and not new_values:

@@ -91,20 +91,26 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
     ("Acme hired a new CFO") its note does not name: two subjects."""
     for a, b, a_text in ((old_s, new_s, old_text or old_s), (new_s, old_s, new_text or new_s)):
         first, second = ([*tokens_of(b), "", ""])[:2]
+        # "Uncle Femi lives in Lagos", "Dr Okafor retired": a word of kin or a title before
+        # the name; the name is who the sentence is about.
+        # Not after a verb the note opens with ("Switched GPs - it's Dr. Lindqvist").
+        kin_or_title = first.lower() not in names and first[:1].isupper() and not first_person(b, names)
+        opener = second if kin_or_title and second.lower() in names else first
         if (
             first_person(a, names)
             # "New address from May: ..." after "Our address is ...": the opener modifies
             # the older sentence's own noun, it is no one.
             and not (second[:1].isalpha() and similar_word(second.lower(), words_of(a)) and second.lower() not in names)
             and not FIRST_PERSON.search(b)
-            and first.lower() in names
-            and first.lower() not in words_of(a_text)
+            and opener.lower() in names
+            and not similar_word(opener.lower(), words_of(a_text))
         ):
             return True
     return False
 
 
-_POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*)['’]s\s+(\w+)")
+# "Dad's phone", and the plural's "the kids' dentist".
+_POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*?(?:['’]s|s['’]))\s+(\w+)")
 
 # Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
 CONTRACTED = frozenset("it he she that what there here who where how let this".split())
@@ -140,10 +146,11 @@ def other_owner(old_s: str, new_s: str) -> bool:
             return True
         b_low = b.lower()
         for m in _POSSESSIVE.finditer(a):
-            owner, thing = m.group(1).lower(), m.group(2).lower()
+            marked, thing = m.group(1).lower().replace("’", "'"), m.group(2).lower()
+            owner = marked.removesuffix("'s").removesuffix("'")
             if owner in CONTRACTED:
                 continue  # "it's 7781 now" is "it is", no one's
-            if f"{owner}'s" in b_low.replace("’", "'"):
+            if marked in b_low.replace("’", "'"):
                 # The thing is the noun phrase after "'s": "Mira's phone number" and "Mira's
                 # new number" share its noun.
                 if not any(similar_word(w, words_of(b)) for w in _phrase(a, m.start(2))):

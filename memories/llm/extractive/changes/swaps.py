@@ -134,7 +134,7 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
         return None
     old_s = sentence_of[old_c]
     if (
-        past_event(old_s)
+        past_event(old_s, any_language=True)
         and not shares_slot_word(old_c, new_c, stops, names)
         # An event that began a state ("Switched to a Pixel 7") states it.
         and not CHANGE.search(old_s)
@@ -216,7 +216,7 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     if (
         not changed
         and not named
-        and past_event(old_s)
+        and past_event(old_s, any_language=True)
         and not past_event(new_s)
         and not shares_slot_word(old_s, new_s, stops, names)
     ):

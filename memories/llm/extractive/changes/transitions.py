@@ -47,7 +47,7 @@ def writer_moved_on(
     the slot in common ("Vivo en Sevilla" / "Nos mudamos a Valencia"): both first person,
     the older a state, the value a name, and the newer leaning to a change of state, not
     to a visit ("Fuimos a Valencia el fin de semana")."""
-    if closeness < SAME_SLOT or past_event(old_s) or kinds_of(new_values) != {"word"}:
+    if closeness < SAME_SLOT or past_event(old_s, any_language=True) or kinds_of(new_values) != {"word"}:
         return False
     if not (first_person(old_s, names, lang) and first_person(new_s, names, lang)):
         return False
@@ -59,7 +59,7 @@ def state_begun(old_s: str, new_s: str, closeness: float, names: frozenset[str],
     ("Sam started at Kingsmead Academy" after "Sam is in year 6 at Oakwood Primary"): the
     older sentence is not an event itself, and the two are closer than two restatements
     of one slot usually are."""
-    if closeness < SAME_SLOT_EVENT or past_event(old_s):
+    if closeness < SAME_SLOT_EVENT or past_event(old_s, any_language=True):
         return False
     if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
         return False  # "Noor visited Westfield Clinic" is not "Noor started at Westfield Clinic"
