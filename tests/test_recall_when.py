@@ -86,6 +86,7 @@ def test_a_state_told_with_its_length_dates_when_it_began():
     assert told_as((surfing,), said) == {"past"}
     # Only the perfect says the time runs up to the day it was said.
     assert event_spans("We were there for two weeks.", said) == ()
+    assert event_spans("I had that car for two years before it broke down.", said) == ()
     assert event_spans("Thanks for having me, see you in a bit.", said) == ()
 
 

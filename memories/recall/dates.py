@@ -456,12 +456,13 @@ EVENT_TEXT_CHARS = 1000
 # A state told with how long it has lasted ("I've been surfing for five years", "I've had
 # them for 3 years", "it's been a favourite of mine for like 3 years") dates when it began:
 # that many units before the day it was said, as "five years ago" would. Only in the
-# perfect ('ve / have / has / 's been / had: a closed class), which says the time runs up
-# to the day it was said; "we were there for two weeks" dates nothing. Read in a memory's
-# words only: in a question "for three years" is no date to search.
+# perfect ('ve / have / has / 's been / been: a closed class), which says the time runs up
+# to the day it was said; "we were there for two weeks" and "I had it for a year" (over
+# before the day it was said) date nothing. Read in a memory's words only: in a question
+# "for three years" is no date to search.
 READ_DURATIONS = True
 _DURATION = re.compile(
-    r"(?:'ve|\bhave|\bhas|'s\s+been|\bhad|\bbeen)\b[^.!?;]{0,60}?\bfor\s+"
+    r"(?:'ve|\bhave|\bhas|'s\s+been|\bbeen)\b[^.!?;]{0,60}?\bfor\s+"
     r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|like\s+|the\s+(?:last|past)\s+)?"
     r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\s+couple\s+of|a\s+few|several)\s+"
     r"(day|week|month|year|decade)s?\b",
