@@ -453,6 +453,49 @@ def date_phrases(question: str) -> list[str]:
 EVENT_TEXT_CHARS = 1000
 
 
+# A state told with how long it has lasted ("I've been surfing for five years", "I've had
+# them for 3 years", "it's been a favourite of mine for like 3 years") dates when it began:
+# that many units before the day it was said, as "five years ago" would. Only in the
+# perfect ('ve / have / has / 's been / been: a closed class), which says the time runs up
+# to the day it was said; "we were there for two weeks" and "I had it for a year" (over
+# before the day it was said) date nothing. Read in a memory's words only: in a question
+# "for three years" is no date to search.
+READ_DURATIONS = True
+_DURATION = re.compile(
+    r"(?:'ve|\bhave|\bhas|'s\s+been|\bbeen)\b[^.!?;]{0,60}?\bfor\s+"
+    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|like\s+|the\s+(?:last|past)\s+)?"
+    r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\s+couple\s+of|a\s+few|several)\s+"
+    r"(day|week|month|year|decade)s?\b",
+    re.I,
+)
+
+
+_COUNT_WORDS = {**NUMBER_WORDS, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
+
+
+def duration_spans(text: str, said_on: date) -> list[DateSpan]:
+    """When each state the text tells with its length ("for five years") began."""
+    out = []
+    for m in _DURATION.finditer(text):
+        count, unit = m.group(1).lower(), m.group(2).lower()
+        if unit == "decade":
+            unit, scale = "year", 10
+        else:
+            scale = 1
+        if count.isdigit() or count in _COUNT_WORDS:
+            low = high = (int(count) if count.isdigit() else _COUNT_WORDS[count]) * scale
+        else:
+            low, high = (scale * n for n in VAGUE_COUNTS[next(w for w in count.split() if w in VAGUE_COUNTS)])
+        if unit == "day" and high > 0:
+            first, last = said_on - timedelta(days=high), said_on - timedelta(days=low)
+        else:
+            days_low, days_high = UNIT_DAYS[unit] * low, UNIT_DAYS[unit] * high
+            spread = max(1, days_low // 6)
+            first, last = said_on - timedelta(days=days_high + spread), said_on - timedelta(days=max(0, days_low - spread))
+        out.append(DateSpan(f"began {m.group(0).split('for', 1)[-1].strip()} before {said_on:%-d %B %Y}", first, last))
+    return out
+
+
 @lru_cache(maxsize=100_000)
 def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
     """The times a memory's words name, counted from the day it was said: "yesterday" in a
@@ -466,6 +509,8 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
             year = said_on.year if span.month <= said_on.month + 6 else said_on.year - 1
             span = _month_span(year, span.month, span.label)
         out.append(span)
+    if READ_DURATIONS and "for " in text[:EVENT_TEXT_CHARS]:
+        out.extend(duration_spans(text[:EVENT_TEXT_CHARS], said_on))
     return tuple(out)
 
 
@@ -478,8 +523,8 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
 # store it again (a bare queryset update, raw SQL) no longer agrees with its text and is
 # read again, so a stale value is never used. The CRC is of the text after the reading's
 # version (EVENT_READING): a value stored by an earlier reading of dates (one that knew
-# fewer phrases) no longer agrees either; migration 0020 stores them again.
-EVENT_READING = "2:"
+# fewer phrases) no longer agrees either; migrations 0021 and 0023 store them again.
+EVENT_READING = "3:"
 
 
 def stored_event_dates(text: str, said_on: date) -> str:
@@ -692,8 +737,16 @@ _AHEAD = re.compile(r"\b(?:will|shall|going\s+to|planning|plans?|due|upcoming|ne
 _PAST = re.compile(r"\b(?:did|was|were|had|has|have)\b", re.I)
 
 
+# "How long has Nate had his turtles?" asks for a time too: since when a state has held,
+# told as "I've had them for three years" or "since 2019". Only in the perfect (has /
+# have / had), where the time runs up to the day it was said; "How long did the drive
+# take?" asks for a length, not a time.
+ASK_HOW_LONG = True
+_HOW_LONG = re.compile(r"^\W*how\s+long\s+(?:has|have|had)\b", re.I)
+
+
 def asks_time(question: str) -> bool:
-    return bool(_ASKS_TIME.search(question or ""))
+    return bool(_ASKS_TIME.search(question or "")) or (ASK_HOW_LONG and bool(_HOW_LONG.search(question or "")))
 
 
 def time_asked(question: str) -> str:
