@@ -57,6 +57,8 @@ def test_the_updates_beside_them_stay_updates(settings, old, new):
         ("Had dinner with Tom in Porto.", True),
         # The present, and a name opening the note.
         ("Vivo em Lisboa.", False),
+        # "To be" in the present, whose ending looks like a past's ("comprou").
+        ("Estou a aprender alemão às terças.", False),
         ("José vive en Sevilla.", False),
     ],
 )

@@ -153,7 +153,12 @@ def past_event(sentence: str, *, any_language: bool = False) -> bool:
     if re.search(r"(?:amos|emos|imos)$", words[0].lower()):
         return False
     # Too short to tell its language ("Vendí la moto."): any grammar that reads the opener so.
-    return any(verb_form(words[0], each) for each in ([lang] if lang else PAST_OPENER_LANGUAGES))
+    # Not a word of the language's closed classes: "Estou a aprender alemão" opens with
+    # "to be" in the present, whose ending looks like a past's.
+    return any(
+        verb_form(words[0], each) and words[0].lower() not in language.stopwords_of(each)
+        for each in ([lang] if lang else PAST_OPENER_LANGUAGES)
+    )
 
 
 # "Now" and "these days" in the other languages read (a closed class; English's is PRESENT).
