@@ -231,8 +231,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
-    if READ_REPLIES and content_terms:
-        _replies_stand(sentences, context, named, content_terms, idf, content_total, by_meaning=margin is not None)
+    if READ_REPLIES:
+        # The question turn must ask what this question asks of the thing: its kind ("What
+        # breed is the puppy?" is not asked by "what did you end up naming the puppy?").
+        asks = head_stems | {t for w in attribute_asked(question) for t in textutil.terms(w)}
+        _replies_stand(sentences, context, named, content_terms, idf, asks, by_meaning=margin is not None)
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
@@ -300,7 +303,7 @@ def _replies_stand(
     named: set[str],
     content_terms: list[str],
     idf: dict[str, float],
-    content_total: float,
+    asks: frozenset[str] | set[str],
     *,
     by_meaning: bool,
 ) -> None:
@@ -317,6 +320,12 @@ def _replies_stand(
     speakers = {m.id: (SPEAKER.match(m.text or m.summary or "") or None) for m in context.memories}
     people = {m.group(1).split()[0].lower() for m in speakers.values() if m}
     asked_people = named & people
+    # What the question turn must hold: what is asked, or, when the question asks only by
+    # names ("Where is Maya going for Easter?"), the names that are not the speakers'.
+    terms = content_terms or [textutil.stem(n) for n in named - people]
+    if not terms:
+        return
+    total = sum(idf.get(t, 1.0) for t in terms) or 1.0
     by_memory: dict[int, list[Sentence]] = {}
     for s in sentences:
         by_memory.setdefault(s.memory.id, []).append(s)
@@ -328,7 +337,9 @@ def _replies_stand(
         if not turn:
             continue
         stems = frozenset().union(*(s.stems for s in turn))
-        coverage = sum(idf[t] for t in content_terms if t in stems) / content_total
+        if not asks <= stems:
+            continue
+        coverage = sum(idf.get(t, 1.0) for t in terms if t in stems) / total
         margin = max(s.margin for s in turn)
         if coverage < COVERAGE_MIN and not (by_meaning and margin >= MARGIN_MIN_ANSWER):
             continue
