@@ -134,3 +134,13 @@ def test_a_note_in_another_language_answers_by_meaning(user, memory_factory, set
         assert result.cited[:1] == [notes[index].pk], (question, result.answer)
     for question in ("How much did the boiler service cost?", "What is my blood type?"):
         assert NOTHING in answer_question(owner=user, question=question).answer, question
+
+
+def test_a_name_said_to_someone_is_no_instance_of_what_is_asked():
+    breed, called = asked_for.Asked(asked_for.KIND, head="breed"), asked_for.Asked(asked_for.NAME)
+    for line in ("Maya: Jonas!! the puppy finally came home yesterday", "Thanks Kofi, the puppy loves the beach"):
+        assert not asked_for.holds(line, breed, "What breed is the puppy?"), line
+        assert not asked_for.holds(line, called, "What is the puppy called?"), line
+    assert asked_for.holds("we adopted a beagle called Rolo", called, "What is the puppy called?")
+    # Who: the one thanked is a person all the same.
+    assert asked_for.holds("Thanks Kofi, you fixed it", asked_for.Asked(asked_for.PERSON), "Who fixed the boiler?")
