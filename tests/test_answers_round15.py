@@ -1,7 +1,6 @@
 """Issue 25, round 15: what the offline answer reads as evidence. Notes kept in a sequence
 with no speaker are not a conversation; a quoted title is the title; a line in another
-language is read by meaning; an attribute's words said of another thing ("blood test" for
-"blood type") are not it; a spelled-out "one" before a preposition is no amount; and a
+language is read by meaning; a spelled-out "one" before a preposition is no amount; and a
 reply answers the question turn before it in its own words, for the one who replies.
 Notes, chats and questions written for this file."""
 
@@ -9,7 +8,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
 
 from memories.llm.base import AnswerContext, MemoryNote, cited_ids
 from memories.llm.extractive import answers, asked_about, asked_for, exchange
@@ -51,29 +49,6 @@ def test_a_quoted_title_is_the_title():
     assert "piranesi" in asked_about.plain_words("Tessa recommended the book 'Piranesi', borrowed her copy.")
     text = answers.answer(question="Who recommended Piranesi?", context=_sequence(*NOTES))
     assert cited_ids(text)[:1] == [5], text
-
-
-@pytest.mark.parametrize(
-    ("question", "modifiers"),
-    [
-        ("What is my blood type?", ["blood"]),
-        ("What is the garage door code?", ["garage", "door"]),
-        # Adjectives any attribute may take say not which one it is.
-        ("What's my new phone number?", ["phone"]),
-        ("What is my job?", []),
-    ],
-)
-def test_the_words_that_say_which_attribute_is_asked(question, modifiers):
-    assert asked_about.attribute_modifiers(question) == modifiers
-
-
-def test_the_attribute_s_words_said_of_another_thing_do_not_give_its_value():
-    """ "Blood test on Tuesday" says "blood" of a test: it gives no blood type. The code's
-    line still answers: it says the code."""
-    context = _sequence(*NOTES)
-    assert NOTHING in answers.answer(question="What is my blood type?", context=context)
-    text = answers.answer(question="What is the garage door code?", context=context)
-    assert cited_ids(text)[:1] == [4], text
 
 
 def test_a_spelled_out_one_before_a_preposition_is_no_amount():
@@ -132,15 +107,5 @@ def test_a_note_in_another_language_answers_by_meaning(user, memory_factory, set
     for question, index in (("What's my new phone number?", 0), ("When does my pottery course start?", 1)):
         result = answer_question(owner=user, question=question)
         assert result.cited[:1] == [notes[index].pk], (question, result.answer)
-    for question in ("How much did the boiler service cost?", "What is my blood type?"):
+    for question in ("How much did the boiler service cost?", "Where is the blood test?"):
         assert NOTHING in answer_question(owner=user, question=question).answer, question
-
-
-def test_a_name_said_to_someone_is_no_instance_of_what_is_asked():
-    breed, called = asked_for.Asked(asked_for.KIND, head="breed"), asked_for.Asked(asked_for.NAME)
-    for line in ("Maya: Jonas!! the puppy finally came home yesterday", "Thanks Kofi, the puppy loves the beach"):
-        assert not asked_for.holds(line, breed, "What breed is the puppy?"), line
-        assert not asked_for.holds(line, called, "What is the puppy called?"), line
-    assert asked_for.holds("we adopted a beagle called Rolo", called, "What is the puppy called?")
-    # Who: the one thanked is a person all the same.
-    assert asked_for.holds("Thanks Kofi, you fixed it", asked_for.Asked(asked_for.PERSON), "Who fixed the boiler?")

@@ -33,7 +33,6 @@ from .asked_about import (
     SPEAKER,
     asked_nouns,
     attribute_asked,
-    attribute_modifiers,
     held_by_asked,
     named_beyond_address,
     names_asked,
@@ -356,17 +355,8 @@ def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: di
     (asked_about.attribute_asked: "What is my job?" is answered by "I work as a nurse"),
     nor the kind asked for ("Which airline": "booked with TAP")."""
     said = frozenset().union(*memory_stems.values())
-
-    def says(word: str) -> bool:
-        return bool(set(textutil.terms(word)) & said)
-
-    attribute = attribute_asked(question)
-    if any(says(w) for w in attribute_modifiers(question)) and not any(says(w) for w in attribute):
-        # What says which attribute ("blood" of "my blood type") with another head is about
-        # another thing: "Blood test on Tuesday" does not give a blood type.
-        attribute = set()
-    excused = attribute | set(kind.head.split() if kind and kind.head else ())
-    return [w for w in asked_nouns(question) if w not in excused and not says(w)]
+    excused = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
+    return [w for w in asked_nouns(question) if w not in excused and not set(textutil.terms(w)) & said]
 
 
 def _foreign(s: Sentence, asked_in: str) -> bool:

@@ -7,7 +7,7 @@ import re
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import language, whose
+from . import whose
 from .entities import addressed
 from .summary import plain_text
 
@@ -186,12 +186,3 @@ def attribute_phrase(question: str) -> list[str]:
             continue
         phrase.append(bare)
     return phrase
-
-
-def attribute_modifiers(question: str) -> list[str]:
-    """The words before the head of the asked attribute that say which one it is ("blood"
-    in "my blood type", "garage door" in "the garage door code"), not the adjectives any
-    attribute may take ("new", "old", "latest": stopwords-iso's English list holds them)."""
-    phrase = attribute_phrase(question)
-    common = language.library_stopwords("en")
-    return [w for w in phrase[:-1] if w not in common]

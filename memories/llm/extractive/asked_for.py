@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ... import textutil
 from . import similarity
-from .entities import AMOUNT_RE, DATE_RE, addressed, extract_entities
+from .entities import AMOUNT_RE, DATE_RE, extract_entities
 from .relative_dates import RELATIVE_RE
 
 _DECISION_Q = re.compile(
@@ -171,9 +171,6 @@ _RELATION = re.compile(r"\b(?:my|our|his|her|their|your)\s+([a-z][\w-]*)", re.I)
 # A title of address before a word names a person, in whatever case it is typed ("going to
 # dr okafor now"): the titles are a closed class.
 _TITLED = re.compile(r"\b(?:dr|mr|mrs|ms|mx|prof|herr|frau|sr|sra|mme)\.?\s+([^\W\d_][\w'’-]+)", re.I)
-# A name that opens a line (after a speaker's label) and is closed by "!" or "," is said to
-# someone ("Jonas!! the puppy ...", "Sam, we named her ...").
-_OPENING_ADDRESS = re.compile(r"^\s*(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}\s*:\s+)?([A-Z][\w'’-]+)\s*[!,]")
 _QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,80})[\"”'’]")
 
 
@@ -247,10 +244,6 @@ def holds(sentence: str, asked: Asked | None, question: str) -> bool:
         if names:
             return True
         return any(_place_word(m.group(1), asked_words) for m in _LOCATIVE.finditer(sentence))
-    # A name said to someone is no instance of what is asked: "Jonas!! the puppy came home"
-    # gives no name of the puppy, nor its breed.
-    spoken_to = {w.lower() for w in addressed(sentence)} | {m.group(1).lower() for m in _OPENING_ADDRESS.finditer(sentence)}
-    names = [(name, placed) for name, placed in names if name.lower() not in spoken_to]
     if asked.kind == NAME:
         return bool(names) or any(not set(_words(m.group(1))) <= asked_words for m in _QUOTED.finditer(sentence))
     # KIND: a named instance ("booked with TAP" for "which airline"), or the head noun said.
