@@ -176,6 +176,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
     # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
     held = held_by_asked(context, named)
+    own_words = held
     # Each turn's words stay whose they were in that turn: Dana's "who's your new manager"
     # lends "new manager" to Marco's reply, not to Dana's.
     held = {i: theirs.union(*(held.get(j, frozenset()) for j in before.get(i, ()))) for i, theirs in held.items()}
@@ -234,7 +235,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # The question turn must ask what this question asks of the thing: its kind ("What
         # breed is the puppy?" is not asked by "what did you end up naming the puppy?").
         asks = head_stems | {t for w in attribute_asked(question) for t in textutil.terms(w)}
-        _replies_stand(sentences, context, named, content_terms, idf, asks, by_meaning=margin is not None)
+        _replies_stand(sentences, context, named, content_terms, idf, asks, own_words, by_meaning=margin is not None)
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
@@ -303,15 +304,17 @@ def _replies_stand(
     content_terms: list[str],
     idf: dict[str, float],
     asks: frozenset[str] | set[str],
+    own_words: dict[int, frozenset[str]],
     *,
     by_meaning: bool,
 ) -> None:
     """A reply stands where the question it replies to does: "What did Maya name the
     puppy?" is answered by "Maya: we went with Biscuit", the reply to "Jonas: what did you
-    end up naming the puppy?", though it says no word of the question. The question turn
-    is read whole (its "you" is the one who replies), so only when the replier is the
-    person the question names, or it names none of the speakers: "What did Jonas name his
-    puppy?" is not answered by Maya's reply. Whether the reply gives the kind asked for
+    end up naming the puppy?", though it says no word of the question. Only when the replier
+    is the person the question names, reading the question turn's words that are theirs
+    (its "you"), or the question names none of the speakers (then the whole turn): "What did Jonas name his
+    puppy?" is not answered by Maya's reply, nor "Where did Elif get a new flat?" by her
+    reply to "we should celebrate the flat, dinner friday?". Whether the reply gives the kind asked for
     (a name, a place) is still checked after (_gives_kind)."""
     asking = exchange.asked_by(context)
     if not asking:
@@ -335,7 +338,10 @@ def _replies_stand(
         turn = by_memory.get(question_turn, [])
         if not turn:
             continue
-        stems = frozenset().union(*(s.stems for s in turn))
+        # Of the question turn, the words that are the replier's (its "you"), when the
+        # question names a speaker: "Ravi: we should celebrate the flat, dinner friday?" asks
+        # Elif to dinner; the flat stays Ravi's (asked_about.held_by_asked).
+        stems = own_words.get(question_turn, frozenset()) if asked_people else frozenset().union(*(s.stems for s in turn))
         if not asks <= stems:
             continue
         coverage = sum(idf.get(t, 1.0) for t in terms if t in stems) / total
