@@ -40,6 +40,7 @@ from .asked_about import (
     without_names,
 )
 from .entities import addressed
+from .language import language_of
 from .quote_order import asks_about_the_past, current_first
 from .quoting import SHORT_SENTENCE_WORDS, quote_text, said_by
 from .sentences import Sentence, sentences_of
@@ -84,6 +85,9 @@ MARGIN_MIN_ANSWER = -0.03
 MARGIN_KIND_ALONE = -0.01
 # Read a conversation's line with the turns it answers (exchange.py).
 READ_EXCHANGE = True
+# A reply to a question that stands for this one answers it in its own words
+# (_replies_stand).
+READ_REPLIES = True
 # What must say the things a question names (_unsaid_things): "line", the line that answers
 # (or the turns it answers); "store", any recalled memory (issue-answers5's rule); False,
 # nothing. LoCoMo dev replayed (answerable cited / unanswerable "not found"), conversations
@@ -93,6 +97,13 @@ UNSAID_THINGS = "line"
 # Whether a "what" question about an attribute the owner never named is held to the bar of
 # a typed question (answer(): valued).
 VALUE_TYPED = True
+# A line written in another language than the question cannot say the question's words
+# ("mi número nuevo es ..." for "What's my new phone number?"): the things the question
+# names are read from its meaning instead, as close as a line with no word of the question
+# must be to count as about it (MEANING_UNTYPED). e5 puts a translated word only a little
+# nearer its original than a neighbour ("pottery"/"ceramica" 0.906, "pottery"/"yoga"
+# 0.881, "cat"/"perro" 0.883), so no word-by-word check is made.
+MARGIN_FOREIGN = MEANING_UNTYPED
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -165,6 +176,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
     # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
     held = held_by_asked(context, named)
+    own_words = held
     # Each turn's words stay whose they were in that turn: Dana's "who's your new manager"
     # lends "new manager" to Marco's reply, not to Dana's.
     held = {i: theirs.union(*(held.get(j, frozenset()) for j in before.get(i, ()))) for i, theirs in held.items()}
@@ -219,6 +231,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # A question quoted back is not an answer to it.
         if s.text.rstrip().endswith("?"):
             s.score *= 0.6
+    if READ_REPLIES:
+        # The question turn must ask what this question asks of the thing: its kind ("What
+        # breed is the puppy?" is not asked by "what did you end up naming the puppy?").
+        asks = head_stems | {t for w in attribute_asked(question) for t in textutil.terms(w)}
+        _replies_stand(sentences, context, named, content_terms, idf, asks, own_words, by_meaning=margin is not None)
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that
@@ -247,12 +264,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         # "The boiler service cost £95", which never says "car".
         named_kind = kind is not None and kind.kind in (asked_for.NAME, asked_for.PERSON)
         if UNSAID_THINGS == "line":
+            asked_in = language_of(question)
             relevant = [
                 s
                 for s in relevant
                 if s.by_date
                 or not _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]})
                 or (named_kind and asked_for.holds(_said(s), kind, question))
+                or (_foreign(s, asked_in) and s.margin >= MARGIN_FOREIGN)
             ]
         elif _unsaid_things(question, kind, memory_stems):
             relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
@@ -278,6 +297,61 @@ def answer(*, question: str, context: AnswerContext) -> str:
     )
 
 
+def _replies_stand(
+    sentences: list[Sentence],
+    context: AnswerContext,
+    named: set[str],
+    content_terms: list[str],
+    idf: dict[str, float],
+    asks: frozenset[str] | set[str],
+    own_words: dict[int, frozenset[str]],
+    *,
+    by_meaning: bool,
+) -> None:
+    """A reply stands where the question it replies to does: "What did Maya name the
+    puppy?" is answered by "Maya: we went with Biscuit", the reply to "Jonas: what did you
+    end up naming the puppy?", though it says no word of the question. Only when the replier
+    is the person the question names, reading the question turn's words that are theirs
+    (its "you"), or the question names none of the speakers (then the whole turn): "What did Jonas name his
+    puppy?" is not answered by Maya's reply, nor "Where did Elif get a new flat?" by her
+    reply to "we should celebrate the flat, dinner friday?". Whether the reply gives the kind asked for
+    (a name, a place) is still checked after (_gives_kind)."""
+    asking = exchange.asked_by(context)
+    if not asking:
+        return
+    speakers = {m.id: (SPEAKER.match(m.text or m.summary or "") or None) for m in context.memories}
+    people = {m.group(1).split()[0].lower() for m in speakers.values() if m}
+    asked_people = named & people
+    # What the question turn must hold: what is asked, or, when the question asks only by
+    # names ("Where is Maya going for Easter?"), the names that are not the speakers'.
+    terms = content_terms or [textutil.stem(n) for n in named - people]
+    if not terms:
+        return
+    total = sum(idf.get(t, 1.0) for t in terms) or 1.0
+    by_memory: dict[int, list[Sentence]] = {}
+    for s in sentences:
+        by_memory.setdefault(s.memory.id, []).append(s)
+    for reply, question_turn in asking.items():
+        replier = speakers[reply].group(1).split()[0].lower()
+        if asked_people and replier not in asked_people:
+            continue
+        turn = by_memory.get(question_turn, [])
+        if not turn:
+            continue
+        # Of the question turn, the words that are the replier's (its "you"), when the
+        # question names a speaker: "Ravi: we should celebrate the flat, dinner friday?" asks
+        # Elif to dinner; the flat stays Ravi's (asked_about.held_by_asked).
+        stems = own_words.get(question_turn, frozenset()) if asked_people else frozenset().union(*(s.stems for s in turn))
+        if not asks <= stems:
+            continue
+        coverage = sum(idf.get(t, 1.0) for t in terms if t in stems) / total
+        margin = max(s.margin for s in turn)
+        if coverage < COVERAGE_MIN and not (by_meaning and margin >= MARGIN_MIN_ANSWER):
+            continue
+        for s in by_memory.get(reply, []):
+            s.coverage, s.margin, s.relevant = max(s.coverage, coverage), max(s.margin, margin), True
+
+
 def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: dict[int, frozenset[str]]) -> list[str]:
     """The things the question names (asked_about.asked_nouns) that none of the given
     memories says (their stems by id). Given all that recall brought: recall's words arm
@@ -289,6 +363,13 @@ def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: di
     said = frozenset().union(*memory_stems.values())
     excused = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
     return [w for w in asked_nouns(question) if w not in excused and not set(textutil.terms(w)) & said]
+
+
+def _foreign(s: Sentence, asked_in: str) -> bool:
+    """Whether the line's memory is written in another language than the question (both
+    named by language.language_of; a text too short to tell is not foreign)."""
+    written_in = language_of(s.memory.text or s.memory.summary or "")
+    return bool(asked_in and written_in and written_in != asked_in)
 
 
 def _stands(s: Sentence) -> bool:

@@ -32,7 +32,8 @@ SPEAKER = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2})\s*:\s")
 
 
 def plain_words(text: str) -> list[str]:
-    return [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
+    # A closing quote is no part of the word: "the book 'Piranesi', borrowed" says Piranesi.
+    return [w.lower().rstrip("'’").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
 
 
 def names_asked(question: str) -> set[str]:
@@ -165,18 +166,23 @@ def attribute_asked(question: str) -> set[str]:
     salary at the new firm?"). The answer gives the value ("I work as a nurse", "I moved to
     Lyon"), which need not repeat the word; "How much is my rent?" asks a measure of a
     thing named, and "What is my cat called?" names the cat, not an attribute of it."""
+    # An English noun phrase ends in its head: "my blood type" asks a type, of blood.
+    return set(attribute_phrase(question)[-1:])
+
+
+def attribute_phrase(question: str) -> list[str]:
+    """The whole noun phrase attribute_asked reads its head from ("blood type")."""
     m = _ATTRIBUTE.match(" ".join(question.split()))
     if not m:
-        return set()
+        return []
     phrase: list[str] = []
     for token in _WORD.findall(m.group(1)):
         bare = token.lower().replace("’", "'").removesuffix("'s")
         if bare in _NAMING:
-            return set()  # "What is my cat called?" asks the cat's name
+            return []  # "What is my cat called?" asks the cat's name
         if bare in textutil.STOPWORDS or bare in _DETERMINERS or token[:1].isupper() or bare[:1].isdigit():
             if phrase:
                 break
             continue
         phrase.append(bare)
-    # An English noun phrase ends in its head: "my blood type" asks a type, of blood.
-    return set(phrase[-1:])
+    return phrase

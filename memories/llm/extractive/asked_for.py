@@ -226,7 +226,7 @@ def holds(sentence: str, asked: Asked | None, question: str) -> bool:
         return False
     asked_words = set(_words(question))
     if asked.kind == AMOUNT:
-        return bool(AMOUNT_RE.search(sentence) or _new(_NUMBER_SPAN, sentence, asked_words))
+        return bool(AMOUNT_RE.search(sentence) or _new_amounts(sentence, asked_words))
     if asked.kind == NUMBER:
         return bool(_new(_NUMBER_SPAN, sentence, asked_words))
     if asked.kind == TIME:
@@ -256,6 +256,21 @@ def _words(text: str) -> list[str]:
 
 def _new(pattern: re.Pattern, sentence: str, asked_words: set[str]) -> bool:
     return any(not set(_words(m.group(0))) <= asked_words for m in pattern.finditer(sentence))
+
+
+def _new_amounts(sentence: str, asked_words: set[str]) -> bool:
+    """A number that can be an amount: in digits, or spelled out before what it counts
+    ("forty quid", "two hundred"). A spelled-out number before a word of a closed class is
+    a pronoun as often ("my cousin teaches one in Kreuzberg", "the blue one is nicer")."""
+    for m in _NUMBER_SPAN.finditer(sentence):
+        if set(_words(m.group(0))) <= asked_words:
+            continue
+        if m.group(0)[:1].isdigit():
+            return True
+        after = _words(sentence[m.end() :])[:1]
+        if after and after[0] not in textutil.STOPWORDS:
+            return True
+    return False
 
 
 def _new_names(sentence: str, asked_words: set[str]) -> list[tuple[str, bool]]:
