@@ -100,3 +100,25 @@ def test_notes_close_in_meaning_that_name_nothing_alike_get_no_catch_all(local_e
     # abgegeben") would claim a thread the notes do not share.
     assert len(result.about) <= 2, (result.summary, result.about)
     assert not any(w in result.summary for w in ("cansada", "écrire", "carnet", "informe")), result.summary
+
+
+def test_one_word_said_as_a_topic_and_as_a_name_is_a_thread_without_the_embedding_layer(settings):
+    """ "quokka" is a topic of one note (it only opens its sentences) and a name in the
+    other: the same word names one thing, and no meaning layer is needed to see it (the
+    embedding layer off, the thread by meaning once named nothing and wrote no insight)."""
+    from memories.llm.base import MemoryNote
+    from memories.llm.extractive import insights
+
+    settings.MEMORY_EMBEDDINGS = "off"
+    notes = [
+        MemoryNote(
+            id=1,
+            summary="",
+            text="Quokka project: the vault code is 4471. Quokka launch in May.",
+            topics=("quokka", "vault", "code"),
+        ),
+        MemoryNote(id=2, summary="", text="Quokka project launch planning with the Quokka team in May.", entities=("Quokka",)),
+    ]
+    result = insights.consolidate(notes)
+    assert set(result.about) == {1, 2}, result
+    assert "quokka" in result.summary.lower(), result.summary

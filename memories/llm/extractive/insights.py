@@ -419,11 +419,15 @@ def _shared_by_meaning(
         return None
     try:
         vectors = similarity.meaning_vectors(words)
-    except Exception:  # the embedding layer down: nothing is named by meaning
-        return None
+    except Exception:  # the embedding layer down: only a word said alike names one thing
+        vectors = None
+    # One word said in both, once as a topic and once as a name ("quokka" / "Quokka"), names
+    # one thing with or without the embedding layer.
+    same = np.array([[a.lower() == b.lower() for b in words] for a in words], dtype=np.float32)
     if vectors is None or len(vectors) != len(words):
-        return None
-    close = np.asarray(vectors, dtype=np.float32) @ np.asarray(vectors, dtype=np.float32).T
+        close = same
+    else:
+        close = np.maximum(np.asarray(vectors, dtype=np.float32) @ np.asarray(vectors, dtype=np.float32).T, same)
     parent = list(range(len(words)))
 
     def root(i: int) -> int:
