@@ -145,8 +145,8 @@ def past_event(sentence: str, *, any_language: bool = False) -> bool:
     if not any_language:
         return False
     lang = language.language_of(sentence) if words else "en"
-    # "Now" in the note's language says a state holds ("Dejé el bar; ahora trabajo en ...").
-    if lang == "en" or NOW_ELSEWHERE.search(sentence):
+    # A change word ("ahora", "ya no", "adesso") says a state holds now, not an event.
+    if lang == "en" or CHANGE.search(sentence):
         return False
     # The first person plural of the present and the past are one form in Spanish and
     # Portuguese ("vivimos", "moramos"): no past can be read from it.
@@ -161,11 +161,6 @@ def past_event(sentence: str, *, any_language: bool = False) -> bool:
     )
 
 
-# "Now" and "these days" in the other languages read (a closed class; English's is PRESENT).
-NOW_ELSEWHERE = re.compile(
-    r"\b(?:ahora|actualmente|agora|atualmente|jetzt|nun|zurzeit|maintenant|actuellement|ora|adesso|attualmente|nu|tegenwoordig)\b",
-    re.I,
-)
 # The languages whose notes open with a past form and no subject (entities.verb_form).
 PAST_OPENER_LANGUAGES = ("es", "pt", "it", "fr", "de", "nl")
 
