@@ -59,7 +59,20 @@ PRO_DROP = {"es", "pt", "it"}
 # (es, pt), -iamo (it). A reflexive or object pronoun of the first person may come first
 # ("me mudé", "nos mudamos", "mi sono", "ci siamo").
 # "He" and "ho" are the first person of "haber" and "avere" ("He cambiado", "Ho cambiato").
-_FIRST_PERSON_VERB = r"(?:(?:me|nos|mi|ci)\s+)?(?:he|ho|[^\W\d_]{2,}(?:o|é|ei|í|amos|emos|imos|iamo))"
+# The strong preterites of the first person singular follow no ending ("Fui", "Tuve",
+# "Fiz", "Ebbi"): the irregular paradigms of each grammar are a closed class.
+IRREGULAR_FIRST_PERSON_PAST = {
+    "es": frozenset(
+        "fui tuve estuve hice puse pude dije vine quise supe traje anduve conduje deshice rehice mantuve obtuve propuse".split()
+    ),
+    "pt": frozenset("fui fiz tive estive pus pude disse vim quis soube trouxe dei refiz mantive obtive".split()),
+    "it": frozenset(
+        "fui ebbi feci presi misi dissi venni vidi volli seppi scelsi scrissi lessi vissi chiesi decisi rimasi "
+        "persi spesi vinsi ruppi mossi".split()
+    ),
+}
+_IRREGULAR = "|".join(sorted(set().union(*IRREGULAR_FIRST_PERSON_PAST.values()), key=len, reverse=True))
+_FIRST_PERSON_VERB = rf"(?:(?:me|nos|mi|ci)\s+)?(?:he|ho|{_IRREGULAR}|[^\W\d_]{{2,}}(?:o|é|ei|í|amos|emos|imos|iamo))"
 _LEAD = r"(?:(?:ahora|agora|ora|adesso|ya|já|hoy|hoje|oggi|desde\s+\w+|da\s+\w+|seit\s+\w+)\W+)?"
 PRO_DROP_VERB = re.compile(rf"^\W*{_LEAD}{_FIRST_PERSON_VERB}\b", re.I)
 

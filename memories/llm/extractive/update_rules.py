@@ -703,6 +703,12 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if not reason and (swap := changes.swapped(old_text, new_text)) is not None:
             old_values, new_values, closeness = swap
             reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (one value swapped for another, {closeness:.2f})"
+        if not reason and (handover := changes.handed_over(old_text, new_text)) is not None:
+            old_values, new_values, closeness = handover
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (a role handed over, {closeness:.2f})"
+        if not reason and (restate := changes.restated(old_text, new_text)) is not None:
+            old_values, new_values, closeness = restate
+            reason = f"{' '.join(old_values)} -> {' '.join(new_values)} (the slot restated, {closeness:.2f})"
         if reason:
             out.append(UpdateJudgement(old_id=old.id, reason=reason))
     return out

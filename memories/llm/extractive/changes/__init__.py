@@ -28,11 +28,16 @@ statements.py (clauses and words), values.py (what a value is, and its kind), cu
 slots.py (one slot or two look-alikes), anchors.py (what the embedding model decides),
 transitions.py (changes told with no change word) and decision.py (the judgement);
 swaps.py is a second judgement asking less of a sentence's shape (one value swapped for
-another of its kind), tried when the first and plain.py find nothing.
+another of its kind), tried when the first and plain.py find nothing; restated.py is the
+last, for values in common nouns (the words that differ between two clauses whose frames
+mean one slot), when the newer note says it changed; handovers.py reads a role handed
+from its holder to another person.
 """
 
 from .decision import Change, judge, said_not_as_a_change
+from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
+from .restated import restated
 from .swaps import swapped
 
-__all__ = ["Change", "judge", "other_thing_of_slot", "plain_state", "said_not_as_a_change", "swapped"]
+__all__ = ["Change", "handed_over", "judge", "other_thing_of_slot", "plain_state", "restated", "said_not_as_a_change", "swapped"]

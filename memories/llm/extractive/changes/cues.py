@@ -12,7 +12,7 @@ import os
 import re
 
 from .... import textutil
-from .. import language
+from .. import grammar, language
 from ..entities import verb_form
 from .statements import similar_word, tokens_of, words_of
 
@@ -45,6 +45,18 @@ EFFECTIVE = re.compile(
     r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|novembre|dicembre)",
     re.I,
 )
+# A state said to hold since a point ("I report to Sunita since the reorg", "seit April",
+# "desde la mudanza", "depuis janvier"): it began then, a change of the state before.
+# The prepositions of a starting point are a closed class of each grammar; read only in a
+# statement in the present (see `since_then`).
+SINCE = re.compile(r"\b(?:since|seit|desde|depuis)\b", re.I)
+
+
+def since_then(statement: str) -> bool:
+    """A state in the present said to hold since a point ("..., since the move")."""
+    return bool(SINCE.search(statement)) and not past_event(statement, any_language=True) and not PAST_FRAME.search(statement)
+
+
 # "new" says a thing was replaced when the thing is the other note's ("new dentist" after
 # "my dentist"), not when it is another thing ("a new course").
 NEW_THING = re.compile(r"\bnew\s+(\w+)", re.I)
@@ -155,6 +167,12 @@ def past_event(sentence: str, *, any_language: bool = False) -> bool:
     # Too short to tell its language ("Vendí la moto."): any grammar that reads the opener so.
     # Not a word of the language's closed classes: "Estou a aprender alemão" opens with
     # "to be" in the present, whose ending looks like a past's.
+    # A strong preterite follows no ending ("Fui al Prado", "Fiz um bolo"): grammar's closed class.
+    if any(
+        words[0].lower() in grammar.IRREGULAR_FIRST_PERSON_PAST.get(each, ())
+        for each in ([lang] if lang else PAST_OPENER_LANGUAGES)
+    ):
+        return True
     return any(
         verb_form(words[0], each) and words[0].lower() not in language.stopwords_of(each)
         for each in ([lang] if lang else PAST_OPENER_LANGUAGES)

@@ -47,6 +47,7 @@ from .cues import (
     past_event,
     replaces_another,
     said_as_past,
+    since_then,
 )
 from .plain import shares_subject_or_slot
 from .slots import (
@@ -128,7 +129,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     # A value said to hold from a later date ("Got the raise!! 58k from next month."): the
     # note tells a change taking effect, in any of its statements.
-    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text))
+    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text)) or since_then(new_s)
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
@@ -277,6 +278,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # The slot's word may sit in another clause of the sentence ("bike got stolen,
         # got a Cube as replacement").
         or (cue and shares_slot_word(old_c, new_s, stops, names))
+        # The same slot in another frame ("My manager is X" / "I report to X now"): the
+        # writer's on both sides, a change in words, and the masked frames as close as two
+        # wordings of one slot are.
+        or (worded and closeness >= SAME_SLOT and first_person(old_s, names, lang) and first_person(new_s, names, lang))
         or sibling_change
         or began
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)

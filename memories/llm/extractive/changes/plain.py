@@ -42,7 +42,7 @@ from .cues import (
     replaces_another,
     said_as_past,
 )
-from .slots import SAME_THING, other_kind, other_thing, two_holders
+from .slots import SAME_THING, compounded, other_kind, other_thing, two_holders
 from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import CONTRACTED, FIRST_PERSON, first_person, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
@@ -361,7 +361,7 @@ def shares_subject_or_slot(
     if any(not is_quantity(v) and not _of_time(v) for v in named_old):
         return True
     old_attr, new_attr = attribute_words(old_c, stops, set()), set(attribute_words(new_s, stops, set()))
-    return any(similar_word(w, new_attr) for w in old_attr)
+    return any(similar_word(w, new_attr) for w in old_attr) or compounded(old_c, new_s) or compounded(new_s, old_c)
 
 
 def other_thing_of_slot(old_text: str, new_text: str) -> bool:

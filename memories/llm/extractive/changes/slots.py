@@ -50,7 +50,15 @@ def same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
     # A word of time ("every", "day") says when, not of what: no frame.
     frame_old = [w for w in content_words(old_s, stops) if w not in names and textutil.stem(w) not in NOT_A_THING]
     frame_new = {w for w in content_words(new_s, stops) if w not in names and textutil.stem(w) not in NOT_A_THING}
-    return any(similar_word(w, frame_new) for w in frame_old)
+    return any(similar_word(w, frame_new) for w in frame_old) or compounded(old_s, new_s) or compounded(new_s, old_s)
+
+
+def compounded(sentence: str, other: str) -> bool:
+    """A word of the other sentence is two adjacent words of this one written as one
+    ("hair cut" / "haircuts", "Zahn Arzt" / "Zahnarzt"): one frame."""
+    tokens = [t.lower() for t in tokens_of(sentence)]
+    pairs = {a + b for a, b in zip(tokens, tokens[1:]) if len(a) > 2 and len(b) > 2 and a.isalpha() and b.isalpha()}
+    return bool(pairs) and any(similar_word(w, pairs) for w in words_of(other) if len(w) > 6)
 
 
 def _after_determiner(tokens: list[str], pos: int, stops: frozenset[str]) -> bool:

@@ -76,7 +76,16 @@ def _names_a_role(sentence: str, subject: re.Match, other_text: str, lang: str) 
     one of the writer's roles (a copula, then a name), so the writer's fact, not the
     possessed one's; unless the other note names another of the writer's roles the same
     way ("My dentist is Dr Brandt": two roles)."""
-    if not grammar.NAMED_BY_COPULA.match(sentence[subject.end() :]):
+    # The role may be a noun phrase ("my line manager is Derek", "my primary care doctor
+    # is ..."): up to two more words in lower case before the copula.
+    rest = sentence[subject.end() :]
+    heads = [rest]
+    for _ in range(2):
+        m = re.match(r"\s+[a-zà-ÿ][\w-]*", heads[-1])
+        if not m:
+            break
+        heads.append(heads[-1][m.end() :])
+    if not any(grammar.NAMED_BY_COPULA.match(h) for h in heads):
         return False
     other = grammar.possessive_subject(lang).search(other_text)
     return not (

@@ -1,0 +1,114 @@
+"""A role handed from one person to another ("Karim handed the payments project over to
+Elif" after "Karim runs the payments project").
+
+The holder opens both clauses (the older note's subject, or the value its slot names),
+so no value differs where the other judgements look for one: the older clause names no
+value that the newer one leaves out. Here the newer clause opens with the older holder,
+names a new person the older note does not, keeps the slot (a word of it in common, or
+its clause close in meaning), and means, for the embedding model, a handing over rather
+than a working together, telling, or showing ("X handed X over to X." against "X works
+on X with X."): a verb of handing is read by meaning, in any wording or language.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import language, similarity
+from .anchors import SAME_SLOT_WITH_CUE, leans
+from .cues import ADDITION, HEDGED, PAST_FRAME, TEMPORARY, negated
+from .plain import reads_as_name
+from .slots import shares_slot_word
+from .statements import content_words, tokens_of, units_of, words_of
+from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
+
+# What a handover means, against what someone does with another person and keeps the role.
+HANDOVER_ANCHORS = (
+    "X handed X over to X.",
+    "X passed X on to X.",
+    "X gave X to X.",
+    "X left X to X.",
+    "X transferred X to X.",
+    "X handed over X to X.",
+)
+WITH_ANCHORS = (
+    "X works on X with X.",
+    "X shares X with X.",
+    "X showed X to X.",
+    "X told X about X.",
+    "X presented X to X.",
+    "X met X about X.",
+    "X thanked X for X.",
+    "X asked X for help with X.",
+)
+# Calibrated on the handovers of tests/data/updates*.json and dev look-alikes (a role
+# shared, shown, presented, a meeting): CHANGELOG, round 16.
+HANDOVER_MARGIN = 0.008
+# Two values side by side in one role ("Aisha and Tomasz ran ..."), not one handing it on.
+_TOGETHER = r"\s*(?:,|&|\band\b|\bwith\b|\by\b|\bund\b|\bet\b|\be\b)\s*"
+
+
+def handed_over(old_text: str, new_text: str):
+    """(old holder, new holder, closeness) when the newer note hands the older one's role
+    from its holder to another person; else None."""
+    old_units, new_units = units_of(old_text), units_of(new_text)
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    lang = language.language_of(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text) | parallel_openers(old_text, new_text)
+    old_words = words_of(old_text)
+    candidates = []
+    for old_c, _ in old_units:
+        old_tokens = tokens_of(old_c)
+        holders = {
+            t.lower()
+            for i, t in enumerate(old_tokens)
+            if t[:1].isupper() and (i > 0 or t.lower() in names or reads_as_name(t, stops))
+        }
+        holders = {h for h in holders if h not in stops and not is_quantity(h)}
+        for new_c, new_s in new_units:
+            tokens = tokens_of(new_c)
+            opener = (tokens or [""])[0]
+            if opener.lower() not in holders or not opener[:1].isupper():
+                continue
+            takers = [
+                v for v in values_in(new_c, stops, names) if v != opener.lower() and v not in old_words and not is_quantity(v)
+            ]
+            if not takers:
+                continue
+            candidates.append((old_c, new_c, new_s, opener.lower(), takers))
+    if not candidates:
+        return None
+    vectors = similarity.meaning_vectors(
+        [mask_values(c[0], stops, names | {c[3]}) for c in candidates]
+        + [mask_values(c[1], stops, names | {c[3]}) for c in candidates]
+    )
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n = len(candidates)
+    for i, (old_c, new_c, new_s, holder, takers) in enumerate(candidates):
+        closeness = float(vectors[i] @ vectors[n + i])
+        if closeness < SAME_SLOT_WITH_CUE and not shares_slot_word(old_c, new_c, stops, names | {holder}):
+            continue
+        # Handing takes a thing handed: a word beside the verb, the holder and the taker
+        # ("handed the pager to Mei"), not only a place gone to ("Sam moved to Canada").
+        things = [w for w in content_words(new_c, stops) if w != holder and w not in takers and not is_quantity(w)]
+        if len(things) < 2:
+            continue
+        if (
+            ADDITION.search(new_s)
+            or HEDGED.search(new_s)
+            or PAST_FRAME.search(new_s)
+            or negated(new_c, lang, frozenset(old_words))
+        ):
+            continue
+        if TEMPORARY.search(new_c):
+            continue  # "Priya hands the standup to Dev next week": for a while
+        low = new_c.lower()
+        if any(re.search(rf"\b{re.escape(holder)}{_TOGETHER}{re.escape(t)}\b", low) for t in takers):
+            continue  # "Karim and Elif run the project"
+        if leans(new_c, HANDOVER_ANCHORS, WITH_ANCHORS, HANDOVER_MARGIN, stops, names | {holder}):
+            return (holder,), tuple(takers), closeness
+    return None
