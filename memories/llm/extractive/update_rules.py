@@ -43,7 +43,9 @@ DATE_VALUE = re.compile(
 )
 AMOUNT_VALUE = re.compile(
     r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand)\b)?"
-    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|(?:usd|eur|gbp|dollars|euros|pounds|bucks|kg|lbs?|pounds|km|miles|hours|hrs|minutes|mins)\b))",
+    r"|\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|(?:usd|eur|gbp|dollars|euros|pounds|bucks|kg|lbs?|pounds|km|miles|hours|hrs|minutes|mins"
+    # Units of measure are a closed class: a dose or a reading is an amount like a price.
+    r"|mg|mcg|µg|g|ml|l|oz|iu|units?|mmhg|bpm)\b))",
     re.I,
 )
 NUMBER = re.compile(r"\b\d[\d,.]*\b")
@@ -645,7 +647,12 @@ def judge_pair(old_text: str, new_text: str) -> str:
     if cue and not additive:
         shared = _content(old_text) & _content(new_text) - GENERIC
         names_old, names_new = _names(old_text), _names(new_text)
-        if names_old and names_new and not (names_old & names_new):
+        if (
+            names_old
+            and names_new
+            and not (names_old & names_new)
+            and not _named_first(old_text, new_text, names_old | names_new)
+        ):
             return ""
         if people_new and people_old and not (people_new & people_old):
             return ""
@@ -675,12 +682,34 @@ def _names(text: str) -> set[str]:
     return out
 
 
+def _named_first(old_text: str, new_text: str, names: set[str]) -> bool:
+    """A name one note opens with, which _names leaves out (any word is capitalised
+    there), and the other note has as a name: "Lisbon trip pushed to ..." after "fly to
+    Lisbon on ..." names the same place."""
+    openers = set()
+    for text in (old_text, new_text):
+        for m in re.finditer(r"(?:^|[.!?]\s+)([A-Z][a-z]+)\b", text):
+            openers.add(textutil.stem(m.group(1).lower()))
+    return bool(openers & names - {textutil.stem(w) for w in _SENTENCE_WORDS})
+
+
 def _subjectless(old_text: str, new_text: str) -> bool:
     """Both are first-person notes (a correction of one's own note needs no shared word)."""
     first = re.compile(r"\b(?:i|my|i'm|we|our)\b", re.I)
     third = re.compile(r"\b(?:he|she|they|his|her|their|he's|she's|they're)\b", re.I)
     # A note that names no one ("Traded in the Focus for an Outback") is the writer's own.
     return bool(first.search(old_text) and (first.search(new_text) or not third.search(new_text)))
+
+
+def _replaced_by_name(reason: str, new_text: str) -> bool:
+    """The newer note names the value it replaces ("Selin's office is in Calloway Court,
+    not Calloway House"), and that value is not whose thing the note is about (the "Selin"
+    of "Selin's office"): the slot is the older note's, whatever else the note is about."""
+    m = re.match(r"replaces '(.+)'$", reason)
+    if not m:
+        return False
+    possessors = {w.lower() for w in re.findall(r"(\w+)['’]s\b", new_text)}
+    return not (set(textutil.words(m.group(1))) & possessors)
 
 
 def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
@@ -693,7 +722,7 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         reason = judge_pair(old_text, new_text)
         if reason and changes.said_not_as_a_change(old_text, new_text):
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
-        if changes.other_thing_of_slot(old_text, new_text):
+        if changes.other_thing_of_slot(old_text, new_text) and not _replaced_by_name(reason, new_text):
             continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
