@@ -244,3 +244,58 @@ def test_the_days_of_rows_are_remembered_without_keeping_the_collector_busy():
     assert len(gc.get_objects()) - before < 100
     assert days == [t.replace(tzinfo=timezone.UTC).astimezone(zone).date() for t in times]
     assert local_day(times[0], ZoneInfo("America/Anchorage")) == date(2031, 1, 1)  # another zone, its own day
+
+
+def test_a_time_question_can_leave_the_persons_name_to_the_speaker_rule(user, memory_factory, monkeypatch):
+    # "When did Tom hurt his back?": Tom's name opens every line of his and, searched as a
+    # word, matched his shortest best ("Tom: Oh fun!"); the line that tells what he did
+    # shares one other word with the question. A question that asks for a time leaves the
+    # name to the speaker rule, as one that names a date does (issue 31), when
+    # NAMES_AS_WORDS_WHEN_TIME_ASKED is off (it is on: see its comment).
+    from memories.recall import hybrid as hybrid_module
+
+    monkeypatch.setattr(hybrid_module, "NAMES_AS_WORDS_WHEN_TIME_ASKED", False)
+    told = memory_factory(
+        "Tom: I hurt my back lifting the new sofa a couple of weeks ago and I've been seeing a physio ever since, "
+        "which has been slow going but the exercises are starting to help a little.",
+        source="chat:D6:22",
+        occurred_at=when(2022, 11, 12),
+    )
+    for i in range(30):
+        memory_factory(
+            f"Tom: {['Oh fun!', 'Ha, nice.', 'Right?', 'Sure thing.', 'Yes!'][i % 5]}",
+            source=f"chat:D{1 + i % 9}:{i + 2}",
+            occurred_at=when(2022, 1 + i % 9, 3),
+        )
+        memory_factory(
+            f"Priya: Day {i} was long, I only got back from the school at seven and then marked homework until late.",
+            source=f"chat:D{1 + i % 9}:{i + 40}",
+            occurred_at=when(2022, 1 + i % 9, 3),
+        )
+    ids = hybrid(user, "When did Tom injure his back?", k=5, now=when(2026, 12, 1)).memory_ids
+    assert ids[0] == told.pk
+
+
+@pytest.mark.parametrize(
+    "text, first, last",
+    [
+        ("in the summer of 2022", date(2022, 6, 1), date(2022, 8, 31)),
+        ("spring 2024", date(2024, 3, 1), date(2024, 5, 31)),
+        ("the winter of 2021", date(2021, 12, 1), date(2022, 2, 28)),
+        ("early 2023", date(2023, 1, 1), date(2023, 4, 30)),
+        ("mid-2022", date(2022, 5, 1), date(2022, 8, 31)),
+        ("by the end of 2022", date(2022, 9, 1), date(2022, 12, 31)),
+        ("late May 2023", date(2023, 5, 21), date(2023, 5, 31)),
+        ("at the beginning of March, 2023", date(2023, 3, 1), date(2023, 3, 10)),
+    ],
+)
+def test_a_part_of_a_year_or_a_month_is_that_part_not_the_whole(text, first, last):
+    # Read as the year or the month it names, "the summer of 2022" credited every line of
+    # 2022 as much as those of its summer.
+    assert spans_of(f"What did Luis do {text}?", date(2026, 12, 1)) == [(first, last)]
+
+
+def test_a_part_of_a_month_named_without_a_year_is_that_month_and_may_the_verb_is_none():
+    today = date(2026, 12, 1)
+    assert [(s.month, s.start) for s in date_spans("What did she plant in late March?", today=today)] == [(3, None)]
+    assert date_spans("Leaving early may be best.", today=today) == []

@@ -96,6 +96,11 @@ def test_how_long_has_asks_for_a_time():
     assert time_asked("How long has Nate had his turtles?") == "past"
     assert not asks_time("How long did the drive to Lyon take?")
     assert not asks_time("How long is the river race?")
+    # A count of a unit of time asks for one too; a count of events does not.
+    assert asks_time("How many weeks passed between Maria adopting Coco and Shadow?")
+    assert asks_time("How many years ago did Dana do the wine tour?")
+    assert not asks_time("How many times did Dana go to Lisbon?")
+    assert not asks_time("How many dogs does Audrey have?")
 
 
 def test_how_long_finds_the_line_that_tells_how_long(user, memory_factory):

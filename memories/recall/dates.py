@@ -42,6 +42,16 @@ DATE_PATTERNS = [
     ("month_day_year", re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.I)),
     # "Christmas Eve", "Easter 2022", "Valentine's": a day of the calendar by its name.
     ("holiday", re.compile(rf"\b({_HOLIDAY})(?:\s*,?\s*{_YEAR})?\b", re.I)),
+    # Part of a year or of a month: "the summer of 2022", "early 2023", "late May 2023",
+    # "the end of March" (read as the whole year or month, they credited every line of it).
+    ("season_year", re.compile(rf"\b(spring|summer|fall|autumn|winter)\s+(?:of\s+)?{_YEAR}\b", re.I)),
+    (
+        "part_month",
+        re.compile(
+            rf"\b(early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of)[\s-]+{_MONTH}\b\.?(?:,?\s+{_YEAR}\b)?", re.I
+        ),
+    ),
+    ("part_year", re.compile(rf"\b(early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of)[\s-]+{_YEAR}\b", re.I)),
     ("month_year", re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)),
     ("day_month", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)),
     ("month_day", re.compile(rf"\b{_MONTH}\.?\s+{_DAY}\b(?!\s*(?:,\s*)?\d)", re.I)),
@@ -120,6 +130,10 @@ def _may_name_a_date(text: str) -> bool:
     return _MAYBE_A_DATE.search(text) is not None
 
 
+# "early", "mid" or "late" in a year or a month: its first, middle or last third.
+_PART_THIRD = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
+# The parts of years and months above are read (False: the year or month named with them is).
+READ_PARTS = True
 SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}
 
 
@@ -170,6 +184,8 @@ def date_spans(question: str, *, today: date, nearest: bool = False) -> list[Dat
             # "What did Ann do last weekend before April 10, 2023?": a relative phrase
             # counts from the day the question names, when it names one.
             anchor = next((s.start for s in spans if s.start is not None and s.start == s.end), today)
+        if not READ_PARTS and kind in _PART_KINDS:
+            continue
         for m in pattern.finditer(question):
             if not free(m):
                 continue
@@ -180,6 +196,7 @@ def date_spans(question: str, *, today: date, nearest: bool = False) -> list[Dat
     return spans
 
 
+_PART_KINDS = frozenset({"season_year", "part_year", "part_month"})
 RELATIVE_KINDS = frozenset(
     {
         "day_before_yesterday",
@@ -255,6 +272,31 @@ def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | No
         d, mon, y = (g[0], g[1], g[2]) if kind == "day_month_year" else (g[1], g[0], g[2])
         day = _safe_date(int(y), MONTH_NUMBERS[mon.lower()], int(d))
         return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
+    if kind == "season_year":
+        first, last = SEASONS[g[0].lower()]
+        year = int(g[1])
+        end_year = year + (1 if first > last else 0)
+        return DateSpan(
+            f"{g[0].lower()} {year}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1])
+        )
+    if kind == "part_year":
+        third = _PART_THIRD[g[0].split()[-2 if g[0].lower().endswith("of") else 0].lower()]
+        year = int(g[1])
+        first = 1 + 4 * third
+        return DateSpan(
+            f"{g[0].lower()} {year}", date(year, first, 1), date(year, first + 3, calendar.monthrange(year, first + 3)[1])
+        )
+    if kind == "part_month":
+        third = _PART_THIRD[g[0].split()[-2 if g[0].lower().endswith("of") else 0].lower()]
+        month = MONTH_NUMBERS[g[1].lower()]
+        if not g[2] and g[1] == "may":
+            return None  # "get there early may be best": the verb, not the month
+        if not g[2]:
+            return DateSpan(f"{g[0].lower()} {calendar.month_name[month]}", month=month)
+        year = int(g[2])
+        length = calendar.monthrange(year, month)[1]
+        first, last = (1, 10) if third == 0 else (11, 20) if third == 1 else (21, length)
+        return DateSpan(f"{g[0].lower()} {calendar.month_name[month]} {year}", date(year, month, first), date(year, month, last))
     if kind == "month_year":
         month, year = MONTH_NUMBERS[g[0].lower()], int(g[1])
         return _month_span(year, month, f"{calendar.month_name[month]} {year}")
@@ -524,7 +566,7 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
 # read again, so a stale value is never used. The CRC is of the text after the reading's
 # version (EVENT_READING): a value stored by an earlier reading of dates (one that knew
 # fewer phrases) no longer agrees either; migrations 0021 and 0023 store them again.
-EVENT_READING = "3:"
+EVENT_READING = "4:"
 
 
 def stored_event_dates(text: str, said_on: date) -> str:
@@ -745,8 +787,19 @@ ASK_HOW_LONG = True
 _HOW_LONG = re.compile(r"^\W*how\s+long\s+(?:has|have|had)\b", re.I)
 
 
+# "How many weeks passed between ...?", "How many years ago did ...?", "How many months
+# after the wedding ...?": a count of a unit of time reckoned from dates (and "ago", told
+# apart from "How many times ...?", which counts events).
+ASK_HOW_MANY_UNITS = True
+_HOW_MANY_UNITS = re.compile(r"^\W*how\s+many\s+(?:days|weeks|months|years)\b", re.I)
+
+
 def asks_time(question: str) -> bool:
-    return bool(_ASKS_TIME.search(question or "")) or (ASK_HOW_LONG and bool(_HOW_LONG.search(question or "")))
+    return (
+        bool(_ASKS_TIME.search(question or ""))
+        or (ASK_HOW_LONG and bool(_HOW_LONG.search(question or "")))
+        or (ASK_HOW_MANY_UNITS and bool(_HOW_MANY_UNITS.search(question or "")))
+    )
 
 
 def time_asked(question: str) -> str:

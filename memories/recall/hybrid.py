@@ -31,6 +31,14 @@ EMPTY_DATES_AS_WORDS = True
 # rule (speaker.py) and the entity signal still read the name. 2: searched as a word
 # always; 1: not when the question names a date; 0: never.
 SPEAKER_NAMES_AS_WORDS = 1
+# The same for a question that asks for a time ("When did Tom injure his back?"): searched
+# as a word, the name ranks Tom's shortest lines ("Tom: Oh fun!") above the one that tells
+# what he did when the question names little else. False: not searched (as for a question
+# that names a date). Measured by folds on LoCoMo dev (round 16, issue-recall9): no fold
+# gained at k = 10 or 50, conv-26 lost one question's share at k = 5, and without the
+# name's even credit to every mention the dated one no longer overtook a later mention
+# with more of the question's words (tests/test_recall_when.py). Off: True.
+NAMES_AS_WORDS_WHEN_TIME_ASKED = True
 
 
 def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) -> RecallResult:
@@ -59,7 +67,8 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     pool = max(150, 4 * k)
 
     q = Question(q_stems, spans, now, asks_time=wants_time, tense=time_asked(question) if wants_time else "")
-    by_words = lexical.relevance(owner, _searched_words(owner, q_words, dated=bool(spans)), pool, q.read)
+    dated = bool(spans) or (wants_time and not NAMES_AS_WORDS_WHEN_TIME_ASKED)
+    by_words = lexical.relevance(owner, _searched_words(owner, q_words, dated=dated), pool, q.read)
     # What the words and dates found is read while the question is still being embedded.
     early = (
         fetch(owner, by_words.keys() | set(by_date), dates=q.reads_dates, read=q.read) if meaning_arm.vector is not None else {}
