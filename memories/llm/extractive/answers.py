@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, similarity
+from . import asked_for, exchange, near_miss, similarity
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
@@ -104,6 +104,11 @@ VALUE_TYPED = True
 # nearer its original than a neighbour ("pottery"/"ceramica" 0.906, "pottery"/"yoga"
 # 0.881, "cat"/"perro" 0.883), so no word-by-word check is made.
 MARGIN_FOREIGN = MEANING_UNTYPED
+# Whether a line that says part of what the question names and a neighbour of the rest
+# ("the dog's vet" for "the cat's vet") is set aside (near_miss.py), and how many of the
+# best lines are read so (each costs an embedding of its words).
+NEAR_MISS = True
+NEAR_MISS_CHECKS = 6
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -278,6 +283,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     if not relevant:
         return NOTHING
     relevant.sort(key=lambda s: -s.score)
+    if NEAR_MISS and margin is not None:
+        relevant = _without_neighbours(question, relevant, exchange_stems, named)
+        if not relevant:
+            return NOTHING
     picked: list[Sentence] = []
     seen: set[str] = set()
     best = relevant[0].score
@@ -295,6 +304,26 @@ def answer(*, question: str, context: AnswerContext) -> str:
     return "From your memories:\n\n" + "\n".join(
         current_first(picked, context, q_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated)))
     )
+
+
+def _without_neighbours(
+    question: str, relevant: list[Sentence], exchange_stems: dict[int, frozenset[str]], named: set[str]
+) -> list[Sentence]:
+    """The lines (best first) that are not about a neighbour of the thing asked
+    (near_miss.py: "the cat's vet" over the dog's), up to NEAR_MISS_CHECKS checked; the
+    ones after them as they are. A line recall matched by the period asked is not checked."""
+    asked_in = language_of(question)
+    out: list[Sentence] = []
+    for index, s in enumerate(relevant):
+        if index >= NEAR_MISS_CHECKS:
+            return out + relevant[index:]
+        if (
+            s.by_date
+            or _foreign(s, asked_in)
+            or not near_miss.stands_for_another(question, _said(s), exchange_stems[s.memory.id], named)
+        ):
+            out.append(s)
+    return out
 
 
 def _replies_stand(
