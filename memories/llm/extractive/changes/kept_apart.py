@@ -19,7 +19,7 @@ import re
 from .. import language
 from .cues import ADDITION, BOUNDED, HEDGED, PAST_FRAME, said_as_past
 from .statements import units_of, words_of
-from .subjects import first_person, someone_else
+from .subjects import first_person, other_owner, someone_else
 from .values import names_in
 
 # A conditional said with a contraction ("it'd be $22.99", "that'd cost more"): only
@@ -63,4 +63,14 @@ def not_a_change(old_text: str, new_text: str) -> bool:
     old_opening = next((sentence for _, sentence in units_of(old_text)), old_text)
     # The writer's own fact, and a newer note that opens about someone the older one does
     # not name ("I work at Stripe" / "My brother Cian just got a job at Intercom").
-    return first_person(old_opening, names, lang) and someone_else(opening, old_text, lang)
+    # And the other way round: the older note is about a thing of someone ("My sister Ines's
+    # birthday is ..."), the newer the writer's own, not giving it to that someone ("My line
+    # manager is Ruth Ng").
+    return (first_person(old_opening, names, lang) and someone_else(opening, old_text, lang)) or (
+        first_person(opening, names, lang) and bool(_OWNED_SUBJECT.match(old_opening)) and other_owner(old_opening, opening)
+    )
+
+
+# A sentence whose subject is someone's thing: "Mira's number ...", "My sister Ines's
+# birthday ..." (not "I work at Rosa's Diner": there the writer is the subject).
+_OWNED_SUBJECT = re.compile(r"^\W*(?:(?:my|our)\s+)?(?:\w+\s+)?\w+['’]s\s", re.I)
