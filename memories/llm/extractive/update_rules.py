@@ -684,8 +684,8 @@ def _names(text: str) -> set[str]:
 
 def _named_first(old_text: str, new_text: str, names: set[str]) -> bool:
     """A name one note opens with, which _names leaves out (any word is capitalised
-    there), and the other note has as a name: "Lisbon trip pushed to ..." after "fly to
-    Lisbon on ..." names the same place."""
+    there), and the other note has as a name: "Oslo flight moved to ..." after "Booked the
+    Oslo flight for ..." names the same place."""
     openers = set()
     for text in (old_text, new_text):
         for m in re.finditer(r"(?:^|[.!?]\s+)([A-Z][a-z]+)\b", text):
@@ -702,9 +702,9 @@ def _subjectless(old_text: str, new_text: str) -> bool:
 
 
 def _replaced_by_name(reason: str, new_text: str) -> bool:
-    """The newer note names the value it replaces ("Selin's office is in Calloway Court,
-    not Calloway House"), and that value is not whose thing the note is about (the "Selin"
-    of "Selin's office"): the slot is the older note's, whatever else the note is about."""
+    """The newer note names the value it replaces ("Tomasz's office is in Harbour Point, not
+    Harbour House"), and that value is not whose thing the note is about (the "Tomasz" of
+    "Tomasz's office"): the slot is the older note's, whatever else the note is about."""
     m = re.match(r"replaces '(.+)'$", reason)
     if not m:
         return False
