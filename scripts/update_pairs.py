@@ -20,15 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
-
-def closure(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    out = set(pairs)
-    while True:
-        more = {(a, d) for a, b in out for c, d in out if b == c} - out
-        if not more:
-            return out
-        out |= more
+# A -> B -> C allows A -> C: the same closure the pair model is fitted with.
+from fit_update_model import closure  # noqa: E402
 
 
 def main() -> None:
