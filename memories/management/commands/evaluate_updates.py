@@ -221,16 +221,20 @@ class Command(BaseCommand):
             for r in results:
                 problems = [f"false update {r['false']}"] if r["false"] else []
                 problems += [f"missed update {r['missed']}"] if r["missed"] else []
-                problems += [
-                    f"{q['type']} {q['q']!r}: "
-                    + ("ok" if q["ok"] else "not first/found")
-                    + (
-                        f", answer {'ok' if q['answer_ok'] else 'wrong'}: {q['answer']!r}"
-                        if "answer_ok" in q and not q["answer_ok"]
-                        else ""
-                    )
-                    for q in r["questions"]
-                    if not q["ok"] or not q.get("answer_ok", True)
-                ]
+                problems += [_problem(q) for q in r["questions"] if _has_problem(q)]
                 if problems:
                     self.stdout.write(f"- {r['id']}: " + "; ".join(problems))
+
+
+def _has_problem(q: dict) -> bool:
+    # A past question is right when what held then comes first, in recall and in the answer.
+    return not q["ok"] or not q.get("answer_ok", True) or not q.get("first", True) or not q.get("answer_first", True)
+
+
+def _problem(q: dict) -> str:
+    if q["type"] == "past":
+        where = "first" if q["first"] else ("found, not first" if q["ok"] else "not found")
+        said = f", answer {'first' if q['answer_first'] else 'not first'}: {q['answer']!r}" if "answer_first" in q else ""
+        return f"past {q['q']!r}: {where}{said}"
+    said = f", answer {'ok' if q['answer_ok'] else 'wrong'}: {q['answer']!r}" if "answer_ok" in q and not q["answer_ok"] else ""
+    return f"{q['type']} {q['q']!r}: " + ("ok" if q["ok"] else "not first/found") + said
