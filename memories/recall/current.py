@@ -74,6 +74,7 @@ def prefer_current[C: Ranked](
     extra = fetch(missing) if (fetch and missing) else {}
     spans = [s for s in spans if s.start is not None]
     out: list[C] = []
+    held: list[C] = []
     placed: set[int] = set()
     by_id = {c.id: c for c in ranked}
     for c in ranked:
@@ -91,6 +92,14 @@ def prefer_current[C: Ranked](
             until = past_marker(state["valid_until"])
             if _about_its_time(state, spans):
                 c.reasons.append(f"superseded ({until}), true in the period asked about")
+                if not getattr(c, "date_reason", True):
+                    # Its own day may lie before the period, but its replacement says it
+                    # held through it: as much the period's as a note said in it.
+                    from .dates import W_DATE  # here: dates imports readable, which imports this module
+
+                    c.bonus += W_DATE
+                    c.date_reason = "held in the period asked about"
+                    held.append(c)
             else:
                 successor = by_id.get(successor_id) or extra.get(successor_id)
                 if successor is not None and successor_id not in placed:
@@ -102,6 +111,9 @@ def prefer_current[C: Ranked](
                 c.reasons.append(f"superseded by #{successor_id} ({until})")
         out.append(c)
         placed.add(c.id)
+    for c in held:  # up to where its score, with the period's credit, now puts it
+        out.remove(c)
+        out.insert(next((i for i, other in enumerate(out) if other.score < c.score), len(out)), c)
     return out
 
 

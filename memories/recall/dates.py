@@ -26,6 +26,23 @@ MONTH_NUMBERS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
+# Seasons by name, in English and the other languages notes are written in (a closed
+# class): each to its English name.
+SEASON_NAMES = {
+    **{w: "spring" for w in ("spring", "frühling", "frühjahr", "primavera", "printemps", "lente", "voorjaar")},
+    **{w: "summer" for w in ("summer", "sommer", "verano", "verão", "été", "estate", "zomer")},
+    **{w: "autumn" for w in ("fall", "autumn", "herbst", "otoño", "outono", "automne", "autunno", "herfst", "najaar")},
+    **{w: "winter" for w in ("winter", "invierno", "inverno", "hiver")},
+}
+_SEASON = "|".join(sorted(SEASON_NAMES, key=len, reverse=True))
+# The start, middle or end of a year in those languages (their third, as "early" / "mid" /
+# "late" in English).
+_PART_OTHER_THIRD = {
+    **{w: 0 for w in ("anfang", "principios", "comienzos", "inicio", "início", "começo", "début", "inizio", "begin")},
+    **{w: 1 for w in ("mitte", "mediados", "meados", "mi", "metà", "midden")},
+    **{w: 2 for w in ("ende", "finales", "final", "fin", "fim", "fine", "eind")},
+}
+_PART_OTHER = "|".join(sorted(_PART_OTHER_THIRD, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _HOLIDAY = (
     r"christmas\s+eve|christmas(?:\s+day)?|xmas|boxing\s+day|new\s+year'?s'?\s+eve|new\s+year'?s'?\s+day|"
@@ -44,7 +61,7 @@ DATE_PATTERNS = [
     ("holiday", re.compile(rf"\b({_HOLIDAY})(?:\s*,?\s*{_YEAR})?\b", re.I)),
     # Part of a year or of a month: "the summer of 2022", "early 2023", "late May 2023",
     # "the end of March" (read as the whole year or month, they credited every line of it).
-    ("season_year", re.compile(rf"\b(spring|summer|fall|autumn|winter)\s+(?:of\s+)?{_YEAR}\b", re.I)),
+    ("season_year", re.compile(rf"\b({_SEASON})\s+(?:(?:of|de|del|do|da|di|van)\s+)?{_YEAR}\b", re.I)),
     (
         "part_month",
         re.compile(
@@ -52,6 +69,9 @@ DATE_PATTERNS = [
         ),
     ),
     ("part_year", re.compile(rf"\b(early|mid|late|(?:the\s+)?(?:beginning|start|middle|end)\s+of)[\s-]+{_YEAR}\b", re.I)),
+    # The same in the other languages notes are written in: "Anfang 2024", "a finales de
+    # 2023", "début 2024", "no começo de 2024", "inizio 2024", "eind 2023".
+    ("part_year", re.compile(rf"\b({_PART_OTHER})(?:\s+(?:de|del|do|da|di|van))?[\s-]+{_YEAR}\b", re.I)),
     ("month_year", re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)),
     ("day_month", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)),
     ("month_day", re.compile(rf"\b{_MONTH}\.?\s+{_DAY}\b(?!\s*(?:,\s*)?\d)", re.I)),
@@ -273,19 +293,20 @@ def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | No
         day = _safe_date(int(y), MONTH_NUMBERS[mon.lower()], int(d))
         return DateSpan(day.strftime("%-d %B %Y"), day, day) if day else None
     if kind == "season_year":
-        first, last = SEASONS[g[0].lower()]
+        season = SEASON_NAMES[g[0].lower()]
+        first, last = SEASONS[season]
         year = int(g[1])
         end_year = year + (1 if first > last else 0)
-        return DateSpan(
-            f"{g[0].lower()} {year}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1])
-        )
+        return DateSpan(f"{season} {year}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1]))
     if kind == "part_year":
-        third = _PART_THIRD[g[0].split()[-2 if g[0].lower().endswith("of") else 0].lower()]
+        word = g[0].lower()
+        third = (
+            _PART_OTHER_THIRD[word] if word in _PART_OTHER_THIRD else _PART_THIRD[word.split()[-2 if word.endswith("of") else 0]]
+        )
         year = int(g[1])
         first = 1 + 4 * third
-        return DateSpan(
-            f"{g[0].lower()} {year}", date(year, first, 1), date(year, first + 3, calendar.monthrange(year, first + 3)[1])
-        )
+        label = ("early", "mid", "late")[third] if word in _PART_OTHER_THIRD else word
+        return DateSpan(f"{label} {year}", date(year, first, 1), date(year, first + 3, calendar.monthrange(year, first + 3)[1]))
     if kind == "part_month":
         third = _PART_THIRD[g[0].split()[-2 if g[0].lower().endswith("of") else 0].lower()]
         month = MONTH_NUMBERS[g[1].lower()]

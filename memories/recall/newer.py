@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ..models import Memory, MemoryVector
+from . import dates
 from .result import restated_reason
 
 # Cosine of two memories' vectors from which they say nearly the same about one thing
@@ -34,6 +35,10 @@ NEAR_FACT = 0.845
 # 0.836 ("My favourite tea is Earl Grey" / "These days I prefer sencha").
 EACH_OTHERS_NEAREST = 0.83
 HEAD = 10
+# What held through a period asked about (said before it, replaced after it) gets the
+# date credit of a note said in it (dates.W_DATE). False: it is only placed above its
+# own later versions.
+HELD_THROUGH_CREDIT = True
 
 
 def _never_kept_apart(older_text: str, newer_text: str) -> bool:
@@ -52,17 +57,46 @@ def use_kept_apart(check) -> None:
 
 # How much of a memory's text the grammar check reads (its opening says what it is).
 TEXT_CHARS = 1000
-# What was before, with no date to read it by: "before", "previously", "used to" (English
-# grammar's closed class; a question in another language names a date or gets now's order).
-_BEFORE = re.compile(r"\b(?:before|previously|formerly|used to|back then)\b", re.I)
-_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
+# What was before, with no date to read it by: "before", "previously", "originally", "used
+# to", "my previous/old/original ..." (adverbs and adjectives of earlier time, a closed class
+# in each language). In English the question's verb must be past too ("Where did I live
+# before the move?", not "What do I need before the move?"); the other languages' words
+# below say the earlier time by themselves (de, es, fr, pt, it, nl).
+_BEFORE = re.compile(
+    r"\b(?:before|previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|back then|first)\b"
+    r"|\bthe\s+old\b|\bmy\s+old\b",
+    re.I,
+)
+_BEFORE_OTHER_LANGUAGES = re.compile(
+    r"\b(?:vorher|früher|ursprünglich|zuvor|davor|bevor"
+    r"|antes|anteriormente|originalmente|al\s+principio|no\s+início"
+    r"|avant|auparavant|autrefois|à\s+l'origine|au\s+début"
+    r"|prima|precedentemente|all'inizio|originariamente"
+    r"|vroeger|eerder|voorheen|oorspronkelijk|eerst)\b",
+    re.I,
+)
+# Of those, the ones that ask for the earliest: "first", "originally", "at first".
+_EARLIEST = re.compile(
+    r"\b(?:first|original(?:ly)?|ursprünglich|originalmente|al\s+principio|no\s+início|à\s+l'origine|au\s+début"
+    r"|all'inizio|originariamente|oorspronkelijk|eerst)\b",
+    re.I,
+)
+# A past verb: the auxiliaries, or a regular past ("owned", "lived"; not "need").
+_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used to|[a-z]{2,}[^\We]ed)\b", re.I)
 _ABOUT_THE_PAST = re.compile(r"\b(?:did|was|were|had|used to|before|previously|formerly|back then|at the time)\b", re.I)
 
 
+def asks_what_was_before(question: str) -> bool:
+    """The question asks what held before, naming no date ("Who was my previous GP?",
+    "Welchen Stromanbieter hatte ich ursprünglich?")."""
+    question = question or ""
+    return bool((_BEFORE.search(question) and _PAST_TENSE.search(question)) or _BEFORE_OTHER_LANGUAGES.search(question))
+
+
 def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> list:
-    if not dated and _BEFORE.search(question or "") and _PAST_TENSE.search(question or "") and len(ranked) >= 2:
-        return _older_first(ranked, owner=owner, k=k)
-    if dated or _ABOUT_THE_PAST.search(question or "") or len(ranked) < 2:
+    if not dated and asks_what_was_before(question) and len(ranked) >= 2:
+        return _older_first(ranked, owner=owner, k=k, earliest=bool(_EARLIEST.search(question or "")))
+    if dated or _ABOUT_THE_PAST.search(question or "") or _BEFORE_OTHER_LANGUAGES.search(question or "") or len(ranked) < 2:
         return ranked
     head = list(ranked[: min(k, HEAD)])
     facts = _SameFacts.read(owner, head)
@@ -98,20 +132,51 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     return head + list(ranked[len(head) :])
 
 
-def _older_first(ranked: list, *, owner, k: int) -> list:
+def _older_first(ranked: list, *, owner, k: int, earliest: bool = False) -> list:
     """For a question about what was before, with no date ("Who was my manager before the
-    reorg?"): of two memories that say nearly the same about one thing, the older first."""
+    reorg?"): of the memories that say nearly the same about one thing as the first of
+    them recall ranks, the one just before it goes above it, once (a chain Madrid ->
+    Valencia -> Seville asked "before I moved to Seville" gives Valencia, not Madrid); for
+    a question about the first ("What editor did I use first?", "originally"), the
+    earliest of its chain."""
     head = list(ranked[: min(k, HEAD)])
     facts = _SameFacts.read(owner, head)
     if facts is None:
         return ranked
     when = {c.id: c.occurred_at for c in head}
-    for b in [c.id for c in head]:
-        order = [c.id for c in head]
+    order = [c.id for c in head]
+    for b in order:
+        if b not in facts.index:
+            continue
         older = [pk for pk in order[order.index(b) + 1 :] if pk in facts.index and when[pk] < when[b] and facts.continues(pk, b)]
-        if b in facts.index and older:
-            moved = head.pop(order.index(older[0]))
-            head.insert(order.index(b), moved)
+        if not older:
+            continue
+        # Just before it: the one marked as replaced by it, else the best ranked older one
+        # (the latest said is as often a note that only reads close).
+        marked = [pk for pk in older if facts.successor.get(pk) == b]
+        chosen = marked[0] if marked else older[0]
+        if earliest:
+            # Back along the chain: what an older version continues, or was replaced by
+            # (marked), is older still (Sublime -> VS Code -> Zed: "first" is Sublime).
+            chain = {b, *older}
+            grew = True
+            while grew:
+                more = {
+                    pk
+                    for pk in order
+                    if pk in facts.index
+                    and pk not in chain
+                    and when[pk] < when[b]
+                    and any(facts.continues(pk, g) or facts.successor.get(pk) == g for g in chain)
+                }
+                chain |= more
+                grew = bool(more)
+            chosen = min(chain - {b}, key=lambda pk: when[pk])
+        if order.index(chosen) < order.index(b):
+            break
+        moved = head.pop(order.index(chosen))
+        head.insert(order.index(b), moved)
+        break  # the question is about one thing: the first that has an older version
     return head + list(ranked[len(head) :])
 
 
@@ -119,7 +184,10 @@ def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
     """For a question about a period gone ("Who was my GP in 2023?"), the mirror of
     newer_first: of two memories that say nearly the same about one thing, one said after
     the period ended cannot be what held then, so the one said by its end goes above it
-    (a change no update check marked; a marked one prefer_current already places)."""
+    (a change no update check marked; a marked one prefer_current already places); of two
+    said by its end, the later. What is read as having held through the period gets the
+    period's date credit, as a note said in it would: it goes above notes that only happen
+    to be dated then."""
     ends = [s.end for s in spans if getattr(s, "end", None) is not None]
     if not ends or len(ranked) < 2:
         return ranked
@@ -129,6 +197,15 @@ def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
     if facts is None:
         return ranked
     day = {c.id: c.occurred_at.date() for c in head}
+    held_through: list = []
+
+    def lift(moved) -> None:
+        # Said before the period and not yet replaced in it: what held then, though its own
+        # date is outside the period (the answer reads this as dated evidence).
+        if not moved.date_reason:
+            moved.date_reason = f"held through {_label(spans)}"
+            held_through.append(moved)
+
     for b in [c.id for c in head]:
         if b not in facts.index or day[b] <= until:
             continue
@@ -137,10 +214,26 @@ def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
         if held:
             moved = head.pop(order.index(held[0]))
             head.insert(order.index(b), moved)
-            # Said before the period and not yet replaced in it: what held then, though
-            # its own date is outside the period (the answer reads this as dated evidence).
-            if not moved.date_reason:
-                moved.date_reason = f"held through {_label(spans)}"
+            lift(moved)
+    # Of two that say nearly the same about one thing, both said by the period's end, the
+    # later one is what held at its end (A then B before 2024: "in 2024" asks for B).
+    for b in sorted((pk for pk in (c.id for c in head) if pk in facts.index and day[pk] <= until), key=lambda pk: day[pk]):
+        order = [c.id for c in head]
+        earlier = [
+            pk
+            for pk in order[: order.index(b)]
+            if pk in facts.index and day[pk] < day[b] and facts.continues(pk, b) and not facts.kept_apart(pk, b)
+        ]
+        if earlier:
+            moved = head.pop(order.index(b))
+            head.insert(order.index(earlier[0]), moved)
+            lift(moved)
+    for c in held_through:
+        if HELD_THROUGH_CREDIT:
+            c.bonus += dates.W_DATE
+            at = head.index(c)
+            higher = next((i for i, other in enumerate(head[:at]) if other.score < c.score), at)
+            head.insert(higher, head.pop(at))
     return head + list(ranked[len(head) :])
 
 
