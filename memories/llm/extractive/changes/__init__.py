@@ -34,10 +34,28 @@ mean one slot), when the newer note says it changed; handovers.py reads a role h
 from its holder to another person.
 """
 
+from .anchors import change_verbs
 from .decision import Change, judge, said_not_as_a_change
 from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
+from .relocations import moved_by_noun
 from .restated import restated
+from .roles import new_holder
+from .subjects import someone_elses_role, writer_away_for_now
 from .swaps import swapped
 
-__all__ = ["Change", "handed_over", "judge", "other_thing_of_slot", "plain_state", "restated", "said_not_as_a_change", "swapped"]
+__all__ = [
+    "Change",
+    "change_verbs",
+    "someone_elses_role",
+    "writer_away_for_now",
+    "new_holder",
+    "handed_over",
+    "judge",
+    "moved_by_noun",
+    "other_thing_of_slot",
+    "plain_state",
+    "restated",
+    "said_not_as_a_change",
+    "swapped",
+]
