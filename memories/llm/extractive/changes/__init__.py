@@ -31,7 +31,9 @@ swaps.py is a second judgement asking less of a sentence's shape (one value swap
 another of its kind), tried when the first and plain.py find nothing; restated.py is the
 last, for values in common nouns (the words that differ between two clauses whose frames
 mean one slot), when the newer note says it changed; handovers.py reads a role handed
-from its holder to another person.
+from its holder to another person; roles.py reads a role of the writer's named again in
+passing with another holder ("Dr Osei, our dentist, ..."), relocations.py a move told by
+its noun ("Umzug nach Leipzig").
 """
 
 from .anchors import change_verbs
