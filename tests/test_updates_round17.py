@@ -57,6 +57,9 @@ LOOK_ALIKES = [
     ("Vivo en Madrid.", "Mi amiga Carmen hizo la mudanza a Valencia."),
     ("I live in Leeds.", "Helped Tom with the move to York."),
     ("I live in Leeds.", "Thinking about a move to York, maybe next spring."),
+    # A flat looked at is no move, and a note that names no place is no home (the lead's
+    # check on an independent set found this pair marked).
+    ("Cleaned out the shed, gave away three bags of toys.", "Nous avons visité un appartement à Vénissieux, trop cher."),
     # A stay for the span the writer is in.
     ("I work at the Bristol office.", "Working from the Bath office this week while ours gets new carpets."),
     ("Je travaille à Nantes.", "Cette semaine je suis en formation à Angers."),

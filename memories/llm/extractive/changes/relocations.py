@@ -80,6 +80,8 @@ def moved_by_noun(old_text: str, new_text: str):
         for m in MOVE_NOUN.finditer(statement):
             if m.group("noun").lower() in stops or _someone_before(statement[: m.start()], lang):
                 continue
+            if len(statement[: m.start()].split()) > 1:
+                continue  # the noun is what another verb is about ("On a visité un appart à X")
             # Whose statement, with the move itself taken out ("Unser Umzug nach X" is the
             # writer's; "Mi amiga Carmen hizo la mudanza" is not).
             if someone_else(statement.replace(m.group(0), m.group("place")), old_text, lang):
@@ -126,8 +128,14 @@ def moved_by_noun(old_text: str, new_text: str):
 
 
 def _places(statement: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
-    """The names of the statement, as places it could say the writer lives in."""
-    return [v for v in values_in(statement, stops, names) if v[:1].isalpha()]
+    """The names of the statement, as places it could say the writer lives in: written as
+    names (a capital), so "donated two boxes" names no place."""
+    return [v for v in values_in(statement, stops, names) if v[:1].isalpha() and _written_as_a_name(v, statement)]
+
+
+def _written_as_a_name(value: str, statement: str) -> bool:
+    at = statement.lower().find(value.lower())
+    return at >= 0 and statement[at : at + 1].isupper()
 
 
 def _someone_before(before: str, lang: str) -> bool:
