@@ -32,6 +32,16 @@ MY = {
     "pt": "meu|minha|meus|minhas|nosso|nossa|nossos|nossas",
     "it": "mio|mia|miei|mie|nostro|nostra|nostri|nostre",
 }
+# Possessives of the third person ("her dentist", "seine Chefin", "son médecin", "il suo
+# capo"): the noun is someone else's. Portuguese "seu/sua" is also "your", so left out.
+THEIR = {
+    "en": "his|her|their",
+    "de": "sein|seine|seinem|seinen|seiner|ihr|ihre|ihrem|ihren|ihrer",
+    "es": "su|sus",
+    "fr": "son|sa|ses|leur|leurs",
+    "pt": "dele|dela",
+    "it": "suo|sua|suoi|sue|loro",
+}
 # The adjective "new" in each: "my new manager" is still "my manager".
 NEW = {
     "en": "new",
@@ -103,6 +113,12 @@ def possessive_subject(lang: str) -> re.Pattern:
         rf"(?:(?:{'|'.join(sorted(OWN))})\s+)?(?:(?:{_alternation(NEW, lang)})\s+)?([^\W\d_][\w-]*)",
         re.I,
     )
+
+
+def possessives(lang: str, *, own: bool) -> str:
+    """The possessive determiners of the first person (`own`) or of the third, of the
+    language (of every known language when it is not known), as a regex alternation."""
+    return _alternation(MY if own else THEIR, lang)
 
 
 @functools.cache

@@ -525,14 +525,17 @@ def _amounts(text: str) -> set[str]:
     return {re.sub(r"[\s,]", "", m.group(0).lower()) for m in AMOUNT_VALUE.finditer(text)}
 
 
-def _changed(text: str, pattern: re.Pattern) -> set[str]:
-    """Values the text says something changed to: a change word shortly before them, in
-    the same clause ("slipped to April 22", "now costs $45"), not anywhere in a long note."""
+def _changed(text: str, pattern: re.Pattern, verbs: list[str] = ()) -> set[str]:
+    """Values the text says something changed to: a change word (or one of `verbs`, read
+    as verbs of change by meaning) shortly before them, in the same clause ("slipped to
+    April 22", "now costs $45"), not anywhere in a long note."""
     out = set()
     for m in pattern.finditer(text):
         window = text[max(0, m.start() - CUE_REACH) : m.start()]
         window = re.split(r"[.!?;\n]", window)[-1]
-        if CHANGE_CUE.search(window) and _LEADS_VALUE.search(text[max(0, m.start() - 16) : m.start()]):
+        if (
+            CHANGE_CUE.search(window) or any(re.search(rf"\b{re.escape(v)}\b", window, re.I) for v in verbs)
+        ) and _LEADS_VALUE.search(text[max(0, m.start() - 16) : m.start()]):
             value = m.group(0).lower()
             out.add(" ".join(value.split()) if pattern is DATE_VALUE else re.sub(r"[\s,]", "", value))
     return out
@@ -565,10 +568,12 @@ def _subject_words(text: str) -> set[str]:
     return words - {_root(w) for w in _SENTENCE_WORDS} - GENERIC - CUE_WORDS - EVENT_VERBS - _STOP_ROOTS
 
 
-def _same_thing(old_text: str, new_text: str) -> bool:
+def _same_thing(old_text: str, new_text: str, verbs: list[str] = ()) -> bool:
     """The same thing's date or price: at most one word of either's subject missing from
-    the other note ("the team meeting" vs "the client meeting" is two)."""
-    old_words, new_words = _subject_words(old_text), _subject_words(new_text)
+    the other note ("the team meeting" vs "the client meeting" is two); the newer note's
+    verbs of change (`verbs`) say that it changed, not what."""
+    said_changed = {_root(w) for v in verbs for w in v.split()}
+    old_words, new_words = _subject_words(old_text), _subject_words(new_text) - said_changed
     old_all, new_all = _norm_words(old_text), _norm_words(new_text)
     return len(old_words - new_all) + len(new_words - old_all) < 2
 
@@ -643,8 +648,11 @@ def judge_pair(old_text: str, new_text: str) -> str:
         ):
             return f"status: {nf.value}"
 
-    # 3. Something changed, and both give a date (or an amount) for the same thing.
-    if cue and not additive:
+    # 3. Something changed, and both give a date (or an amount) for the same thing. The
+    # change may be told by a verb no phrasing lists ("Doctor upped the dose to 30mg"):
+    # read by meaning here, where the rest of the evidence is strong.
+    verbs = [] if cue else changes.change_verbs(new_text)
+    if (cue or verbs) and not additive:
         shared = _content(old_text) & _content(new_text) - GENERIC
         names_old, names_new = _names(old_text), _names(new_text)
         if (
@@ -656,9 +664,10 @@ def judge_pair(old_text: str, new_text: str) -> str:
             return ""
         if people_new and people_old and not (people_new & people_old):
             return ""
-        if shared and _same_thing(old_text, new_text):
+        if shared and _same_thing(old_text, new_text, verbs):
             for kind, values in (("date", _dates), ("amount", _amounts)):
-                old_values, new_values = values(old_text), _changed(new_text, DATE_VALUE if kind == "date" else AMOUNT_VALUE)
+                old_values = values(old_text)
+                new_values = _changed(new_text, DATE_VALUE if kind == "date" else AMOUNT_VALUE, verbs)
                 if old_values and new_values and (new_values - old_values) and not (new_values <= old_values):
                     if kind == "date" and not (old_values - new_values):
                         continue
@@ -723,7 +732,9 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if reason and changes.said_not_as_a_change(old_text, new_text):
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
         if changes.other_thing_of_slot(old_text, new_text) and not _replaced_by_name(reason, new_text):
-            continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
+            continue
+        if changes.someone_elses_role(old_text, new_text) or changes.writer_away_for_now(new_text):
+            continue  # "Took Mum to her dentist, Dr Quayle"; "Working out of the Leeds office this week"  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
         if not reason and (plain := changes.plain_state(old_text, new_text)) is not None:
@@ -735,6 +746,12 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if not reason and (handover := changes.handed_over(old_text, new_text)) is not None:
             old_values, new_values, closeness = handover
             reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (a role handed over, {closeness:.2f})"
+        if not reason and (move := changes.moved_by_noun(old_text, new_text)) is not None:
+            old_values, new_values, margin = move
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (a move told by its noun, {margin:+.3f})"
+        if not reason and (holder := changes.new_holder(old_text, new_text)) is not None:
+            old_values, new_values, margin = holder
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (the role named with another holder, {margin:+.3f})"
         if not reason and (restate := changes.restated(old_text, new_text)) is not None:
             old_values, new_values, closeness = restate
             reason = f"{' '.join(old_values)} -> {' '.join(new_values)} (the slot restated, {closeness:.2f})"

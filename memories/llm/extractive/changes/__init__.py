@@ -31,13 +31,33 @@ swaps.py is a second judgement asking less of a sentence's shape (one value swap
 another of its kind), tried when the first and plain.py find nothing; restated.py is the
 last, for values in common nouns (the words that differ between two clauses whose frames
 mean one slot), when the newer note says it changed; handovers.py reads a role handed
-from its holder to another person.
+from its holder to another person; roles.py reads a role of the writer's named again in
+passing with another holder ("Dr Osei, our dentist, ..."), relocations.py a move told by
+its noun ("Umzug nach Leipzig").
 """
 
+from .anchors import change_verbs
 from .decision import Change, judge, said_not_as_a_change
 from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
+from .relocations import moved_by_noun
 from .restated import restated
+from .roles import new_holder
+from .subjects import someone_elses_role, writer_away_for_now
 from .swaps import swapped
 
-__all__ = ["Change", "handed_over", "judge", "other_thing_of_slot", "plain_state", "restated", "said_not_as_a_change", "swapped"]
+__all__ = [
+    "Change",
+    "change_verbs",
+    "someone_elses_role",
+    "writer_away_for_now",
+    "new_holder",
+    "handed_over",
+    "judge",
+    "moved_by_noun",
+    "other_thing_of_slot",
+    "plain_state",
+    "restated",
+    "said_not_as_a_change",
+    "swapped",
+]

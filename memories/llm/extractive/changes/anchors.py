@@ -8,6 +8,8 @@ language the model reads, not by a list of verbs.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import similarity
@@ -102,3 +104,37 @@ def leans(
 REFUSAL_ANCHORS = ("I turned down X.", "I declined X.", "I said no to X.", "I rejected X.")
 TAKING_ANCHORS = ("I accepted X.", "I took X.", "I started at X.", "I joined X.", "I moved to X.")
 REFUSAL_MARGIN = 0.03
+
+
+# What a verb of change means, beside a verb of doing something once: a past form the
+# phrasings do not list ("upped", "bumped up", "pushed back", "jacked up") is read by its
+# closeness to verbs of change. Calibrated on the dev notes and look-alikes (CHANGELOG,
+# round 17): "upped" +0.017, "pushed back" +0.019, "bumped up" +0.015, "shifted" +0.069;
+# "booked" and "finished" below -0.02, "trained" +0.008, "fixed" +0.008. Asked only where
+# the rest of the evidence is strong (the same thing's date or amount, a new value led
+# by "to").
+CHANGE_VERB_ANCHORS = ("changed", "moved", "postponed", "increased", "switched", "replaced", "raised", "rescheduled")
+ONCE_VERB_ANCHORS = ("booked", "took", "went", "saw", "sent", "had", "made", "did", "visited", "bought")
+CHANGE_VERB_MARGIN = 0.012
+# An adverbial particle completes an English verb ("bumped up", "pushed back"): a closed class.
+_PARTICLE = re.compile(r"\s+(up|down|back|over|forward|out|off)\b", re.I)
+_PAST_FORM = re.compile(r"\b([a-z]{3,}ed)\b")
+
+
+def change_verbs(sentence: str) -> list[str]:
+    """The English past forms of the sentence (with their particle) that mean a change."""
+    forms = []
+    for m in _PAST_FORM.finditer(sentence):
+        particle = _PARTICLE.match(sentence, m.end())
+        forms.append(f"{m.group(1)} {particle.group(1).lower()}" if particle else m.group(1))
+    forms = list(dict.fromkeys(forms))
+    if not forms:
+        return []
+    vectors = similarity.meaning_vectors([*CHANGE_VERB_ANCHORS, *ONCE_VERB_ANCHORS, *forms])
+    if vectors is None:
+        return []
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n, m = len(CHANGE_VERB_ANCHORS), len(CHANGE_VERB_ANCHORS) + len(ONCE_VERB_ANCHORS)
+    rows = vectors[m:]
+    margins = (rows @ vectors[:n].T).max(axis=1) - (rows @ vectors[n:m].T).max(axis=1)
+    return [form for form, margin in zip(forms, margins.tolist(), strict=True) if margin >= CHANGE_VERB_MARGIN]

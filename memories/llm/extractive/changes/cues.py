@@ -203,6 +203,24 @@ BOUNDED = re.compile(
 )
 # An end said of a day to come ("Rosa is off next Tuesday") is no end now.
 TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
+# The span of time the writer is in ("this week", "diese Woche", "por ahora"): a closed
+# class of deictic adverbials of each grammar. A present state said of it is a stay, not
+# the new value of a slot ("Working out of the Birmingham office this week").
+THIS_SPAN = re.compile(
+    r"\b(?:this (?:week|weekend|month|fortnight)|for now|for the time being|for the (?:week|month)"
+    r"|diese(?:s|n)? (?:woche|wochenende|monat)|vorerst|vorübergehend"
+    r"|cette semaine|ce week-end|ce mois-ci|pour l'instant|pour le moment"
+    r"|esta semana|este fin de semana|este mes|por ahora|por el momento|por enquanto|por agora|este fim de semana|este mês"
+    r"|questa settimana|questo (?:weekend|mese)|per ora|per il momento)\b",
+    re.I,
+)
+
+
+def for_now(statement: str) -> bool:
+    """A state in the present said of the span the writer is in ("Diese Woche bin ich auf
+    Dienstreise in München"), with no change word: a stay for a while. An event of the
+    span ("Started at Veloxa this week") is a change told when it happened."""
+    return bool(THIS_SPAN.search(statement)) and not CHANGE.search(statement) and not past_event(statement, any_language=True)
 
 
 def said_as_past(old_c: str, new_c: str) -> bool:

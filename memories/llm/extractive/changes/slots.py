@@ -76,8 +76,13 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
         # "the marketing email for the launch" after "the launch": another thing of it.
         if j >= 3 and word in old_words and word not in stops and new_lower[j - 1] in ("the", "a", "an", "our", "my"):
             if new_lower[j - 2] in ("for", "of", "about") and new_lower[j - 3] not in stops and new_lower[j - 3] not in old_words:
-                # Not a value or a word of time ("the last Sunday of the month").
-                if not is_quantity(new_lower[j - 3]) and textutil.stem(word) not in NOT_A_THING:
+                # Not a value or a word of time ("the last Sunday of the month"), nor a name:
+                # "Switched over to Hyperoptic for the broadband" names the value for it.
+                if (
+                    not is_quantity(new_lower[j - 3])
+                    and textutil.stem(word) not in NOT_A_THING
+                    and not new_tokens[j - 3][:1].isupper()
+                ):
                     return new_lower[j - 3], word
     # Only the newer note's noun is read so: a note that names the thing in full ("rent for
     # the flat") is followed by notes that say only "rent" of the same thing ("landlord put

@@ -13,7 +13,7 @@ import numpy as np
 
 from .... import textutil
 from .. import grammar, language, similarity
-from .cues import IRREGULAR_PAST, SAME_FORM_PAST
+from .cues import IRREGULAR_PAST, SAME_FORM_PAST, for_now
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
@@ -206,3 +206,37 @@ def possessed_thing(sentence: str, lang: str = "") -> bool:
         n, row = len(people), vectors[-1]
         total += float((vectors[n:-1] @ row).max() - (vectors[:n] @ row).max())
     return total >= THING_MARGIN
+
+
+def someone_elses_role(old_text: str, new_text: str, lang: str = "") -> bool:
+    """The older note names a role of the writer's ("My dentist is Dr Farrow") and the
+    newer one names that role only as someone else's ("Took Mum to her dentist, Dr
+    Quayle", "Raj's manager, Doug"): another person's fact, whatever else matches."""
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    mine = re.compile(rf"\b(?:{grammar.possessives(lang, own=True)})\s+((?:[^\W\d_][\w-]*\s+)?[^\W\d_][\w-]*)", re.I)
+    theirs = re.compile(grammar.possessives(lang, own=False), re.I)
+    roles = {w.lower() for m in mine.finditer(old_text) for w in m.group(1).split() if w.islower() and w not in stops}
+    for role in roles:
+        said = [m for m in re.finditer(rf"\b{re.escape(role)}\b", new_text, re.I)]
+        if not said:
+            continue
+        if all(_owned_by_another(new_text[: m.start()], theirs) for m in said):
+            return True
+    return False
+
+
+def _owned_by_another(before: str, theirs: re.Pattern) -> bool:
+    """The words before a noun end in a possessive of the third person or a name's ("her",
+    "Raj's"), with up to two words between ("her new dentist")."""
+    head = " ".join(before.split()[-3:])
+    return bool(re.search(rf"(?:\b(?:{theirs.pattern})|[\w]['’]s|s['’])(?:\s+[^\W\d_][\w-]*){{0,2}}\s*$", head, re.I))
+
+
+def writer_away_for_now(text: str) -> bool:
+    """The writer tells where they are or what they do in the span they are in ("Working
+    out of the Birmingham office this week", "Cette semaine je télétravaille depuis
+    Annecy"): a stay for a while, not the new value of their slot. A thing's value of the
+    span ("Netflix bill this month: $17.99") is not a stay."""
+    lang = language.language_of(text)
+    names = frozenset(w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]+", text))
+    return for_now(text) and first_person(text, names, lang)
