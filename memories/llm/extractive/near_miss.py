@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from ... import textutil
-from . import similarity
+from . import said_as, similarity
 from .asked_about import asked_nouns, plain_words
 
 # How much the line's own word must move it towards the question, less how much that word
@@ -42,8 +42,8 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
     names and a neighbour of the rest in its place (module docstring). False without an
     embedding layer: words alone cannot tell a sibling from a synonym."""
     nouns = [w for w in dict.fromkeys(asked_nouns(question)) if w not in names and w not in textutil.STOPWORDS]
-    said = [w for w in nouns if set(textutil.terms(w)) & line_stems]
-    unsaid = [w for w in nouns if textutil.terms(w) and not set(textutil.terms(w)) & line_stems]
+    said = [w for w in nouns if said_as.spelled(textutil.terms(w)) & line_stems]
+    unsaid = [w for w in nouns if textutil.terms(w) and not said_as.spelled(textutil.terms(w)) & line_stems]
     if not said or not unsaid:
         return False
     asked_stems = set(textutil.terms(question))
