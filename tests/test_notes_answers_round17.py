@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memories.llm.base import AnswerContext, MemoryNote
-from memories.llm.extractive import said_as, similarity
+from memories.llm.extractive import near_miss, said_as, similarity
 from memories.llm.extractive.asked_about import asked_nouns, asked_phrases
 from memories.services.query import answer_question
 from tests.test_offline_engine import NOTHING, needs_meaning
@@ -98,3 +98,19 @@ def test_a_note_about_a_neighbour_of_the_thing_asked_is_no_answer(user, memory_f
         memory_factory(text)
     for question in ("What is my blood pressure?", "When did the dog get his booster vaccination?"):
         assert NOTHING in answer_question(owner=user, question=question).answer, question
+
+
+def test_a_different_number_on_the_same_noun_is_another_of_the_series():
+    assert near_miss.numbered_apart("How did physio session 4 go?", "Physio session 3 done, knee feels looser.")
+    assert not near_miss.numbered_apart("How did physio session 3 go?", "Physio session 3 done, knee feels looser.")
+    # A date is no series: "May 3" does not number a May.
+    assert not near_miss.numbered_apart("What did I book for May 3?", "Booked the dentist for May 9.")
+
+
+@needs_meaning
+def test_a_note_on_another_of_a_numbered_series_is_no_answer(user, memory_factory, settings, sync_tasks):
+    settings.MEMORY_EMBEDDINGS = "local"
+    session = memory_factory("Physio session 3 done, knee feels looser.")
+    memory_factory("Allotment plot 14 approved, rent is 45 pounds a year.")
+    assert NOTHING in answer_question(owner=user, question="How did physio session 4 go?").answer
+    assert answer_question(owner=user, question="How did physio session 3 go?").cited == [session.pk]

@@ -331,6 +331,8 @@ def _without_neighbours(
     for index, s in enumerate(relevant):
         if index >= NEAR_MISS_CHECKS:
             return out + relevant[index:]
+        if near_miss.numbered_apart(question, _said(s)):
+            continue
         if (
             s.by_date
             or _foreign(s, asked_in)

@@ -73,3 +73,29 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
         if nearer + changed >= MIN_CONTRAST:
             return True
     return False
+
+
+# A noun a numeral follows names one of a series ("week 2", "plot 14", "flat 3").
+_NUMBERED = re.compile(r"\b([^\W\d_][\w-]*)\s+(\d+)\b")
+
+
+def numbered_apart(question: str, line: str) -> bool:
+    """Whether the line numbers a thing of the series the question asks about otherwise:
+    "How far did I run in week 2?" over "week 1 done". Words alone: the numeral tells the
+    member of the series, and a different one is another member. Months and days are no
+    series here ("May 3" is a date)."""
+    asked = _numbered(question)
+    if not asked:
+        return False
+    given = _numbered(line)
+    return any(noun in given and not numbers & given[noun] for noun, numbers in asked.items())
+
+
+def _numbered(text: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for word, number in _NUMBERED.findall(text):
+        low = word.lower()
+        if low in textutil.STOPWORDS or said_as.calendar(low):
+            continue
+        out.setdefault(textutil.stem(low), set()).add(number.lstrip("0") or "0")
+    return out
