@@ -26,13 +26,15 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, near_miss, similarity
+from . import asked_for, exchange, near_miss, said_as, similarity
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
     SPEAKER,
     asked_nouns,
     attribute_asked,
+    asked_phrases,
+    attribute_phrase,
     held_by_asked,
     named_beyond_address,
     names_asked,
@@ -126,6 +128,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     if not context.memories:
         return "I have no memories to answer from yet."
     q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
+    # Matching reads each word in one spelling ("Feb" as February, said_as.py); the order
+    # of the quotes reads the question as written.
+    written_terms = q_terms
+    q_terms = list(dict.fromkeys(said_as.canonical(t) for t in q_terms))
     dated = set(context.date_matches)
     if dated:
         # Recall already read the period ("last week") as a date: its words are not a topic.
@@ -137,19 +143,25 @@ def answer(*, question: str, context: AnswerContext) -> str:
     if not sentences:
         return NOTHING
     n = len(sentences)
+    # A line says what its spelling and its names stand for (said_as.py): "Mabel's jabs"
+    # says "dog" when the owner wrote "our dog Mabel".
+    called = said_as.names_called(context)
+    for s in sentences:
+        s.stems = said_as.said(s.stems, plain_words(s.text), called)
     df: dict[str, int] = {}
     for s in sentences:
         for t in s.stems:
             df[t] = df.get(t, 0) + 1
     idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in q_terms}
     total = sum(idf.values()) or 1.0
-    memory_stems = {m.id: frozenset(textutil.terms(_memory_text(m))) for m in context.memories}
     memory_words = {m.id: frozenset(plain_words(_memory_text(m))) for m in context.memories}
+    memory_stems = {m.id: said_as.said(textutil.terms(_memory_text(m)), memory_words[m.id], called) for m in context.memories}
     before = exchange.turns_before(context) if READ_EXCHANGE else {}
     # A reply holds what it answers: the words of the turns before it count as its own.
     exchange_stems = {i: memory_stems[i].union(*(memory_stems[j] for j in before.get(i, ()))) for i in memory_stems}
     exchange_words = {i: memory_words[i].union(*(memory_words[j] for j in before.get(i, ()))) for i in memory_words}
-    named = names_asked(question)
+    # A month or a day is capitalised, not someone: "in November" is said by "7 Nov".
+    named = {n for n in names_asked(question) if not said_as.calendar(n)}
     if q_terms:
         # Meaning reads what is asked, not who about: the names are the words' to check
         # (below). Embedded, "Caroline" pulls the question towards every line that says
@@ -172,7 +184,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
 
     wants = asked_for.wants(question)
     asked = set(q_terms)
-    named_stems = {textutil.stem(n) for n in named}
+    named_stems = {said_as.canonical(textutil.stem(n)) for n in named}
     content_terms = [t for t in q_terms if t not in named_stems]
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
     content_total = sum(idf[t] for t in content_terms) or 1.0
@@ -180,7 +192,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # the words it asks about must be theirs in the line (their "I", "my"; the other's
     # "you"; their name), not only said in it ("What did Melanie paint?" is not answered by
     # "Caroline: I painted a sunset", nor by "Melanie: Wow, you painted that?").
-    held = held_by_asked(context, named)
+    held = {i: said_as.spelled(stems) for i, stems in held_by_asked(context, named).items()}
     own_words = held
     # Each turn's words stay whose they were in that turn: Dana's "who's your new manager"
     # lends "new manager" to Marco's reply, not to Dana's.
@@ -188,11 +200,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
     kind = asked_for.kind_asked(question)
     # The noun the answer is an instance of ("Which airline did I fly to Lisbon with?"): a
     # line naming one ("Flights to Lisbon booked with TAP") need not say it.
-    head_stems = frozenset(textutil.terms(kind.head)) if kind and kind.head else frozenset()
+    head_stems = said_as.spelled(textutil.terms(kind.head)) if kind and kind.head else frozenset()
     # "What is my job?" when the owner never wrote "job": the answer is a value of it ("I
     # work as a nurse"), a kind of thing asked for as much as a place is for "where".
     said = frozenset().union(*memory_stems.values())
-    valued = VALUE_TYPED and any(not set(textutil.terms(w)) & said for w in attribute_asked(question))
+    valued = VALUE_TYPED and any(not said_as.spelled(textutil.terms(w)) & said for w in attribute_asked(question))
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         theirs = held.get(s.memory.id, exchange_stems[s.memory.id])
         terms = content_terms
@@ -239,7 +251,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     if READ_REPLIES:
         # The question turn must ask what this question asks of the thing: its kind ("What
         # breed is the puppy?" is not asked by "what did you end up naming the puppy?").
-        asks = head_stems | {t for w in attribute_asked(question) for t in textutil.terms(w)}
+        asks = head_stems | {said_as.canonical(t) for w in attribute_asked(question) for t in textutil.terms(w)}
         _replies_stand(sentences, context, named, content_terms, idf, asks, own_words, by_meaning=margin is not None)
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
@@ -274,7 +286,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 s
                 for s in relevant
                 if s.by_date
-                or not _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]})
+                or not _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]}, said_as.heads(s.text))
                 or (named_kind and asked_for.holds(_said(s), kind, question))
                 or (_foreign(s, asked_in) and s.margin >= MARGIN_FOREIGN)
             ]
@@ -302,7 +314,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
         seen.add(key)
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
-        current_first(picked, context, q_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated)))
+        current_first(
+            picked, context, written_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated))
+        )
     )
 
 
@@ -317,6 +331,8 @@ def _without_neighbours(
     for index, s in enumerate(relevant):
         if index >= NEAR_MISS_CHECKS:
             return out + relevant[index:]
+        if near_miss.numbered_apart(question, _said(s)):
+            continue
         if (
             s.by_date
             or _foreign(s, asked_in)
@@ -381,17 +397,32 @@ def _replies_stand(
             s.coverage, s.margin, s.relevant = max(s.coverage, coverage), max(s.margin, margin), True
 
 
-def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: dict[int, frozenset[str]]) -> list[str]:
+def _unsaid_things(
+    question: str, kind: asked_for.Asked | None, memory_stems: dict[int, frozenset[str]], heads: frozenset[str] = frozenset()
+) -> list[str]:
     """The things the question names (asked_about.asked_nouns) that none of the given
     memories says (their stems by id). Given all that recall brought: recall's words arm
     brings every memory holding a rare word of the question, so a word none of them holds
     is one the owner never wrote ("my dentist's phone number" among notes that name the
     dentist and never a phone). Not the noun whose value a "what" question asks
     (asked_about.attribute_asked: "What is my job?" is answered by "I work as a nurse"),
-    nor the kind asked for ("Which airline": "booked with TAP")."""
+    nor the kind asked for ("Which airline": "booked with TAP"). The value excuses the
+    noun only when nothing of its phrase is said: "Blood test results back" says "blood" and
+    another thing of it, no value of "What is my blood pressure?"."""
     said = frozenset().union(*memory_stems.values())
-    excused = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
-    return [w for w in asked_nouns(question) if w not in excused and not set(textutil.terms(w)) & said]
+    phrase = attribute_phrase(question)
+    valued = attribute_asked(question) if not any(said_as.spelled(textutil.terms(w)) & said for w in phrase[:-1]) else set()
+    excused = valued | set(kind.head.split() if kind and kind.head else ())
+    if heads:
+        # "Poppy's booster done 6 May" answers "When did the dog get her booster
+        # vaccination?": the line names the thing by the word that tells its kind, alone.
+        # Not "Blood test results" for "blood type": there "blood" tells the kind of a test.
+        excused |= {
+            phrase[-1]
+            for phrase in asked_phrases(question)
+            if len(phrase) > 1 and said_as.spelled(textutil.terms(phrase[-2])) & heads
+        }
+    return [w for w in asked_nouns(question) if w not in excused and not said_as.spelled(textutil.terms(w)) & said]
 
 
 def _foreign(s: Sentence, asked_in: str) -> bool:

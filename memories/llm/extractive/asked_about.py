@@ -125,8 +125,15 @@ def asked_nouns(question: str) -> list[str]:
     ("What did the plumber find wrong", "How much did the bike service cost") is read as
     its first word, the rest being the verb and what follows it.
     """
+    return [w for phrase in asked_phrases(question) for w in phrase]
+
+
+def asked_phrases(question: str) -> list[list[str]]:
+    """The noun phrases of asked_nouns one by one, each ending in its head ("her booster
+    vaccination": booster, vaccination). A participle after the first word is the phrase's
+    verb, not a word of it ("When is the boiler getting serviced?": the boiler)."""
     tokens = _WORD.findall(question)
-    out: list[str] = []
+    out: list[list[str]] = []
     room = 0  # words the open phrase may still take
     fresh = False  # the phrase has only just opened: a word like "new" or "other" may come first
     for i, token in enumerate(tokens):
@@ -136,6 +143,7 @@ def asked_nouns(question: str) -> list[str]:
         bare = low.removesuffix("'s")
         if low in _DETERMINERS:
             room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
+            out.append([])
             continue
         if bare in textutil.STOPWORDS or bare in QUESTION_WORDS or bare[:1].isdigit():
             if fresh and room and bare not in _AUXILIARIES and bare not in QUESTION_WORDS:
@@ -145,12 +153,19 @@ def asked_nouns(question: str) -> list[str]:
         fresh = False
         if room and bare in _NAMING:  # "What is my cat called?": the verb, not a thing
             room = 0
+        if room and out and out[-1] and _PARTICIPLE.search(bare):
+            room = 0
         if room and not (i and token[:1].isupper()):
-            out.append(bare)
+            out[-1].append(bare)
             room -= 1
         if possessive:
             room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
-    return out
+            out.append([])
+    return [phrase for phrase in out if phrase]
+
+
+# The endings of an English participle ("getting", "serviced"; not "breed" nor "bed").
+_PARTICIPLE = re.compile(r"^\w{3,}(?:ing|[^e]ed)$")
 
 
 _ATTRIBUTE = re.compile(

@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from ... import textutil
-from . import similarity
+from . import said_as, similarity
 from .asked_about import asked_nouns, plain_words
 
 # How much the line's own word must move it towards the question, less how much that word
@@ -42,8 +42,8 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
     names and a neighbour of the rest in its place (module docstring). False without an
     embedding layer: words alone cannot tell a sibling from a synonym."""
     nouns = [w for w in dict.fromkeys(asked_nouns(question)) if w not in names and w not in textutil.STOPWORDS]
-    said = [w for w in nouns if set(textutil.terms(w)) & line_stems]
-    unsaid = [w for w in nouns if textutil.terms(w) and not set(textutil.terms(w)) & line_stems]
+    said = [w for w in nouns if said_as.spelled(textutil.terms(w)) & line_stems]
+    unsaid = [w for w in nouns if textutil.terms(w) and not said_as.spelled(textutil.terms(w)) & line_stems]
     if not said or not unsaid:
         return False
     asked_stems = set(textutil.terms(question))
@@ -73,3 +73,29 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
         if nearer + changed >= MIN_CONTRAST:
             return True
     return False
+
+
+# A noun a numeral follows names one of a series ("week 2", "plot 14", "flat 3").
+_NUMBERED = re.compile(r"\b([^\W\d_][\w-]*)\s+(\d+)\b")
+
+
+def numbered_apart(question: str, line: str) -> bool:
+    """Whether the line numbers a thing of the series the question asks about otherwise:
+    "How far did I run in week 2?" over "week 1 done". Words alone: the numeral tells the
+    member of the series, and a different one is another member. Months and days are no
+    series here ("May 3" is a date)."""
+    asked = _numbered(question)
+    if not asked:
+        return False
+    given = _numbered(line)
+    return any(noun in given and not numbers & given[noun] for noun, numbers in asked.items())
+
+
+def _numbered(text: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for word, number in _NUMBERED.findall(text):
+        low = word.lower()
+        if low in textutil.STOPWORDS or said_as.calendar(low):
+            continue
+        out.setdefault(textutil.stem(low), set()).add(number.lstrip("0") or "0")
+    return out
