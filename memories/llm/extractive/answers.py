@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, near_miss, similarity
+from . import asked_for, exchange, near_miss, similarity, stand_ins
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
@@ -109,6 +109,11 @@ MARGIN_FOREIGN = MEANING_UNTYPED
 # best lines are read so (each costs an embedding of its words).
 NEAR_MISS = True
 NEAR_MISS_CHECKS = 6
+# Whether a thing the question names counts as said by a line that says it in other words
+# ("Dad" for "my father": stand_ins.py), and for how many lines at most (each costs an
+# embedding of its words).
+STAND_INS = True
+STAND_IN_CHECKS = 6
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 
@@ -270,13 +275,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         named_kind = kind is not None and kind.kind in (asked_for.NAME, asked_for.PERSON)
         if UNSAID_THINGS == "line":
             asked_in = language_of(question)
+            checks = [STAND_IN_CHECKS if STAND_INS and margin is not None else 0]
             relevant = [
                 s
-                for s in relevant
+                for s in sorted(relevant, key=lambda s: -s.score)
                 if s.by_date
-                or not _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]})
                 or (named_kind and asked_for.holds(_said(s), kind, question))
                 or (_foreign(s, asked_in) and s.margin >= MARGIN_FOREIGN)
+                or _said_all(question, _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]}), s, checks)
             ]
         elif _unsaid_things(question, kind, memory_stems):
             relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
@@ -392,6 +398,18 @@ def _unsaid_things(question: str, kind: asked_for.Asked | None, memory_stems: di
     said = frozenset().union(*memory_stems.values())
     excused = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
     return [w for w in asked_nouns(question) if w not in excused and not set(textutil.terms(w)) & said]
+
+
+def _said_all(question: str, unsaid: list[str], s: Sentence, checks: list[int]) -> bool:
+    """Whether the line says every thing the question names that it does not say in the
+    question's words in other words (stand_ins.py), while `checks` (a budget shared by the
+    lines of one answer, best first) lasts."""
+    if not unsaid:
+        return True
+    if checks[0] <= 0:
+        return False
+    checks[0] -= 1
+    return all(stand_ins.said_otherwise(question, word, _said(s)) for word in unsaid)
 
 
 def _foreign(s: Sentence, asked_in: str) -> bool:
