@@ -77,7 +77,8 @@ def dump(out: str, files: list[str], *, k: int) -> None:
                     )
                 transaction.set_rollback(True)
         print(f"{path}: {sum(r['file'] == Path(path).name for r in records)} current questions", file=sys.stderr)
-    Path(out).write_bytes(pickle.dumps(records))
+        # Written after each file: a long run read before it ends still holds those done.
+        Path(out).write_bytes(pickle.dumps(records))
 
 
 def judge(record: dict, text: str) -> str:

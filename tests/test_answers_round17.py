@@ -69,6 +69,8 @@ def test_a_synonym_or_a_word_asked_the_same_without_says_it(settings):
     assert not stand_ins.said_otherwise(
         "What is the name of Amara's design agency?", "name", "I'm repainting the kitchen this weekend."
     )
+    # A modifier is left out only before a word the line says: "number" is not in this line.
+    assert not stand_ins.said_otherwise("What is my sister's phone number?", "phone", "Ana moved to Lisbon last month.")
 
 
 def test_words_alone_say_nothing_in_other_words(settings):
@@ -117,6 +119,24 @@ def test_the_current_fact_recall_found_is_answered(settings, old, new, question,
 def test_what_no_line_says_in_any_words_is_still_not_found(settings):
     settings.MEMORY_EMBEDDINGS = "local"
     context = _update("My sister Ana lives in Porto.", "Ana moved to Lisbon last month for her new job.")
-    for question in ("Where does my brother live these days?", "What is my sister's blood type?"):
+    for question in (
+        "Where does my brother live these days?",
+        "What is my sister's blood type?",
+        "What is my sister's phone number?",
+    ):
         reply = answers.answer(question=question, context=context)
         assert NOTHING in reply, (question, reply)
+
+
+@needs_meaning
+def test_one_fact_changed_and_nearest_the_question_answers_it(settings):
+    """The old note and its successor are the two nearest "Where do I work?" (both a little
+    below the bar a single line needs): each corroborates the other. Unmarked, the same two
+    lines are no evidence beyond their own closeness."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    old, new = "I'm a data analyst at Brightline.", "Last day at Brightline today; on Monday I start at Veloxa."
+    reply = answers.answer(question="Where do I work?", context=_update(old, new))
+    assert cited_ids(reply)[:1] == [2] and "Veloxa" in reply, reply
+    assert NOTHING in answers.answer(question="Where do I work?", context=_update(old, new, marked=False))
+    for question in ("Where do I live?", "Who is my manager?", "What car do I drive?"):
+        assert NOTHING in answers.answer(question=question, context=_update(old, new)), question

@@ -42,7 +42,7 @@ def said_otherwise(question: str, word: str, line: str) -> bool:
         )
     )
     variants = []
-    if _modifies(question, word):
+    if _modifies(question, word, line):
         variants.append(" ".join(pattern.sub("", question, count=1).split()))
     if candidates:
         vectors = similarity.document_vectors([word, *candidates])
@@ -58,9 +58,18 @@ def said_otherwise(question: str, word: str, line: str) -> bool:
     return float(np.max(asked[1:] @ asked[0])) >= SAME_QUESTION
 
 
-def _modifies(question: str, word: str) -> bool:
-    """Whether `word` stands before another open-class word of the question, as "home" in
-    "home address" does: a modifier may be left out; the head of a phrase ("the name of
-    Amara's agency") may not, the question left without it is no question."""
+def _modifies(question: str, word: str, line: str) -> bool:
+    """Whether `word` stands before another open-class word of the question that the line
+    says, as "home" before "address" in "What's our home address?" / "Our address is ...":
+    a modifier of what the line says may be left out. Not the head of a phrase ("the name
+    of Amara's agency": the question left without it is no question), nor a modifier of a
+    word the line does not say either ("my sister's phone number" / "Ana moved to Lisbon")."""
     words = plain_words(question)
-    return any(w == word.lower() and i + 1 < len(words) and words[i + 1] not in textutil.STOPWORDS for i, w in enumerate(words))
+    line_stems = set(textutil.terms(line))
+    return any(
+        w == word.lower()
+        and i + 1 < len(words)
+        and words[i + 1] not in textutil.STOPWORDS
+        and set(textutil.terms(words[i + 1])) <= line_stems
+        for i, w in enumerate(words)
+    )
