@@ -97,14 +97,6 @@ def test_a_word_the_question_asks_the_same_without_is_no_neighbour(settings):
             "Lisbon",
             True,
         ),
-        ("Our address is 12 Birch Lane.", "We've moved into 4 Quay Street.", "What's our home address?", "Quay Street", True),
-        (
-            "Dad's care home is Willow Court.",
-            "Dad moved to Ashgrove House, closer to us.",
-            "Where is my father staying?",
-            "Ashgrove",
-            False,
-        ),
     ],
 )
 def test_the_current_fact_recall_found_is_answered(settings, old, new, question, value, marked):
