@@ -115,6 +115,14 @@ _AUXILIARIES = frozenset("did does do will would can could should shall has have
 _NOT_POSSESSORS = frozenset("who what where when how why that it there here he she".split())
 # The participles that ask for a name ("What is the cat called?").
 _NAMING = frozenset("called named".split())
+# The copula: the verb a question's subject follows ("Where is my father staying?").
+_COPULAS = frozenset("is are am was were".split())
+# The units a time is counted in: after a determiner they name when ("these days", "at the
+# moment", "this week"), not a thing the line must say. A closed class of the calendar.
+_TIME_UNITS = frozenset(
+    "moment minute minutes hour hours day days night nights week weeks weekend weekends month months year years "
+    "morning mornings evening evenings time times season".split()
+)
 
 
 def asked_nouns(question: str) -> list[str]:
@@ -136,6 +144,7 @@ def asked_phrases(question: str) -> list[list[str]]:
     out: list[list[str]] = []
     room = 0  # words the open phrase may still take
     fresh = False  # the phrase has only just opened: a word like "new" or "other" may come first
+    copula = any(t.lower() in _COPULAS for t in tokens[:3])
     for i, token in enumerate(tokens):
         low = token.lower().replace("’", "'")
         # "who's", "what's", "it's": a verb, not a possessive.
@@ -155,6 +164,16 @@ def asked_phrases(question: str) -> list[list[str]]:
             room = 0
         if room and out and out[-1] and _PARTICIPLE.search(bare):
             room = 0
+        if room and i + 1 == len(tokens) and copula and _participle(bare) and out:
+            # "Where is my father staying?": after the copula's subject, a last word in
+            # -ing or -ed is the verb ("is ... staying", "is ... parked"), not a thing named.
+            room = 0
+        last = i + 1 == len(tokens) or tokens[i + 1].lower() in textutil.STOPWORDS
+        if room and bare in _TIME_UNITS and last and tokens[i - 1].lower() in _DETERMINERS:
+            # "Where does my sister live these days?": when, not what. A time unit that is the
+            # whole phrase names a period ("the weekend plan" still names a plan).
+            room = 0
+            continue
         if room and not (i and token[:1].isupper()):
             out[-1].append(bare)
             room -= 1
@@ -166,6 +185,11 @@ def asked_phrases(question: str) -> list[list[str]]:
 
 # The endings of an English participle ("getting", "serviced"; not "breed" nor "bed").
 _PARTICIPLE = re.compile(r"^\w{3,}(?:ing|[^e]ed)$")
+
+
+def _participle(word: str) -> bool:
+    """An English verb form a copula takes: "staying", "parked" (not "bed", "thing")."""
+    return len(word) > 4 and (word.endswith("ing") or word.endswith("ed")) and word[-5:] not in ("thing", "dding")
 
 
 _ATTRIBUTE = re.compile(

@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from ... import textutil
-from . import said_as, similarity
+from . import said_as, similarity, stand_ins
 from .asked_about import asked_nouns, plain_words
 
 # How much the line's own word must move it towards the question, less how much that word
@@ -61,6 +61,8 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
         return False
     words, candidate_vectors, line_vector = vectors[: len(unsaid)], vectors[len(unsaid) : -1], vectors[-1]
     for word, vector in zip(unsaid, words, strict=True):
+        if stand_ins.said_otherwise(question, word, line):
+            continue  # a synonym in its place, or a word the question asks the same without
         stand_in = candidates[int(np.argmax(candidate_vectors @ vector))]
         again = re.sub(rf"\b{re.escape(word)}\b", stand_in, question, flags=re.I)
         if again == question:
