@@ -207,3 +207,43 @@ def source_group(source: str) -> tuple[str, bool]:
     if m:
         return m.group(1), True
     return source or "", False
+
+
+# What was before, with no date to read it by: "before", "previously", "originally", "used
+# to", "my previous/old/original ..." (adverbs and adjectives of earlier time, a closed class
+# in each language). In English the question's verb must be past too ("Where did I live
+# before the move?", not "What do I need before the move?"); the other languages' words
+# below say the earlier time by themselves (de, es, fr, pt, it, nl).
+_BEFORE = re.compile(
+    r"\b(?:before|previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|back then|first)\b"
+    r"|\bthe\s+old\b|\bmy\s+old\b",
+    re.I,
+)
+_BEFORE_OTHER_LANGUAGES = re.compile(
+    r"\b(?:vorher|früher|ursprünglich|zuvor|davor|bevor"
+    r"|antes|anteriormente|originalmente|al\s+principio|no\s+início"
+    r"|avant|auparavant|autrefois|à\s+l'origine|au\s+début"
+    r"|prima|precedentemente|all'inizio|originariamente"
+    r"|vroeger|eerder|voorheen|oorspronkelijk|eerst)\b",
+    re.I,
+)
+# Of those, the ones that ask for the earliest: "first", "originally", "at first".
+_EARLIEST = re.compile(
+    r"\b(?:first|original(?:ly)?|ursprünglich|originalmente|al\s+principio|no\s+início|à\s+l'origine|au\s+début"
+    r"|all'inizio|originariamente|oorspronkelijk|eerst)\b",
+    re.I,
+)
+# A past verb: the auxiliaries, or a regular past ("owned", "lived"; not "need").
+_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used to|[a-z]{2,}[^\We]ed)\b", re.I)
+
+
+def asks_what_was_before(question: str | None) -> bool:
+    """The question asks what held before, naming no date ("Who was my previous GP?",
+    "Welchen Stromanbieter hatte ich ursprünglich?")."""
+    question = question or ""
+    return bool((_BEFORE.search(question) and _PAST_TENSE.search(question)) or _BEFORE_OTHER_LANGUAGES.search(question))
+
+
+def asks_for_the_earliest(question: str | None) -> bool:
+    """Of those, a question about the first ("What editor did I use first?")."""
+    return bool(_EARLIEST.search(question or ""))

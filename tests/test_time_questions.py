@@ -143,7 +143,7 @@ def test_a_middle_link_missed_when_the_first_was_marked_straight_to_the_last(use
     ],
 )
 def test_a_question_about_what_was_before_is_read_in_several_languages(question, before):
-    from memories.recall.newer import asks_what_was_before
+    from memories.textutil import asks_what_was_before
 
     assert asks_what_was_before(question) is before
 

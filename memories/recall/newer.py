@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 
+from .. import textutil
 from ..models import Memory, MemoryVector
 from . import dates
 from .result import restated_reason
@@ -57,46 +58,16 @@ def use_kept_apart(check) -> None:
 
 # How much of a memory's text the grammar check reads (its opening says what it is).
 TEXT_CHARS = 1000
-# What was before, with no date to read it by: "before", "previously", "originally", "used
-# to", "my previous/old/original ..." (adverbs and adjectives of earlier time, a closed class
-# in each language). In English the question's verb must be past too ("Where did I live
-# before the move?", not "What do I need before the move?"); the other languages' words
-# below say the earlier time by themselves (de, es, fr, pt, it, nl).
-_BEFORE = re.compile(
-    r"\b(?:before|previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|back then|first)\b"
-    r"|\bthe\s+old\b|\bmy\s+old\b",
-    re.I,
-)
-_BEFORE_OTHER_LANGUAGES = re.compile(
-    r"\b(?:vorher|früher|ursprünglich|zuvor|davor|bevor"
-    r"|antes|anteriormente|originalmente|al\s+principio|no\s+início"
-    r"|avant|auparavant|autrefois|à\s+l'origine|au\s+début"
-    r"|prima|precedentemente|all'inizio|originariamente"
-    r"|vroeger|eerder|voorheen|oorspronkelijk|eerst)\b",
-    re.I,
-)
-# Of those, the ones that ask for the earliest: "first", "originally", "at first".
-_EARLIEST = re.compile(
-    r"\b(?:first|original(?:ly)?|ursprünglich|originalmente|al\s+principio|no\s+início|à\s+l'origine|au\s+début"
-    r"|all'inizio|originariamente|oorspronkelijk|eerst)\b",
-    re.I,
-)
-# A past verb: the auxiliaries, or a regular past ("owned", "lived"; not "need").
-_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used to|[a-z]{2,}[^\We]ed)\b", re.I)
+# What was before, with no date to read it by ("before", "previously", "originally", in
+# several languages): textutil.asks_what_was_before. And any word of the past: a question
+# in it keeps its order.
 _ABOUT_THE_PAST = re.compile(r"\b(?:did|was|were|had|used to|before|previously|formerly|back then|at the time)\b", re.I)
 
 
-def asks_what_was_before(question: str) -> bool:
-    """The question asks what held before, naming no date ("Who was my previous GP?",
-    "Welchen Stromanbieter hatte ich ursprünglich?")."""
-    question = question or ""
-    return bool((_BEFORE.search(question) and _PAST_TENSE.search(question)) or _BEFORE_OTHER_LANGUAGES.search(question))
-
-
 def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> list:
-    if not dated and asks_what_was_before(question) and len(ranked) >= 2:
-        return _older_first(ranked, owner=owner, k=k, earliest=bool(_EARLIEST.search(question or "")))
-    if dated or _ABOUT_THE_PAST.search(question or "") or _BEFORE_OTHER_LANGUAGES.search(question or "") or len(ranked) < 2:
+    if not dated and textutil.asks_what_was_before(question) and len(ranked) >= 2:
+        return _older_first(ranked, owner=owner, k=k, earliest=textutil.asks_for_the_earliest(question))
+    if dated or _ABOUT_THE_PAST.search(question or "") or textutil.asks_what_was_before(question) or len(ranked) < 2:
         return ranked
     head = list(ranked[: min(k, HEAD)])
     facts = _SameFacts.read(owner, head)

@@ -63,10 +63,10 @@ def current_first(
                     # The successor's own successor no check marked (A -> B marked, B -> C missed).
                     brought.add(later.id)
                     sentence = brought_text(later, q_terms)
-                    current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
+                    current.append((later.id, f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]"))
                 sentence = brought_text(successor, q_terms)
-                current.append(f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]")
-            past.append(f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]")
+                current.append((successor.id, f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]"))
+            past.append((note.id, f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]"))
         elif note.id not in brought:
             later = None if past_question else newer.get(note.id)
             if later is not None and later.id not in brought and later.id not in quoted:
@@ -74,17 +74,23 @@ def current_first(
                 # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
                 brought.add(later.id)
                 sentence = brought_text(later, q_terms)
-                current.append(f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]")
-            current.append(quote(s, when=when))
+                current.append((later.id, f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]"))
+            current.append((note.id, quote(s, when=when)))
             if past_question:
                 # What held then, though only what replaced it matched the question's words.
                 for old in context.memories:
                     if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
                         picked_ids.add(old.id)
-                        past.append(f"- Past ({old.past_marker}): {quote_text(brought_text(old, q_terms))} [Memory {old.id}]")
-    # A question about a time gone ("in 2023", "before the move") is answered with the
-    # fact that held then; any other with what is true now.
-    return past + current if past_question else current + past
+                        past.append(
+                            (old.id, f"- Past ({old.past_marker}): {quote_text(brought_text(old, q_terms))} [Memory {old.id}]")
+                        )
+    if not past_question:
+        return [line for _, line in current + past]
+    # A question about a time gone ("in 2023", "before the move") is answered with what
+    # held then: recall has put it first (recall/newer.py reads the period, the chain of
+    # versions, "before" and "first"), so the quotes go in recall's order.
+    rank = {m.id: i for i, m in enumerate(context.memories)}
+    return [line for _, line in sorted(past + current, key=lambda item: rank.get(item[0], len(rank)))]
 
 
 # A memory brought in for what it replaced (or replaced by) is quoted whole up to this
@@ -246,10 +252,12 @@ def only_thought_of(text: str) -> bool:
 
 
 def asks_about_the_past(question: str, dated: bool) -> bool:
-    """A question about a time gone: by English grammar, or, in any language, by a year it
+    """A question about a time gone: by English grammar, by the words of earlier time of
+    several languages (textutil.asks_what_was_before), or, in any language, by a year it
     names that has ended ("¿Qué coche tenía en 2024?", "Wo habe ich im Jahr 2024 gewohnt?")."""
     return (
         bool(_PAST_Q.search(question))
+        or textutil.asks_what_was_before(question)
         or (dated and bool(_PAST_TENSE_Q.search(question)))
         or any(int(y) < timezone.localdate().year for y in _YEAR.findall(question))
     )
