@@ -217,6 +217,8 @@ def test_before_the_last_move_asks_for_the_place_just_before_it_and_first_for_th
         ("Où travaillais-je fin 2023 ?", "late 2023", "2023-09-01", "2023-12-31"),
         ("Wie hoch war die Miete Ende 2024?", "late 2024", "2024-09-01", "2024-12-31"),
         ("What did I pay in the winter of 2023?", "winter 2023", "2023-12-01", "2024-02-29"),
+        ("Qual era o aluguel no final de 2024?", "late 2024", "2024-09-01", "2024-12-31"),
+        ("Where is the final 2024 report?", "2024", "2024-01-01", "2024-12-31"),
     ],
 )
 def test_a_season_or_part_of_a_year_is_read_in_other_languages_as_that_part(question, label, start, end):

@@ -42,7 +42,8 @@ _PART_OTHER_THIRD = {
     **{w: 1 for w in ("mitte", "mediados", "meados", "mi", "metà", "midden")},
     **{w: 2 for w in ("ende", "finales", "final", "fin", "fim", "fine", "eind")},
 }
-_PART_OTHER = "|".join(sorted(_PART_OTHER_THIRD, key=len, reverse=True))
+# "final" only with its preposition ("final de 2024"): "the final 2024 report" is English.
+_PART_OTHER = "|".join(sorted(set(_PART_OTHER_THIRD) - {"final"}, key=len, reverse=True)) + r"|final\s+d[eo]"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _HOLIDAY = (
     r"christmas\s+eve|christmas(?:\s+day)?|xmas|boxing\s+day|new\s+year'?s'?\s+eve|new\s+year'?s'?\s+day|"
@@ -300,12 +301,11 @@ def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | No
         return DateSpan(f"{season} {year}", date(year, first, 1), date(end_year, last, calendar.monthrange(end_year, last)[1]))
     if kind == "part_year":
         word = g[0].lower()
-        third = (
-            _PART_OTHER_THIRD[word] if word in _PART_OTHER_THIRD else _PART_THIRD[word.split()[-2 if word.endswith("of") else 0]]
-        )
+        other = word.split()[0] if word.split()[0] in _PART_OTHER_THIRD else ""
+        third = _PART_OTHER_THIRD[other] if other else _PART_THIRD[word.split()[-2 if word.endswith("of") else 0]]
         year = int(g[1])
         first = 1 + 4 * third
-        label = ("early", "mid", "late")[third] if word in _PART_OTHER_THIRD else word
+        label = ("early", "mid", "late")[third] if other else word
         return DateSpan(f"{label} {year}", date(year, first, 1), date(year, first + 3, calendar.monthrange(year, first + 3)[1]))
     if kind == "part_month":
         third = _PART_THIRD[g[0].split()[-2 if g[0].lower().endswith("of") else 0].lower()]
