@@ -36,6 +36,19 @@ def plain_words(text: str) -> list[str]:
     return [w.lower().rstrip("'’").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)]
 
 
+def words_not_asked(line: str, question: str) -> list[str]:
+    """The line's content words the question does not say, once each, in the line's order:
+    where to look for the word a line uses in place of one the question names."""
+    asked_stems = set(textutil.terms(question))
+    return list(
+        dict.fromkeys(
+            w
+            for w in plain_words(line)
+            if w not in textutil.STOPWORDS and len(w) > 2 and not w[:1].isdigit() and textutil.stem(w) not in asked_stems
+        )
+    )
+
+
 def names_asked(question: str) -> set[str]:
     """The names a question holds: its capitalised words past the first, not "I", nor the
     noun a year follows ("im Jahr 2024", "im Sommer 2024": German capitalises every noun,

@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import textutil
 from . import said_as, similarity, stand_ins
-from .asked_about import asked_nouns, plain_words
+from .asked_about import asked_nouns, words_not_asked
 
 # How much the line's own word must move it towards the question, less how much that word
 # leaves the question the same (1 - cosine of the question asked both ways, from BASE):
@@ -46,14 +46,7 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
     unsaid = [w for w in nouns if textutil.terms(w) and not said_as.spelled(textutil.terms(w)) & line_stems]
     if not said or not unsaid:
         return False
-    asked_stems = set(textutil.terms(question))
-    candidates = list(
-        dict.fromkeys(
-            w
-            for w in plain_words(line)
-            if w not in textutil.STOPWORDS and len(w) > 2 and not w[:1].isdigit() and textutil.stem(w) not in asked_stems
-        )
-    )
+    candidates = words_not_asked(line, question)
     if not candidates:
         return False
     vectors = similarity.document_vectors([*unsaid, *candidates, line])

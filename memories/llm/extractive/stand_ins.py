@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import textutil
 from . import similarity
-from .asked_about import plain_words
+from .asked_about import plain_words, words_not_asked
 
 # How close (cosine of the two questions, as queries) the question asked with the line's
 # word, or without the unsaid one, must be to the question asked (see the docstring).
@@ -33,14 +33,7 @@ def said_otherwise(question: str, word: str, line: str) -> bool:
     pattern = re.compile(rf"\b{re.escape(word)}\b", re.I)
     if not pattern.search(question):
         return False
-    asked_stems = set(textutil.terms(question))
-    candidates = list(
-        dict.fromkeys(
-            w
-            for w in plain_words(line)
-            if w not in textutil.STOPWORDS and len(w) > 2 and not w[:1].isdigit() and textutil.stem(w) not in asked_stems
-        )
-    )
+    candidates = words_not_asked(line, question)
     variants = []
     if _modifies(question, word, line):
         variants.append(" ".join(pattern.sub("", question, count=1).split()))
