@@ -24,6 +24,16 @@ MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) i
 MONTH_NUMBERS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTH_NUMBERS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+# How people shorten a weekday in a chat ("last Fri", "since Tues"): a closed class. "Mon",
+# "Wed", "Sat" and "Sun" are words of their own in lower case ("on sun loungers", "I sat"),
+# so those four are read capitalised only.
+WEEKDAY_SHORT = {
+    **{short: "tuesday" for short in ("tue", "tues")},
+    **{short: "thursday" for short in ("thu", "thur", "thurs")},
+    "fri": "friday",
+    **{short: long for short, long in (("mon", "monday"), ("wed", "wednesday"), ("sat", "saturday"), ("sun", "sunday"))},
+}
+_WEEKDAY_SHORT = r"(?:Mon|Wed|Sat|Sun|(?i:tues?|thu(?:rs?)?|fri))"
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
 # Seasons by name, in English and the other languages notes are written in (a closed
@@ -108,6 +118,7 @@ DATE_PATTERNS = [
         ),
     ),
     ("last_weekday", re.compile(rf"\b(last|this|on|next|since)\s+({WEEKDAY_PATTERN})\b", re.I)),
+    ("last_weekday", re.compile(rf"\b((?i:last|this|on|next|since))\s+({_WEEKDAY_SHORT})\b\.?")),
     # "the week before 9 June 2023", "the Friday after 3/4/2025": counted from the date named.
     (
         "anchored",
@@ -127,7 +138,8 @@ DATE_PATTERNS = [
 # Every pattern above holds a digit, a month's name or one of these words.
 _MAYBE_A_DATE = re.compile(
     rf"\d|\b{_MONTH}\b|\b(?:yesterday|today|tonight|tomorrow|night|morning|(?:week|weekend|month|year|day)s?|"
-    rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn|fortnights?|christmas|xmas|easter|halloween|valentine'?s|thanksgiving)\b",
+    rf"{WEEKDAY_PATTERN}|summer|winter|spring|fall|autumn|fortnights?|christmas|xmas|easter|halloween|valentine'?s|thanksgiving|"
+    r"tues?|thu(?:rs?)?|fri|mon|wed|sat|sun)\b",
     re.I,
 )
 # What each alternative of _MAYBE_A_DATE but the digit holds, in lower case: a text in
@@ -137,7 +149,7 @@ _MAYBE_A_DATE = re.compile(
 # average (at 100k memories, 400 of them: 57-66 -> ... ms of CPU for a question's fetch).
 _DATE_KEYS = (
     "jan feb mar apr may jun jul aug sep oct nov dec day night tomorrow morning week month year summer winter spring fall autumn "
-    "christmas xmas easter halloween valentine thanksgiving"
+    "christmas xmas easter halloween valentine thanksgiving tue thu fri mon wed sat sun"
 ).split()
 _DIGIT = re.compile(r"[0-9]")
 
@@ -420,12 +432,13 @@ def _span_for(kind: str, m, today: date, nearest: bool = False) -> DateSpan | No
             f"{n} {unit}{'s' if n != 1 else ''} ago", center - timedelta(days=spread), center + timedelta(days=spread)
         )
     if kind == "last_weekday":
-        weekday = WEEKDAYS[g[1].lower()]
+        name = WEEKDAY_SHORT.get(g[1].lower(), g[1].lower())
+        weekday = WEEKDAYS[name]
         if g[0].lower() == "next":
             day = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
         else:
             day = today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
-        return DateSpan(f"{g[0].lower()} {g[1].capitalize()}", day, day)
+        return DateSpan(f"{g[0].lower()} {name.capitalize()}", day, day)
     if kind == "ahead":
         n = int(g[0]) if g[0].isdigit() else NUMBER_WORDS[g[0].lower()]
         unit = g[1].lower()
@@ -524,11 +537,17 @@ EVENT_TEXT_CHARS = 1000
 # before the day it was said) date nothing. Read in a memory's words only: in a question
 # "for three years" is no date to search.
 READ_DURATIONS = True
-_DURATION = re.compile(
-    r"(?:'ve|\bhave|\bhas|'s\s+been|\bbeen)\b[^.!?;]{0,60}?\bfor\s+"
-    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|like\s+|the\s+(?:last|past)\s+)?"
+_COUNT = (
     r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\s+couple\s+of|a\s+few|several)\s+"
-    r"(day|week|month|year|decade)s?\b",
+    r"(day|week|month|year|decade)s?\b"
+)
+_ABOUT = r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+|like\s+|the\s+(?:last|past)\s+)?"
+_DURATION = re.compile(rf"(?:'ve|\bhave|\bhas|'s\s+been|\bbeen)\b[^.!?;]{{0,60}}?\bfor\s+{_ABOUT}{_COUNT}", re.I)
+# The same length told on its own, as the answer to "How long have you...?" ("Seven years
+# now, and I still love it"; "now" says the time runs up to the day it was said), or as
+# "it's been two years since I quit": both date when the state began.
+_DURATION_NOW = re.compile(
+    rf"(?<!for\s)(?<!for\s\s)\b{_COUNT}\s+now\b|\bit(?:'s|\s+has)\s+been\s+{_ABOUT}{_COUNT}(?!\s+(?:ago|since\s+we))",
     re.I,
 )
 
@@ -539,8 +558,9 @@ _COUNT_WORDS = {**NUMBER_WORDS, "eleven": 11, "twelve": 12, "fifteen": 15, "twen
 def duration_spans(text: str, said_on: date) -> list[DateSpan]:
     """When each state the text tells with its length ("for five years") began."""
     out = []
-    for m in _DURATION.finditer(text):
-        count, unit = m.group(1).lower(), m.group(2).lower()
+    matches = [*_DURATION.finditer(text), *_DURATION_NOW.finditer(text)]
+    for m in matches:
+        count, unit = (g.lower() for g in m.groups() if g is not None)
         if unit == "decade":
             unit, scale = "year", 10
         else:
@@ -555,7 +575,10 @@ def duration_spans(text: str, said_on: date) -> list[DateSpan]:
             days_low, days_high = UNIT_DAYS[unit] * low, UNIT_DAYS[unit] * high
             spread = max(1, days_low // 6)
             first, last = said_on - timedelta(days=days_high + spread), said_on - timedelta(days=max(0, days_low - spread))
-        out.append(DateSpan(f"began {m.group(0).split('for', 1)[-1].strip()} before {said_on:%-d %B %Y}", first, last))
+        told = text[m.start(m.lastindex - 1) : m.end(m.lastindex) + text.startswith("s", m.end(m.lastindex))]
+        span = DateSpan(f"began {told} before {said_on:%-d %B %Y}", first, last)
+        if all((s.start, s.end) != (first, last) for s in out):
+            out.append(span)
     return out
 
 
@@ -572,7 +595,7 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
             year = said_on.year if span.month <= said_on.month + 6 else said_on.year - 1
             span = _month_span(year, span.month, span.label)
         out.append(span)
-    if READ_DURATIONS and "for " in text[:EVENT_TEXT_CHARS]:
+    if READ_DURATIONS and any(key in text[:EVENT_TEXT_CHARS] for key in ("for ", " now", "been ")):
         out.extend(duration_spans(text[:EVENT_TEXT_CHARS], said_on))
     return tuple(out)
 
@@ -587,7 +610,7 @@ def event_spans(text: str, said_on: date) -> tuple[DateSpan, ...]:
 # read again, so a stale value is never used. The CRC is of the text after the reading's
 # version (EVENT_READING): a value stored by an earlier reading of dates (one that knew
 # fewer phrases) no longer agrees either; migrations 0021 and 0023 store them again.
-EVENT_READING = "4:"
+EVENT_READING = "5:"
 
 
 def stored_event_dates(text: str, said_on: date) -> str:
