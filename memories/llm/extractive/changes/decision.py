@@ -14,6 +14,9 @@ from .... import textutil
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
+    GOING_ANCHORS,
+    STAYING_ANCHORS,
+    STAYING_MARGIN,
     BEGINNING_MARGIN,
     OLD_BEGINNING_MARGIN,
     ENDING_MARGIN_NAMED,
@@ -32,10 +35,13 @@ from .anchors import (
 from .cues import (
     ADDITION,
     BOUNDED,
+    BUT,
     CHANGE,
     CONTRAST,
+    CONTRAST_IT,
     EFFECTIVE,
     ENDED,
+    FOR_NOW,
     HEDGED,
     NEGATED,
     NEW_THING,
@@ -136,7 +142,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # same number inside another name ("an iPhone 15"): the name's other words must come too.
     named_old = [v for v in old_all if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
-    if any(kept(v, new_pieces) for v in named_old):
+    if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
     # The newer note names what the older one's slot held ("Someone nicked my Brompton",
     # "Sold the T4"): as good a sign of the same slot as a change word.
@@ -363,12 +369,35 @@ def denied_head(sentence: str, lang: str) -> bool:
     return bool(NEGATED.search(head) or (lang != "pt" and NO.search(head)))
 
 
-def kept(value: str, pieces: list[str]) -> bool:
+def kept(value: str, pieces: list[str], lang: str = "") -> bool:
     """The newer note says the old value holds: a statement naming it opens with a word of
-    contrast or "still", and says no change or end ("..., aber ich behalte den Golf")."""
+    contrast or "still", and says no change or end ("..., aber ich behalte den Golf"; "for
+    now" says how long it is kept, not a change)."""
     for piece in pieces:
-        if mentions(value, words_of(piece)) and CONTRAST.search(piece) and not CHANGE.search(piece) and not ENDED.search(piece):
+        said = FOR_NOW.sub(" ", piece)
+        contrast = CONTRAST.search(piece) or (lang == "it" and CONTRAST_IT.search(piece))
+        if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
             return True
+    return False
+
+
+def stays_after_all(text: str) -> bool:
+    """The note ends what it began with "but" and words that name no value and mean staying
+    ("Haben eine Wohnung in Bonn besichtigt, aber wir bleiben"; "..., but we're staying
+    put"): the change was only looked at. Read by meaning (anchors.STAYING_ANCHORS)."""
+    stops = language.stopwords_for(text)
+    names = names_in(text)
+    but = CONTRAST_IT if language.language_of(text) == "it" else BUT
+    for sentence in textutil.sentences(text):
+        for m in but.finditer(sentence):
+            after = re.split(r"[;:.!?]|,\s", sentence[m.start() :])[0].strip()
+            said = FOR_NOW.sub(" ", after)
+            if len(after.split()) < 2 or CHANGE.search(said) or ENDED.search(said) or HEDGED.search(after):
+                continue
+            if values_in(after, stops, names):
+                continue  # a value after "but" is kept (kept above) or new ("but I'm happy with the Tesla")
+            if leans(after, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names):
+                return True
     return False
 
 
