@@ -67,7 +67,7 @@ from .slots import (
     slot_words_differ,
     two_holders,
 )
-from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import CLAUSE_BREAK, content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
@@ -239,7 +239,13 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
-        ended = [v for v in named_old if not is_quantity(v) or v in in_names] or shared_slot_words(old_c, new_c, stops, names)
+        ended = [v for v in named_old if not is_quantity(v) or v in in_names]
+        # The old value named in a clause of its own that tells no end is said again, and
+        # the end is another thing's ("Check-up with Dr. Patel went fine, no fillings").
+        if end_of_another_thing(old_text, new_s, stops, names):
+            ended = []
+        else:
+            ended = ended or shared_slot_words(old_c, new_c, stops, names)
         if ended:
             return Change(tuple(ended), ("(ended)",), closeness)
     if closeness < bar:
@@ -379,6 +385,20 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
         if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
             return True
     return False
+
+
+def end_of_another_thing(old_text: str, sentence: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The sentence's clauses that tell an end name nothing of the older note, while another
+    clause names the old value: the end is another thing's ("Check-up with Dr. Patel went
+    fine, no fillings"), not the older fact's ("Sold the T4, no more van")."""
+    clauses = [c.strip() for c in CLAUSE_BREAK.split(sentence) if c.strip()]
+    if len(clauses) < 2:
+        return False
+    old_words = words_of(old_text)
+    ending = [c for c in clauses if says_ended(c, stops, names)]
+    return bool(ending) and not any(
+        similar_word(w, old_words) for c in ending for w in content_words(c, stops)
+    )
 
 
 def stays_after_all(text: str) -> bool:
