@@ -756,6 +756,9 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if not reason and (holder := changes.new_holder(old_text, new_text)) is not None:
             old_values, new_values, margin = holder
             reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (the role named with another holder, {margin:+.3f})"
+        if not reason and (succession := changes.succeeded(old_text, new_text)) is not None:
+            old_values, new_values, closeness = succession
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (an end and its successor, {closeness:.2f})"
         if not reason and (restate := changes.restated(old_text, new_text)) is not None:
             old_values, new_values, closeness = restate
             reason = f"{' '.join(old_values)} -> {' '.join(new_values)} (the slot restated, {closeness:.2f})"

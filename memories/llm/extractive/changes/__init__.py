@@ -44,6 +44,7 @@ from .relocations import moved_by_noun
 from .restated import restated
 from .roles import another_of_several, new_holder
 from .subjects import someone_elses_role, writer_away_for_now
+from .successions import succeeded
 from .swaps import swapped
 
 __all__ = [
@@ -61,5 +62,6 @@ __all__ = [
     "restated",
     "said_not_as_a_change",
     "stays_after_all",
+    "succeeded",
     "swapped",
 ]

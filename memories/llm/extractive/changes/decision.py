@@ -309,7 +309,15 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "My favourite movie is X" / "My favourite book is Y": two slots of one frame
     if replaces_another(new_c, old_text):
         return None  # "... to Munich instead of Hamburg" does not replace Berlin
-    old_values, new_values = one_kind(old_values, new_values, (old_s, new_s))
+    kept_old, kept_new = one_kind(old_values, new_values, (old_s, new_s))
+    if not (kept_old and kept_new):
+        # Two kinds in a sentence of several clauses ("Priya got a new SIM, her number is
+        # 07700 900555 now"): the values of the one clause that says the older slot again,
+        # as close in meaning as a changed slot is, are the new ones.
+        kept_old, kept_new, new_c = _clause_of_the_slot(
+            old_values, new_values, new_s, new_units, close[:, old_index], (old_s, new_s), new_c
+        )
+    old_values, new_values = kept_old, kept_new
     if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
     if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
@@ -338,6 +346,30 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if not CHANGE.search(new_text) and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def _clause_of_the_slot(
+    old_values: list[str],
+    new_values: list[str],
+    sentence: str,
+    units: list[tuple[str, str]],
+    closeness: np.ndarray,
+    sentences: tuple[str, str],
+    clause_now: str,
+) -> tuple[list[str], list[str], str]:
+    """The old and new values of one kind, the new ones those of the only clause of the
+    sentence close in meaning to the older slot that holds values of the old kind; and
+    that clause (else the clause as it was)."""
+    found = []
+    for j, (clause, whole) in enumerate(units):
+        if whole != sentence or clause == sentence or float(closeness[j]) < SAME_SLOT_WITH_CUE:
+            continue
+        words = words_of(clause)
+        of_clause = [v for v in new_values if mentions(v, words)]
+        olds, news = one_kind(old_values, of_clause, sentences)
+        if olds and news:
+            found.append((olds, news, clause))
+    return found[0] if len(found) == 1 else ([], [], clause_now)
 
 
 def _name_named(value: str, sentence: str, in_names: set[str], words: set[str]) -> bool:
@@ -396,9 +428,7 @@ def end_of_another_thing(old_text: str, sentence: str, stops: frozenset[str], na
         return False
     old_words = words_of(old_text)
     ending = [c for c in clauses if says_ended(c, stops, names)]
-    return bool(ending) and not any(
-        similar_word(w, old_words) for c in ending for w in content_words(c, stops)
-    )
+    return bool(ending) and not any(similar_word(w, old_words) for c in ending for w in content_words(c, stops))
 
 
 def stays_after_all(text: str) -> bool:
