@@ -427,7 +427,9 @@ def end_of_another_thing(old_text: str, sentence: str, stops: frozenset[str], na
     if len(clauses) < 2:
         return False
     old_words = words_of(old_text)
-    ending = [c for c in clauses if says_ended(c, stops, names)]
+    # An end in the closed class ("no fleas", "keine ...") is read first; by meaning else.
+    ending = [c for c in clauses if ENDED.search(c) or NO.search(c) or NEGATED.search(c)]
+    ending = ending or [c for c in clauses if says_ended(c, stops, names)]
     return bool(ending) and not any(similar_word(w, old_words) for c in ending for w in content_words(c, stops))
 
 
