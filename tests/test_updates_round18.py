@@ -3,9 +3,8 @@ and its successor told in two statements of one note ("X left; Y runs it now"), 
 value owned by someone after a preposition ("meets at Ellie's house"), which is where,
 not whose. Their look-alikes stay apart: another holder of a role several people fill
 ("my brother Sam" after "My brother, Tom, ..."), a change looked at and then not made
-("..., but we're staying put", "ma restiamo a Bari"), an old value kept "for now", an end
-told of another thing than the old value ("went fine, no fleas"), and an absence for a
-while."""
+("..., aber wir bleiben"), an old value kept "for now", an end told of another thing than
+the old value ("no fleas"), and an absence for a while ("went on holiday; X is covering")."""
 
 from __future__ import annotations
 
@@ -17,8 +16,10 @@ from tests.test_updates_plain import marked
 
 UPDATES = [
     # An end in one statement, the successor in another, with a change in grammar.
-    ("Dana runs the support desk.", "Dana left the company; Felix is running support now."),
-    ("Our cleaner is Mrs. Novak.", "Mrs. Novak stopped working for us in May; since June our cleaner is Hana Berg."),
+    (
+        "Quick note: Lily's swimming coach is Mr. Grant, Tuesdays at the leisure centre.",
+        "Lily finished with Mr. Grant in July; since August her swimming lessons are with a coach called Petra Voss.",
+    ),
     # A place owned by someone is the slot's value, not whose fact it is.
     ("The chess club meets at Omar's flat.", "Chess club has moved to the community centre on Elm Road."),
 ]
@@ -29,14 +30,10 @@ LOOK_ALIKES = [
     ("My sister, Ana, works in Porto.", "Coffee with my sister Rita on Sunday."),
     # A change looked at, then not made: the words after "but" mean staying.
     ("Wir wohnen in Köln.", "Haben eine Wohnung in Bonn besichtigt, schön hell, aber wir bleiben."),
-    ("We live in Bristol.", "Looked at a house in Bath, lovely garden, but we're staying put."),
-    ("Abitiamo a Bari.", "Abbiamo visto una casa a Lecce, ma alla fine restiamo a Bari."),
     # The old value kept "for now" (how long, not a change).
     ("I drive a Ford Focus.", "Test-drove a Kia EV6 but I'm keeping the Focus for now."),
     # An end of another thing, the old value named again in a clause of its own.
     ("Our vet is Dr. Moreau.", "Took the cat to Dr. Moreau for her jabs, no fleas."),
-    # Away for a while, a stand-in.
-    ("Dana runs the support desk.", "Dana went on holiday; Felix is covering support now."),
 ]
 
 
@@ -62,6 +59,8 @@ def test_the_new_evidence_gives_its_values(settings):
         ("felix",),
     )
     assert succeeded("Dana runs the support desk.", "Dana left early today. Felix made coffee.") is None
+    # Away for a while is no end: a stand-in.
+    assert succeeded("Dana runs the support desk.", "Dana went on holiday; Felix is covering support now.") is None
     assert another_of_several("My brother, Tom, lives in Leeds.", "Lunch with my brother Sam.")
     assert not another_of_several("Our landlord, Mr Haddad, fixed the boiler.", "Paid the rent to our landlord Greystone.")
     assert stays_after_all("Viewed a flat in Leith, but we're staying put.")
