@@ -242,7 +242,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         ended = [v for v in named_old if not is_quantity(v) or v in in_names]
         # The old value named in a clause of its own that tells no end is said again, and
         # the end is another thing's ("Check-up with Dr. Patel went fine, no fillings").
-        if end_of_another_thing(old_text, new_s, stops, names):
+        if end_of_another_thing(old_text, new_s, ended, stops, names):
             ended = []
         else:
             ended = ended or shared_slot_words(old_c, new_c, stops, names)
@@ -419,18 +419,26 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
     return False
 
 
-def end_of_another_thing(old_text: str, sentence: str, stops: frozenset[str], names: frozenset[str]) -> bool:
-    """The sentence's clauses that tell an end name nothing of the older note, while another
-    clause names the old value: the end is another thing's ("Check-up with Dr. Patel went
-    fine, no fillings"), not the older fact's ("Sold the T4, no more van")."""
-    clauses = [c.strip() for c in CLAUSE_BREAK.split(sentence) if c.strip()]
-    if len(clauses) < 2:
+def end_of_another_thing(old_text: str, sentence: str, named: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The sentence's clauses that tell an end name nothing of the older note, and the
+    clause that names the old value tells none: the end is another thing's ("Check-up with
+    Dr. Patel went fine, no fillings"), not the older fact's ("Sold the T4, no more van")."""
+    clauses = [c.strip() for c in CLAUSE_BREAK.split(sentence) if len(c.split()) >= 2]
+    naming = [c for c in clauses if any(mentions(v, words_of(c)) for v in named)]
+    if len(clauses) < 2 or not naming:
         return False
     old_words = words_of(old_text)
     # An end in the closed class ("no fleas", "keine ...") is read first; by meaning else.
-    ending = [c for c in clauses if ENDED.search(c) or NO.search(c) or NEGATED.search(c)]
-    ending = ending or [c for c in clauses if says_ended(c, stops, names)]
-    return bool(ending) and not any(similar_word(w, old_words) for c in ending for w in content_words(c, stops))
+    ending = [c for c in clauses if c not in naming and (ENDED.search(c) or NO.search(c) or NEGATED.search(c))]
+    ending = ending or [c for c in clauses if c not in naming and says_ended(c, stops, names)]
+    if not ending or any(says_ended(c, stops, names) for c in naming):
+        return False
+    # A word of the older note, or a part of one of its compounds ("van" of "campervan").
+    return not any(
+        similar_word(w, old_words) or any(len(w) >= 3 and w in o for o in old_words)
+        for c in ending
+        for w in content_words(c, stops)
+    )
 
 
 def stays_after_all(text: str) -> bool:
