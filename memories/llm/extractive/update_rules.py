@@ -733,6 +733,10 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
         if changes.other_thing_of_slot(old_text, new_text) and not _replaced_by_name(reason, new_text):
             continue
+        if changes.stays_after_all(new_text):
+            continue  # "Haben eine Wohnung in Bonn besichtigt, aber wir bleiben": looked at, not made
+        if changes.another_of_several(old_text, new_text):
+            continue  # "My brother, Tom, ..." / "Lunch with my brother Sam": another brother
         if changes.someone_elses_role(old_text, new_text) or changes.writer_away_for_now(new_text):
             continue  # "Took Mum to her dentist, Dr Quayle"; "Working out of the Leeds office this week"  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
@@ -752,6 +756,9 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if not reason and (holder := changes.new_holder(old_text, new_text)) is not None:
             old_values, new_values, margin = holder
             reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (the role named with another holder, {margin:+.3f})"
+        if not reason and (succession := changes.succeeded(old_text, new_text)) is not None:
+            old_values, new_values, closeness = succession
+            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (an end and its successor, {closeness:.2f})"
         if not reason and (restate := changes.restated(old_text, new_text)) is not None:
             old_values, new_values, closeness = restate
             reason = f"{' '.join(old_values)} -> {' '.join(new_values)} (the slot restated, {closeness:.2f})"

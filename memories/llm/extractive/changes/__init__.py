@@ -37,17 +37,19 @@ its noun ("Umzug nach Leipzig").
 """
 
 from .anchors import change_verbs
-from .decision import Change, judge, said_not_as_a_change
+from .decision import Change, judge, said_not_as_a_change, stays_after_all
 from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
 from .relocations import moved_by_noun
 from .restated import restated
-from .roles import new_holder
+from .roles import another_of_several, new_holder
 from .subjects import someone_elses_role, writer_away_for_now
+from .successions import succeeded
 from .swaps import swapped
 
 __all__ = [
     "Change",
+    "another_of_several",
     "change_verbs",
     "someone_elses_role",
     "writer_away_for_now",
@@ -59,5 +61,7 @@ __all__ = [
     "plain_state",
     "restated",
     "said_not_as_a_change",
+    "stays_after_all",
+    "succeeded",
     "swapped",
 ]

@@ -101,6 +101,22 @@ def leans(
 # ("Me ofrecieron un puesto en BBVA, pero lo rechacé" +0.032, "I turned it down" +0.072,
 # "j'ai refusé" +0.044); the changes nearest it were endings ("Quit grind, working at the
 # bookshop now" +0.026, with a change word), the rest at most +0.013 ("Gave up coffee").
+# What the words after a "but" mean when they name no value: the writer keeps what the note
+# began to change ("aber wir bleiben" +0.054, "ma alla fine restiamo a X" +0.036, "mais on
+# reste à X" +0.045) against an aside on the change ("but I miss X" -0.048, "but the rent
+# is higher" -0.004, "but I still cycle to work" +0.023).
+STAYING_ANCHORS = ("We are staying.", "I am keeping X.", "We stay in X.", "I'm sticking with X.", "Nothing changes.")
+GOING_ANCHORS = (
+    "We are moving.",
+    "I switched to X.",
+    "I left X.",
+    "I got X instead.",
+    "I'm happy.",
+    "I miss X.",
+    "It was great.",
+)
+STAYING_MARGIN = 0.03
+
 REFUSAL_ANCHORS = ("I turned down X.", "I declined X.", "I said no to X.", "I rejected X.")
 TAKING_ANCHORS = ("I accepted X.", "I took X.", "I started at X.", "I joined X.", "I moved to X.")
 REFUSAL_MARGIN = 0.03

@@ -128,6 +128,13 @@ def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset
 # A conjunction of contrast (or "still") opens a clause that holds against what came before ("..., but
 # I'm keeping the Golf", "pero me quedo en Zaragoza").
 CONTRAST = re.compile(r"\b(?:but|yet|still|aber|doch|pero|mais|mas|però|tuttavia)\b", re.I)
+# Italian "ma" ("but") is French "ma" ("my"): read only in an Italian note.
+CONTRAST_IT = re.compile(r"\bma\b", re.I)
+# The adversative conjunctions alone (a closed class): what follows one answers what came
+# before it ("Haben eine Wohnung in Bonn besichtigt, aber wir bleiben").
+BUT = re.compile(r"\b(?:but|aber|doch|pero|mais|mas|però)\b", re.I)
+# "for now", "for the time being": how long, not a change ("keep the Jazz for now").
+FOR_NOW = re.compile(r"\b(?:for now|for the time being|por ahora|de momento|pour l'instant|per ora|por enquanto|vorerst)\b", re.I)
 
 # English past tense: a regular ending, or one of the irregular past forms (a closed class).
 IRREGULAR_PAST = frozenset(

@@ -14,6 +14,9 @@ from .... import textutil
 from .. import language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
+    GOING_ANCHORS,
+    STAYING_ANCHORS,
+    STAYING_MARGIN,
     BEGINNING_MARGIN,
     OLD_BEGINNING_MARGIN,
     ENDING_MARGIN_NAMED,
@@ -32,10 +35,13 @@ from .anchors import (
 from .cues import (
     ADDITION,
     BOUNDED,
+    BUT,
     CHANGE,
     CONTRAST,
+    CONTRAST_IT,
     EFFECTIVE,
     ENDED,
+    FOR_NOW,
     HEDGED,
     NEGATED,
     NEW_THING,
@@ -61,7 +67,7 @@ from .slots import (
     slot_words_differ,
     two_holders,
 )
-from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import CLAUSE_BREAK, content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
@@ -136,7 +142,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # same number inside another name ("an iPhone 15"): the name's other words must come too.
     named_old = [v for v in old_all if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
-    if any(kept(v, new_pieces) for v in named_old):
+    if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
     # The newer note names what the older one's slot held ("Someone nicked my Brompton",
     # "Sold the T4"): as good a sign of the same slot as a change word.
@@ -233,7 +239,13 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
     ):
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
-        ended = [v for v in named_old if not is_quantity(v) or v in in_names] or shared_slot_words(old_c, new_c, stops, names)
+        ended = [v for v in named_old if not is_quantity(v) or v in in_names]
+        # The old value named in a clause of its own that tells no end is said again, and
+        # the end is another thing's ("Check-up with Dr. Patel went fine, no fillings").
+        if end_of_another_thing(old_text, new_s, ended, stops, names):
+            ended = []
+        else:
+            ended = ended or shared_slot_words(old_c, new_c, stops, names)
         if ended:
             return Change(tuple(ended), ("(ended)",), closeness)
     if closeness < bar:
@@ -297,7 +309,15 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "My favourite movie is X" / "My favourite book is Y": two slots of one frame
     if replaces_another(new_c, old_text):
         return None  # "... to Munich instead of Hamburg" does not replace Berlin
-    old_values, new_values = one_kind(old_values, new_values, (old_s, new_s))
+    kept_old, kept_new = one_kind(old_values, new_values, (old_s, new_s))
+    if not (kept_old and kept_new):
+        # Two kinds in a sentence of several clauses ("Priya got a new SIM, her number is
+        # 07700 900555 now"): the values of the one clause that says the older slot again,
+        # as close in meaning as a changed slot is, are the new ones.
+        kept_old, kept_new, new_c = _clause_of_the_slot(
+            old_values, new_values, new_s, new_units, close[:, old_index], (old_s, new_s), new_c
+        )
+    old_values, new_values = kept_old, kept_new
     if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
     if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
@@ -326,6 +346,30 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if not CHANGE.search(new_text) and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def _clause_of_the_slot(
+    old_values: list[str],
+    new_values: list[str],
+    sentence: str,
+    units: list[tuple[str, str]],
+    closeness: np.ndarray,
+    sentences: tuple[str, str],
+    clause_now: str,
+) -> tuple[list[str], list[str], str]:
+    """The old and new values of one kind, the new ones those of the only clause of the
+    sentence close in meaning to the older slot that holds values of the old kind; and
+    that clause (else the clause as it was)."""
+    found = []
+    for j, (clause, whole) in enumerate(units):
+        if whole != sentence or clause == sentence or float(closeness[j]) < SAME_SLOT_WITH_CUE:
+            continue
+        words = words_of(clause)
+        of_clause = [v for v in new_values if mentions(v, words)]
+        olds, news = one_kind(old_values, of_clause, sentences)
+        if olds and news:
+            found.append((olds, news, clause))
+    return found[0] if len(found) == 1 else ([], [], clause_now)
 
 
 def _name_named(value: str, sentence: str, in_names: set[str], words: set[str]) -> bool:
@@ -363,12 +407,57 @@ def denied_head(sentence: str, lang: str) -> bool:
     return bool(NEGATED.search(head) or (lang != "pt" and NO.search(head)))
 
 
-def kept(value: str, pieces: list[str]) -> bool:
+def kept(value: str, pieces: list[str], lang: str = "") -> bool:
     """The newer note says the old value holds: a statement naming it opens with a word of
-    contrast or "still", and says no change or end ("..., aber ich behalte den Golf")."""
+    contrast or "still", and says no change or end ("..., aber ich behalte den Golf"; "for
+    now" says how long it is kept, not a change)."""
     for piece in pieces:
-        if mentions(value, words_of(piece)) and CONTRAST.search(piece) and not CHANGE.search(piece) and not ENDED.search(piece):
+        said = FOR_NOW.sub(" ", piece)
+        contrast = CONTRAST.search(piece) or (lang == "it" and CONTRAST_IT.search(piece))
+        if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
             return True
+    return False
+
+
+def end_of_another_thing(old_text: str, sentence: str, named: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    """The sentence's clauses that tell an end name nothing of the older note, and the
+    clause that names the old value tells none: the end is another thing's ("Check-up with
+    Dr. Patel went fine, no fillings"), not the older fact's ("Sold the T4, no more van")."""
+    clauses = [c.strip() for c in CLAUSE_BREAK.split(sentence) if len(c.split()) >= 2]
+    naming = [c for c in clauses if any(mentions(v, words_of(c)) for v in named)]
+    if len(clauses) < 2 or not naming:
+        return False
+    old_words = words_of(old_text)
+    # An end in the closed class ("no fleas", "keine ...") is read first; by meaning else.
+    ending = [c for c in clauses if c not in naming and (ENDED.search(c) or NO.search(c) or NEGATED.search(c))]
+    ending = ending or [c for c in clauses if c not in naming and says_ended(c, stops, names)]
+    if not ending or any(says_ended(c, stops, names) for c in naming):
+        return False
+    # A word of the older note, or a part of one of its compounds ("van" of "campervan").
+    return not any(
+        similar_word(w, old_words) or any(len(w) >= 3 and w in o for o in old_words)
+        for c in ending
+        for w in content_words(c, stops)
+    )
+
+
+def stays_after_all(text: str) -> bool:
+    """The note ends what it began with "but" and words that name no value and mean staying
+    ("Haben eine Wohnung in Bonn besichtigt, aber wir bleiben"; "..., but we're staying
+    put"): the change was only looked at. Read by meaning (anchors.STAYING_ANCHORS)."""
+    stops = language.stopwords_for(text)
+    names = names_in(text)
+    but = CONTRAST_IT if language.language_of(text) == "it" else BUT
+    for sentence in textutil.sentences(text):
+        for m in but.finditer(sentence):
+            after = re.split(r"[;:.!?]|,\s", sentence[m.start() :])[0].strip()
+            said = FOR_NOW.sub(" ", after)
+            if len(after.split()) < 2 or CHANGE.search(said) or ENDED.search(said) or HEDGED.search(after):
+                continue
+            if values_in(after, stops, names):
+                continue  # a value after "but" is kept (kept above) or new ("but I'm happy with the Tesla")
+            if leans(after, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names):
+                return True
     return False
 
 

@@ -61,6 +61,11 @@ AWAY_ANCHORS = (
     "I was born in X.",
     "I like X.",
     "My doctor is X.",
+    # An errand or an appointment at a place ("Booked the car in for its MOT at the garage
+    # on X" +0.015 without these, -0.007 with them; the homes written in any language keep
+    # their margins, +0.004 to +0.047).
+    "I had an appointment at X.",
+    "I went shopping at X.",
 )
 HOME_MARGIN = 0.0
 

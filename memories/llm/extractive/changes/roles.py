@@ -104,7 +104,19 @@ def new_holder(old_text: str, new_text: str):
     ]
     if not pairs:
         return None
-    phrases = list(dict.fromkeys(r.words.lower() for pair in pairs for r in pair))
+    margin_of = _one_holder_margins(list(dict.fromkeys(r.words.lower() for pair in pairs for r in pair)))
+    if margin_of is None:
+        return None
+    for old, new in pairs:
+        margin = min(margin_of[old.words.lower()], margin_of[new.words.lower()])
+        if margin >= ONE_HOLDER_MARGIN:
+            return (old.holder.lower(),), (new.holder.lower(),), margin
+    return None
+
+
+def _one_holder_margins(phrases: list[str]) -> dict[str, float] | None:
+    """How much nearer in meaning each role phrase is to a role of one holder than to one of
+    several ("my landlord" against "my sister"); None without the embedding model."""
     vectors = similarity.meaning_vectors([*ONE_HOLDER_ANCHORS, *MANY_HOLDER_ANCHORS, *phrases])
     if vectors is None:
         return None
@@ -112,12 +124,34 @@ def new_holder(old_text: str, new_text: str):
     n_one, n_many = len(ONE_HOLDER_ANCHORS), len(MANY_HOLDER_ANCHORS)
     rows = vectors[n_one + n_many :]
     margins = (rows @ vectors[:n_one].T).max(axis=1) - (rows @ vectors[n_one : n_one + n_many].T).max(axis=1)
-    margin_of = dict(zip(phrases, margins.tolist(), strict=True))
-    for old, new in pairs:
-        margin = min(margin_of[old.words.lower()], margin_of[new.words.lower()])
-        if margin >= ONE_HOLDER_MARGIN:
-            return (old.holder.lower(),), (new.holder.lower(),), margin
-    return None
+    return dict(zip(phrases, margins.tolist(), strict=True))
+
+
+def another_of_several(old_text: str, new_text: str) -> bool:
+    """The newer note names, with another person in it, a role of the writer's that the
+    older note names with its holder, and the role is one several people fill ("My
+    brother, Tom, lives in Leeds" / "Lunch with my brother Sam"): another brother, not a
+    change of the brother. A change word in the newer note leaves it to the judgement."""
+    if CHANGE.search(new_text):
+        return False
+    lang = language.language_of(f"{old_text} {new_text}")
+    old_roles = [r for _, s in units_of(old_text) for r in roles_in(s, lang)]
+    new_roles = [r for _, s in units_of(new_text) for r in roles_in(s, lang)]
+    old_words = words_of(old_text)
+    pairs = [
+        (o, n)
+        for o in old_roles
+        for n in new_roles
+        if (o.head == n.head or similar_word(o.head, {n.head}))
+        and _possessors(o.words) == _possessors(n.words)
+        and not any(mentions(w, old_words) for w in words_of(n.holder))
+    ]
+    if not pairs:
+        return False
+    margin_of = _one_holder_margins(list(dict.fromkeys(r.words.lower() for pair in pairs for r in pair)))
+    if margin_of is None:
+        return False
+    return any(max(margin_of[o.words.lower()], margin_of[n.words.lower()]) < ONE_HOLDER_MARGIN for o, n in pairs)
 
 
 def _not_held(statement: str, lang: str, old_text: str) -> bool:

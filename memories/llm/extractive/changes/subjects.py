@@ -121,6 +121,10 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
 # "Dad's phone", and the plural's "the kids' dentist".
 _POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*?(?:['’]s|s['’]))\s+(\w+)")
 
+# A preposition (a closed class), with a determiner, just before a possessive: the owned
+# thing is where or with what ("at Ellie's house"), a value of the slot, not whose fact.
+_PLACE_BEFORE = re.compile(r"\b(?:at|in|on|to|into|from|near|by|with|over|inside|outside)(?:\s+(?:the|a|an))?\s*$", re.I)
+
 # Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
 CONTRACTED = frozenset("it he she that what there here who where how let this".split())
 _OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
@@ -159,6 +163,8 @@ def other_owner(old_s: str, new_s: str) -> bool:
             owner = marked.removesuffix("'s").removesuffix("'")
             if owner in CONTRACTED:
                 continue  # "it's 7781 now" is "it is", no one's
+            if _PLACE_BEFORE.search(a[: m.start()]):
+                continue  # "meets at Ellie's house", "in the library's reading room": a value's owner
             if marked in b_low.replace("’", "'"):
                 # The thing is the noun phrase after "'s": "Mira's phone number" and "Mira's
                 # new number" share its noun.
