@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, near_miss, said_as, similarity, stand_ins
+from . import asked_for, exchange, near_miss, said_as, similarity, stand_ins, whose_thing
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
@@ -174,6 +174,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
     exchange_words = {i: memory_words[i].union(*(memory_words[j] for j in before.get(i, ()))) for i in memory_words}
     # A month or a day is capitalised, not someone: "in November" is said by "7 Nov".
     named = {n for n in names_asked(question) if not said_as.calendar(n)}
+    if whose_thing.ANOTHERS_THING and named and whose_thing.anothers_thing(question, context, named):
+        # "How did Caroline's son handle the accident?" where only Melanie has a son.
+        return NOTHING
     if q_terms:
         # Meaning reads what is asked, not who about: the names are the words' to check
         # (below). Embedded, "Caroline" pulls the question towards every line that says
