@@ -43,3 +43,13 @@ def test_notes_without_speakers_are_not_read_so():
         memories=[MemoryNote(id=1, summary="My son Leo starts school in May.", text="My son Leo starts school in May.")]
     )
     assert not whose_thing.anothers_thing("When does Caroline's son start school?", notes, {"caroline"})
+
+
+def test_a_turn_before_lends_its_words_not_its_speakers_name():
+    # "Marco: We adopted a greyhound" after Priya's turn is not about Priya's dog.
+    turn = MemoryNote(id=1, summary="", text="Priya: My brother Arjun just moved to Toronto.")
+    words = frozenset({"priya", "my", "brother", "arjun", "just", "moved", "to", "toronto"})
+    assert answers._without_speaker(turn, words) == words - {"priya"}
+    # A turn that says its speaker's name keeps it.
+    said = MemoryNote(id=2, summary="", text="Priya: Priya's kiln arrived today.")
+    assert "priya" in answers._without_speaker(said, frozenset({"priya", "kiln", "arrived", "today"}))
