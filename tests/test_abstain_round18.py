@@ -53,3 +53,17 @@ def test_a_turn_before_lends_its_words_not_its_speakers_name():
     # A turn that says its speaker's name keeps it.
     said = MemoryNote(id=2, summary="", text="Priya: Priya's kiln arrived today.")
     assert "priya" in answers._without_speaker(said, frozenset({"priya", "kiln", "arrived", "today"}))
+
+
+def test_the_slot_asked_is_no_thing_anyone_holds():
+    lines = (
+        "Oscar: We finally chose a name for the boat, it's Albatross.",
+        "Nadia: Great! I've been baking sourdough every Sunday, my starter is called Bubbles.",
+    )
+    context = AnswerContext(
+        memories=[MemoryNote(id=i, summary=t, text=t, source=f"chat-3#{i}") for i, t in enumerate(lines, 1)]
+    )
+    # "name" is only ever Oscar's in these lines: still the
+    # question asks a name of Nadia's starter, which is hers.
+    assert not whose_thing.anothers_thing("What is the name of Nadia's sourdough starter?", context, {"nadia"})
+    assert whose_thing.anothers_thing("What is the name of Nadia's boat?", context, {"nadia"})

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ... import textutil
 from ..base import AnswerContext
-from . import said_as
-from .asked_about import _speaker_name, asked_nouns, held_by_asked
+from . import asked_for, said_as
+from .asked_about import _speaker_name, asked_nouns, attribute_asked, held_by_asked
 
 # Whether the check is made (answers.answer).
 ANOTHERS_THING = True
@@ -32,8 +32,12 @@ def anothers_thing(question: str, context: AnswerContext, named: set[str]) -> bo
     others = speakers - asked
     mine = frozenset().union(*held_by_asked(context, asked).values())
     theirs = frozenset().union(*(frozenset().union(*held_by_asked(context, {o}).values()) for o in others))
+    # The slot asked is no thing anyone holds: "What is the name of Nadia's starter?" asks
+    # a name, and Oscar's lines saying "name" do not make the starter his.
+    kind = asked_for.kind_asked(question)
+    slots = attribute_asked(question) | set(kind.head.split() if kind and kind.head else ())
     for word in dict.fromkeys(asked_nouns(question)):
-        if word in named or word in textutil.STOPWORDS:
+        if word in named or word in slots or word in textutil.STOPWORDS:
             continue
         stems = said_as.spelled(textutil.terms(word))
         if stems and stems & theirs and not stems & mine:
