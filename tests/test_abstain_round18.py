@@ -60,9 +60,7 @@ def test_the_slot_asked_is_no_thing_anyone_holds():
         "Oscar: We finally chose a name for the boat, it's Albatross.",
         "Nadia: Great! I've been baking sourdough every Sunday, my starter is called Bubbles.",
     )
-    context = AnswerContext(
-        memories=[MemoryNote(id=i, summary=t, text=t, source=f"chat-3#{i}") for i, t in enumerate(lines, 1)]
-    )
+    context = AnswerContext(memories=[MemoryNote(id=i, summary=t, text=t, source=f"chat-3#{i}") for i, t in enumerate(lines, 1)])
     # "name" is only ever Oscar's in these lines: still the
     # question asks a name of Nadia's starter, which is hers.
     assert not whose_thing.anothers_thing("What is the name of Nadia's sourdough starter?", context, {"nadia"})
