@@ -65,3 +65,13 @@ def test_the_slot_asked_is_no_thing_anyone_holds():
     # question asks a name of Nadia's starter, which is hers.
     assert not whose_thing.anothers_thing("What is the name of Nadia's sourdough starter?", context, {"nadia"})
     assert whose_thing.anothers_thing("What is the name of Nadia's boat?", context, {"nadia"})
+
+
+def test_a_question_naming_both_speakers_is_answered_by_their_exchange():
+    # Each line names one of them by its speaker; the exchange names both (TURN_LABELS_LENT).
+    lines = (
+        "Leo: I'm flying into Detroit in December, let's meet up in Ann Arbor.",
+        "Nadia: Okay, are we still on for Ann Arbor? I can do the 27th.",
+    )
+    context = AnswerContext(memories=[MemoryNote(id=i, summary=t, text=t, source=f"chat:D9:{i}") for i, t in enumerate(lines, 1)])
+    assert cited_ids(answers.answer(question="When were Nadia and Leo meeting up in Ann Arbor?", context=context))
