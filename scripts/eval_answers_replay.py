@@ -117,7 +117,8 @@ def run_row(records, settings: dict[str, str]) -> dict[str, tuple[list[bool], li
         module = importlib.import_module(f"memories.llm.extractive.{module_name}")
         old = getattr(module, name)
         saved.append((module, name, old))
-        setattr(module, name, type(old)(value))
+        # bool("False") is True: a switch is read as eval_recall_arms.py reads one.
+        setattr(module, name, value in ("1", "true", "True") if isinstance(old, bool) else type(old)(value))
     out: dict[str, tuple[list[bool], list[bool]]] = defaultdict(lambda: ([], []))
     try:
         for r in records:
