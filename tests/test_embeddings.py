@@ -431,6 +431,33 @@ def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_
     assert embed_missing(owner=user).embedded == 0 and not fake_openai.embed_requests
 
 
+def test_a_short_turn_is_embedded_after_the_short_turns_before_it(user, fake_openai):
+    # A text chat says in several turns what a letter says in one: a context shorter than
+    # CONTEXT_MIN_CHARS takes the turn before it too (of its own session, at most CONTEXT_PARTS).
+    bulk_remember(
+        owner=user,
+        items=[
+            {"text": "Sam: we adopted Pickle today", "source": "chat:D7:9"},
+            {"text": "Nina: a dog??", "source": "chat:D8:1"},
+            {"text": "Sam: yes", "source": "chat:D8:2"},
+            {"text": "Sam: he sleeps upside down", "source": "chat:D8:3"},
+            {"text": "Nina: stop", "source": "chat:D8:4"},
+            {"text": "Sam: and hes scared of the microwave", "source": "chat:D8:5"},
+            {"text": "Ann: " + "A long letter of a line. " * 20, "source": "chat:D9:1"},
+            {"text": "Bob: Ha, fair.", "source": "chat:D9:2"},
+        ],
+    )
+    embed_missing(owner=user)
+    embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+    assert "Sam: yes Sam: he sleeps upside down Nina: stop Sam: and hes scared of the microwave" in embedded
+    assert not any("a dog?? Sam: yes Sam: he sleeps upside down Nina: stop Sam: and" in t for t in embedded)  # 40 were enough
+    # Another session's turn is no context ("a dog??" opens session 8).
+    assert "Nina: a dog??" in embedded
+    assert "Nina: a dog?? Sam: yes" in embedded  # one short turn before: all there is
+    # One long turn fills the context alone.
+    assert any(t.endswith("A long letter of a line. Bob: Ha, fair.") for t in embedded)
+
+
 def test_a_hub_close_to_everything_loses_to_the_memory_the_question_is_about():
     """Hubness: the shifted question ranks by what is specific to it, not by plain cosine.
     Axis 0 is what every memory and question share; axis 1 is what this question asks."""
