@@ -721,6 +721,20 @@ def _replaced_by_name(reason: str, new_text: str) -> bool:
     return not (set(textutil.words(m.group(1))) & possessors)
 
 
+# The judgements of extractive/changes/ tried in turn when neither the rules nor
+# changes.judge found a change: the first that finds one gives the reason (its values, how
+# it was found, and its closeness or margin, in this format; values joined thus).
+LATER_JUDGEMENTS = (
+    ("plain_state", "same subject and slot", ".2f", ", "),
+    ("swapped", "one value swapped for another", ".2f", ", "),
+    ("handed_over", "a role handed over", ".2f", ", "),
+    ("moved_by_noun", "a move told by its noun", "+.3f", ", "),
+    ("new_holder", "the role named with another holder", "+.3f", ", "),
+    ("succeeded", "an end and its successor", ".2f", ", "),
+    ("restated", "the slot restated", ".2f", " "),
+)
+
+
 def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
     """The candidates the new memory updates: by the rules above, else by meaning
     (extractive/changes/: the same fact with another value, in anyone's words)."""
@@ -732,36 +746,22 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
         if reason and changes.said_not_as_a_change(old_text, new_text):
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
         if changes.other_thing_of_slot(old_text, new_text) and not _replaced_by_name(reason, new_text):
-            continue
+            continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if changes.stays_after_all(new_text):
             continue  # "Haben eine Wohnung in Bonn besichtigt, aber wir bleiben": looked at, not made
         if changes.another_of_several(old_text, new_text):
             continue  # "My brother, Tom, ..." / "Lunch with my brother Sam": another brother
         if changes.someone_elses_role(old_text, new_text) or changes.writer_away_for_now(new_text):
-            continue  # "Took Mum to her dentist, Dr Quayle"; "Working out of the Leeds office this week"  # "the guest wifi password", "Dr Patel's receptionist": another thing
+            continue  # "Took Mum to her dentist, Dr Quayle"; "Working out of the Leeds office this week"
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
-        if not reason and (plain := changes.plain_state(old_text, new_text)) is not None:
-            old_values, new_values, closeness = plain
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (same subject and slot, {closeness:.2f})"
-        if not reason and (swap := changes.swapped(old_text, new_text)) is not None:
-            old_values, new_values, closeness = swap
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (one value swapped for another, {closeness:.2f})"
-        if not reason and (handover := changes.handed_over(old_text, new_text)) is not None:
-            old_values, new_values, closeness = handover
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (a role handed over, {closeness:.2f})"
-        if not reason and (move := changes.moved_by_noun(old_text, new_text)) is not None:
-            old_values, new_values, margin = move
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (a move told by its noun, {margin:+.3f})"
-        if not reason and (holder := changes.new_holder(old_text, new_text)) is not None:
-            old_values, new_values, margin = holder
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (the role named with another holder, {margin:+.3f})"
-        if not reason and (succession := changes.succeeded(old_text, new_text)) is not None:
-            old_values, new_values, closeness = succession
-            reason = f"{', '.join(old_values)} -> {', '.join(new_values)} (an end and its successor, {closeness:.2f})"
-        if not reason and (restate := changes.restated(old_text, new_text)) is not None:
-            old_values, new_values, closeness = restate
-            reason = f"{' '.join(old_values)} -> {' '.join(new_values)} (the slot restated, {closeness:.2f})"
+        for name, how, form, joined in LATER_JUDGEMENTS:
+            if reason:
+                break
+            found = getattr(changes, name)(old_text, new_text)
+            if found is not None:
+                old_values, new_values, score = found
+                reason = f"{joined.join(old_values)} -> {joined.join(new_values)} ({how}, {score:{form}})"
         if reason:
             out.append(UpdateJudgement(old_id=old.id, reason=reason))
     return out

@@ -91,17 +91,7 @@ def new_holder(old_text: str, new_text: str):
     ]
     if not old_roles:
         return None
-    old_words = words_of(old_text)
-    pairs = [
-        (o, n)
-        for o in old_roles
-        for n in new_roles
-        if (o.head == n.head or similar_word(o.head, {n.head}))
-        # "my son's teacher" / "my daughter's teacher": whose role it is must be the same.
-        and _possessors(o.words) == _possessors(n.words)
-        and (o.one_holder or n.one_holder)
-        and not any(mentions(w, old_words) for w in words_of(n.holder))
-    ]
+    pairs = [(o, n) for o, n in _held_again(old_roles, new_roles, old_text) if o.one_holder or n.one_holder]
     if not pairs:
         return None
     margin_of = _one_holder_margins(list(dict.fromkeys(r.words.lower() for pair in pairs for r in pair)))
@@ -112,6 +102,21 @@ def new_holder(old_text: str, new_text: str):
         if margin >= ONE_HOLDER_MARGIN:
             return (old.holder.lower(),), (new.holder.lower(),), margin
     return None
+
+
+def _held_again(old_roles: list, new_roles: list, old_text: str) -> list[tuple]:
+    """The pairs of an older role and a newer one that name the same role of the same
+    person ("my son's teacher" / "my daughter's teacher" do not) with a holder the older
+    note does not name."""
+    old_words = words_of(old_text)
+    return [
+        (o, n)
+        for o in old_roles
+        for n in new_roles
+        if (o.head == n.head or similar_word(o.head, {n.head}))
+        and _possessors(o.words) == _possessors(n.words)
+        and not any(mentions(w, old_words) for w in words_of(n.holder))
+    ]
 
 
 def _one_holder_margins(phrases: list[str]) -> dict[str, float] | None:
@@ -137,15 +142,7 @@ def another_of_several(old_text: str, new_text: str) -> bool:
     lang = language.language_of(f"{old_text} {new_text}")
     old_roles = [r for _, s in units_of(old_text) for r in roles_in(s, lang)]
     new_roles = [r for _, s in units_of(new_text) for r in roles_in(s, lang)]
-    old_words = words_of(old_text)
-    pairs = [
-        (o, n)
-        for o in old_roles
-        for n in new_roles
-        if (o.head == n.head or similar_word(o.head, {n.head}))
-        and _possessors(o.words) == _possessors(n.words)
-        and not any(mentions(w, old_words) for w in words_of(n.holder))
-    ]
+    pairs = _held_again(old_roles, new_roles, old_text)
     if not pairs:
         return False
     margin_of = _one_holder_margins(list(dict.fromkeys(r.words.lower() for pair in pairs for r in pair)))
