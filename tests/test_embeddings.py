@@ -411,6 +411,11 @@ def test_fusion_keeps_the_word_matches_margins_and_lends_meaning_a_rank_credit()
     assert fused[4] < fused[2]
 
 
+def _embedded_texts(fake_openai) -> list[str]:
+    """Every text the fake server was asked to embed, one or a batch a request."""
+    return [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+
+
 def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_openai):
     bulk_remember(
         owner=user,
@@ -422,7 +427,7 @@ def test_a_turn_is_embedded_after_the_one_before_it_and_a_note_alone(user, fake_
         ],
     )
     assert embed_missing(owner=user).embedded == 4
-    embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+    embedded = _embedded_texts(fake_openai)
     assert "Ann: Do you still go to taekwondo? Bob: Yes, every Monday." in embedded
     assert "Ann: Do you still go to taekwondo?" in embedded  # the first turn has nothing before it
     assert "Renewed the passport." in embedded  # notes sharing a source are not a sequence
@@ -448,7 +453,7 @@ def test_a_short_turn_is_embedded_after_the_short_turns_before_it(user, fake_ope
         ],
     )
     embed_missing(owner=user)
-    embedded = [t for r in fake_openai.embed_requests for t in (r["input"] if isinstance(r["input"], list) else [r["input"]])]
+    embedded = _embedded_texts(fake_openai)
     assert "Sam: yes Sam: he sleeps upside down Nina: stop Sam: and hes scared of the microwave" in embedded
     assert not any("a dog?? Sam: yes Sam: he sleeps upside down Nina: stop Sam: and" in t for t in embedded)  # 40 were enough
     # Another session's turn is no context ("a dog??" opens session 8).
