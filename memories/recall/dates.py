@@ -28,10 +28,16 @@ WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 # "Wed", "Sat" and "Sun" are words of their own in lower case ("on sun loungers", "I sat"),
 # so those four are read capitalised only.
 WEEKDAY_SHORT = {
-    **{short: "tuesday" for short in ("tue", "tues")},
-    **{short: "thursday" for short in ("thu", "thur", "thurs")},
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
     "fri": "friday",
-    **{short: long for short, long in (("mon", "monday"), ("wed", "wednesday"), ("sat", "saturday"), ("sun", "sunday"))},
+    "sat": "saturday",
+    "sun": "sunday",
 }
 _WEEKDAY_SHORT = r"(?:Mon|Wed|Sat|Sun|(?i:tues?|thu(?:rs?)?|fri))"
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"

@@ -71,7 +71,8 @@ def _own_text(memory: Memory) -> str:
 
 def preceding_texts(memories: list[Memory]) -> dict[int, str]:
     """For each memory that is a part of a sequence, the text of the part just before it
-    (the same owner's embeddable memory of the same sequence with the nearest lower id);
+    (the same owner's embeddable memory of the same sequence with the nearest lower id),
+    and of the parts before that while the context is shorter than CONTEXT_MIN_CHARS;
     notes that merely share a source have none."""
     from ..recall.neighbours import source_group
 
