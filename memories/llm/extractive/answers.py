@@ -344,12 +344,27 @@ def answer(*, question: str, context: AnswerContext) -> str:
         if key in seen:
             continue
         seen.add(key)
+        if kind is not None:
+            s.lead = _value_before(s, kind, question)
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
         current_first(
             picked, context, written_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated))
         )
     )
+
+
+def _value_before(s: Sentence, kind: asked_for.Asked, question: str) -> str:
+    """The sentence before `s` in its memory, when it gives the kind of thing asked and `s`
+    does not, or is short and names it: "Leo moved to Oakfield Primary after half term" before
+    "Smaller classes, and he can walk there", "And now Glasgow." before "Got the keys to a
+    tenement flat in Partick today"; else ""."""
+    before = s.preceding
+    if not before or not asked_for.holds(before, kind, question):
+        return ""
+    if not asked_for.holds(_said(s), kind, question) or len(before.split()) < SHORT_SENTENCE_WORDS:
+        return before
+    return ""
 
 
 def _changed_fact_nearest(sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:
@@ -459,9 +474,13 @@ def _unsaid_things(
     nor the kind asked for ("Which airline": "booked with TAP"). The value excuses the
     noun only when nothing of its phrase is said: "Blood test results back" says "blood" and
     another thing of it, no value of "What is my blood pressure?"."""
+    if language_of(question) not in ("en", ""):
+        # The noun phrases are read by English grammar: in "Onde mora a Inês agora?" the
+        # Portuguese "a" reads as an article and "agora" ("now") as a thing never said.
+        return []
     said = frozenset().union(*memory_stems.values())
     phrase = attribute_phrase(question)
-    valued = attribute_asked(question) if not any(said_as.spelled(textutil.terms(w)) & said for w in phrase[:-1]) else set()
+    valued = attribute_asked(question) if not any(said_as.says(w, said) for w in phrase[:-1]) else set()
     excused = valued | set(kind.head.split() if kind and kind.head else ())
     if heads:
         # "Poppy's booster done 6 May" answers "When did the dog get her booster
@@ -472,7 +491,7 @@ def _unsaid_things(
             for phrase in asked_phrases(question)
             if len(phrase) > 1 and said_as.spelled(textutil.terms(phrase[-2])) & heads
         }
-    return [w for w in asked_nouns(question) if w not in excused and not said_as.spelled(textutil.terms(w)) & said]
+    return [w for w in asked_nouns(question) if w not in excused and not said_as.says(w, said)]
 
 
 def _said_all(question: str, unsaid: list[str], s: Sentence, checks: list[int]) -> bool:

@@ -34,6 +34,8 @@ def quote(s: Sentence, *, when: bool) -> str:
     if s.following and len(text.split()) < SHORT_SENTENCE_WORDS:
         # "That race sounds great, Mel!" says little; what follows it says what it was about.
         text = f"{text} {s.following}"
+    if s.lead:
+        text = f"{s.lead} {text}"
     return f"- {prefix}{said_by(s.memory, text)}{quote_text(text)} [Memory {s.memory.id}]"
 
 

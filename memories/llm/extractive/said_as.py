@@ -3,7 +3,7 @@ Saturday; "serviced" says service; and a name says what the owner's notes call i
 ("Our dog Mabel chewed the remote": "Mabel's jabs done 6 Jan" says "dog", so it can
 answer "When did the dog have her jabs?").
 
-The month and weekday names are closed classes; the apposition patterns are English
+The month and weekday names and the family's familiar names are closed classes; the apposition patterns are English
 grammar (a possessive or article, a noun, then a name; a name, then the noun in brackets
 or after a comma; a noun later "named" or "called" something). No open class is listed.
 
@@ -38,6 +38,20 @@ _SHORT = {name[:3]: name for name in _MONTHS + _WEEKDAYS} | {
 _SHORT.pop("may", None)
 _SHORT.pop("sun", None)
 
+# The family's familiar names are a closed class: "Dad moved to Ashgrove House" answers
+# "Where is my father staying?". (Not "pa", "ma" or "nan", which are mostly other words.)
+_FAMILY = {
+    **dict.fromkeys(("dad", "daddy", "papa"), "father"),
+    **dict.fromkeys(("mum", "mom", "mummy", "mommy", "mama"), "mother"),
+    **dict.fromkeys(("grandma", "granny", "gran"), "grandmother"),
+    **dict.fromkeys(("grandpa", "grandad", "granddad", "gramp"), "grandfather"),
+    "bro": "brother",
+    "sis": "sister",
+    "hubby": "husband",
+    "kid": "child",
+    "children": "child",
+}
+
 _NAME = r"(?-i:[A-Z][a-z][\w'’-]*)"
 _NOUN = r"(?-i:[a-z][a-z-]{2,})"
 # "our dog Mabel", "my sister Hana", "our new puppy Bo": a possessive or an article, at
@@ -55,9 +69,10 @@ _RUN = re.compile(r"[a-z][a-z-]*", re.I)
 
 def canonical(stem: str) -> str:
     """One spelling for a stem (textutil.stem's) that grammar says is the same word: a
-    month's or weekday's short form is its full name; a final "e" is dropped, as the stem
-    of its inflected forms drops it ("service" as "serviced": servic)."""
-    stem = _SHORT.get(stem, stem)
+    month's or weekday's short form is its full name, a familiar name of family its plain
+    one ("dad": father); a final "e" is dropped, as the stem of its inflected forms drops
+    it ("service" as "serviced": servic)."""
+    stem = _FAMILY.get(stem) or _SHORT.get(stem, stem)
     if stem in _MONTHS or stem in _WEEKDAYS:
         return stem
     return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
@@ -71,6 +86,25 @@ def calendar(word: str) -> bool:
 def spelled(stems) -> frozenset[str]:
     """The stems with their canonical spellings added."""
     return frozenset(stems) | {canonical(s) for s in stems}
+
+
+# Suffixes that make a noun of a noun and keep its thing: "membership" says "member",
+# "partnership" "partner", "neighbourhood" "neighbour". A closed class of English.
+_SAME_THING_SUFFIXES = ("ship", "hood")
+
+
+def says(word: str, said: frozenset[str]) -> bool:
+    """Whether a text whose stems (as said() reads them) are `said` says `word`, in its own
+    spelling or as the noun it is made from or makes ("a member of" / "Got a membership")."""
+    stems = spelled(textutil.terms(word))
+    if stems & said:
+        return True
+    return any(
+        other.startswith(stem) and other[len(stem) :] in _SAME_THING_SUFFIXES
+        or stem.startswith(other) and stem[len(other) :] in _SAME_THING_SUFFIXES
+        for stem in stems
+        for other in said
+    )
 
 
 def names_called(context: AnswerContext) -> dict[str, frozenset[str]]:
