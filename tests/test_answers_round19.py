@@ -41,7 +41,10 @@ def test_a_question_in_another_language_is_not_read_by_english_grammar():
     context = {0: frozenset(terms("A Joana começou no hospital de Coimbra no verão."))}
     assert answers._unsaid_things("Onde trabalha a Joana agora?", None, context) == []
     # An English question still names its things.
-    assert answers._unsaid_things("When is the dog's booster?", None, {0: frozenset(terms("Vet visit on Tuesday"))}) == ["dog", "booster"]
+    assert answers._unsaid_things("When is the dog's booster?", None, {0: frozenset(terms("Vet visit on Tuesday"))}) == [
+        "dog",
+        "booster",
+    ]
 
 
 def test_the_sentence_before_that_holds_the_value_is_quoted_with_the_one_picked():
@@ -58,21 +61,25 @@ def test_the_sentence_before_that_holds_the_value_is_quoted_with_the_one_picked(
 
 
 @needs_meaning
-def test_the_value_is_quoted_when_the_line_says_things_in_other_words(local_embeddings):
+def test_the_value_is_quoted_when_the_line_says_things_in_other_words(local_embeddings):  # noqa: F811
     context = _notes(
         "Mum moved into Larch House in March, closer to us, and she likes the garden.",
         "Booked the car in for its MOT on Friday.",
     )
     reply = answers.answer(question="Where is my mother living now?", context=context)
     assert cited_ids(reply) == [1] and "Larch House" in reply
-    gym = _notes("Cancelled the pool pass. Got a membership at Boulder Barn, the climbing gym by the station.", "Ran 5k in the park.")
+    gym = _notes(
+        "Cancelled the pool pass. Got a membership at Boulder Barn, the climbing gym by the station.", "Ran 5k in the park."
+    )
     reply = answers.answer(question="Which climbing gym am I a member of?", context=gym)
     assert cited_ids(reply) == [1] and "Boulder Barn" in reply
 
 
 @needs_meaning
-def test_the_answer_quotes_the_sentence_that_names_the_school(local_embeddings):
-    context = _notes("Noor is at Westfield Academy now. Smaller classes and a great school library.", "Dentist on Tuesday for the kids.")
+def test_the_answer_quotes_the_sentence_that_names_the_school(local_embeddings):  # noqa: F811
+    context = _notes(
+        "Noor is at Westfield Academy now. Smaller classes and a great school library.", "Dentist on Tuesday for the kids."
+    )
     reply = answers.answer(question="Which school does Noor go to?", context=context)
     # Before, only "Smaller classes and a great school library." was quoted: it says "school".
     assert "Westfield Academy" in reply and cited_ids(reply) == [1]

@@ -100,8 +100,10 @@ def says(word: str, said: frozenset[str]) -> bool:
     if stems & said:
         return True
     return any(
-        other.startswith(stem) and other[len(stem) :] in _SAME_THING_SUFFIXES
-        or stem.startswith(other) and stem[len(other) :] in _SAME_THING_SUFFIXES
+        other.startswith(stem)
+        and other[len(stem) :] in _SAME_THING_SUFFIXES
+        or stem.startswith(other)
+        and stem[len(other) :] in _SAME_THING_SUFFIXES
         for stem in stems
         for other in said
     )

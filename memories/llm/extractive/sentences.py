@@ -35,9 +35,7 @@ def sentences_of(context: AnswerContext) -> list[Sentence]:
         for index, part in enumerate(parts):
             following = parts[index + 1][:1000] if index + 1 < len(parts) else ""
             preceding = parts[index - 1][:1000] if index else ""
-            out.append(
-                Sentence(m, rank, part[:1000], frozenset(textutil.terms(part)), following=following, preceding=preceding)
-            )
+            out.append(Sentence(m, rank, part[:1000], frozenset(textutil.terms(part)), following=following, preceding=preceding))
             if len(out) >= MAX_SENTENCES:
                 return out
     return out
