@@ -346,6 +346,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
         seen.add(key)
         if kind is not None:
             s.lead = _value_before(s, kind, question)
+            lead_key = " ".join(s.lead.lower().split())
+            if lead_key in seen:
+                s.lead = ""  # already quoted on a line of its own
+            elif lead_key:
+                seen.add(lead_key)
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
         current_first(

@@ -3,9 +3,10 @@ Saturday; "serviced" says service; and a name says what the owner's notes call i
 ("Our dog Mabel chewed the remote": "Mabel's jabs done 6 Jan" says "dog", so it can
 answer "When did the dog have her jabs?").
 
-The month and weekday names and the family's familiar names are closed classes; the apposition patterns are English
-grammar (a possessive or article, a noun, then a name; a name, then the noun in brackets
-or after a comma; a noun later "named" or "called" something). No open class is listed.
+The month and weekday names and the family's familiar names are closed classes; the
+apposition patterns are English grammar (a possessive or article, a noun, then a name; a
+name, then the noun in brackets or after a comma; a noun later "named" or "called"
+something). No open class is listed.
 
 Meaning (e5) was tried for words the line does not spell (doctor/GP, glasses/specs,
 internet/wifi) and dropped: multilingual-e5-small puts siblings as near as synonyms,
@@ -100,10 +101,8 @@ def says(word: str, said: frozenset[str]) -> bool:
     if stems & said:
         return True
     return any(
-        other.startswith(stem)
-        and other[len(stem) :] in _SAME_THING_SUFFIXES
-        or stem.startswith(other)
-        and stem[len(other) :] in _SAME_THING_SUFFIXES
+        (other.startswith(stem) and other[len(stem) :] in _SAME_THING_SUFFIXES)
+        or (stem.startswith(other) and stem[len(other) :] in _SAME_THING_SUFFIXES)
         for stem in stems
         for other in said
     )
