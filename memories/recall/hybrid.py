@@ -129,9 +129,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
         ranked = sessions.spread(ranked, sessions.TIME_BREADTH_DECAY)
     # What is true now: expired memories out, each superseded one below its successor.
     ranked = current.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
-    ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans), k=k)
+    ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans))
     if spans and max((s.end for s in spans if s.end is not None), default=today) < today:
-        ranked = newer.held_then_first(ranked, owner=owner, spans=spans, k=k)
+        ranked = newer.held_then_first(ranked, owner=owner, spans=spans)
     chosen, brief = within_budget(owner, ranked, k)
     explainer = Explainer(q_words, expansion, fallback=fallback)
     recalled = [Recalled(memory, score=round(c.score, 4), reasons=explainer.reasons(c, memory)) for c, memory in chosen]

@@ -35,6 +35,9 @@ NEAR_FACT = 0.845
 # On tests/data/updates_timeq_dev.json pairs of one fact each other's nearest went down to
 # 0.836 ("My favourite tea is Earl Grey" / "These days I prefer sencha").
 EACH_OTHERS_NEAREST = 0.83
+# How many of the first memories are read for these orderings, whatever k is asked: the
+# first five of a recall are the first five of a longer one (the answer recalls 50 by
+# default), so what held then at rank 7 still comes first when only five are asked.
 HEAD = 10
 # What held through a period asked about (said before it, replaced after it) gets the
 # date credit of a note said in it (dates.W_DATE). False: it is only placed above its
@@ -64,12 +67,12 @@ TEXT_CHARS = 1000
 _ABOUT_THE_PAST = re.compile(r"\b(?:did|was|were|had|used to|before|previously|formerly|back then|at the time)\b", re.I)
 
 
-def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> list:
+def newer_first(ranked: list, *, owner, question: str, dated: bool) -> list:
     if not dated and textutil.asks_what_was_before(question) and len(ranked) >= 2:
-        return _older_first(ranked, owner=owner, k=k, earliest=textutil.asks_for_the_earliest(question))
+        return _older_first(ranked, owner=owner, earliest=textutil.asks_for_the_earliest(question))
     if dated or _ABOUT_THE_PAST.search(question or "") or textutil.asks_what_was_before(question) or len(ranked) < 2:
         return ranked
-    head = list(ranked[: min(k, HEAD)])
+    head = list(ranked[:HEAD])
     facts = _SameFacts.read(owner, head)
     if facts is None:
         return ranked
@@ -103,14 +106,14 @@ def newer_first(ranked: list, *, owner, question: str, dated: bool, k: int) -> l
     return head + list(ranked[len(head) :])
 
 
-def _older_first(ranked: list, *, owner, k: int, earliest: bool = False) -> list:
+def _older_first(ranked: list, *, owner, earliest: bool = False) -> list:
     """For a question about what was before, with no date ("Who was my manager before the
     reorg?"): of the memories that say nearly the same about one thing as the first of
     them recall ranks, the one just before it goes above it, once (a chain Madrid ->
     Valencia -> Seville asked "before I moved to Seville" gives Valencia, not Madrid); for
     a question about the first ("What editor did I use first?", "originally"), the
     earliest of its chain."""
-    head = list(ranked[: min(k, HEAD)])
+    head = list(ranked[:HEAD])
     facts = _SameFacts.read(owner, head)
     if facts is None:
         return ranked
@@ -151,7 +154,7 @@ def _older_first(ranked: list, *, owner, k: int, earliest: bool = False) -> list
     return head + list(ranked[len(head) :])
 
 
-def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
+def held_then_first(ranked: list, *, owner, spans) -> list:
     """For a question about a period gone ("Who was my GP in 2023?"), the mirror of
     newer_first: of two memories that say nearly the same about one thing, one said after
     the period ended cannot be what held then, so the one said by its end goes above it
@@ -163,7 +166,7 @@ def held_then_first(ranked: list, *, owner, spans, k: int) -> list:
     if not ends or len(ranked) < 2:
         return ranked
     until = max(ends)
-    head = list(ranked[: min(k, HEAD)])
+    head = list(ranked[:HEAD])
     facts = _SameFacts.read(owner, head)
     if facts is None:
         return ranked
