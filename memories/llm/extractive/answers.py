@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, near_miss, said_as, similarity, stand_ins, whose_thing
+from . import asked_for, exchange, name_of, near_miss, said_as, similarity, stand_ins, whose_thing
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
@@ -530,7 +530,8 @@ def _gives_kind(s: Sentence, kind: asked_for.Asked | None, question: str) -> boo
     """Whether the line gives the kind of thing asked for (asked_for.py): "What time is the
     dentist appointment?" is not answered by "Dentist appointment on Tuesday 9 April",
     "What colour did my sister paint the bedroom?" not by "My sister painted the spare
-    bedroom over the weekend"."""
+    bedroom over the weekend", "What is the name of Ana's girlfriend?" not by "Ana flew to
+    Crete with her girlfriend" (name_of.py)."""
     if kind is None:
         return True
     said = _said(s)
@@ -538,6 +539,10 @@ def _gives_kind(s: Sentence, kind: asked_for.Asked | None, question: str) -> boo
         return False
     if kind.kind == asked_for.KIND:
         return asked_for.holds(said, kind, question) or asked_for.kind_by_meaning(said, kind, question) is not False
+    if kind.kind == asked_for.NAME and not name_of.gives_name_of(said, question):
+        # "What is the name of Ana's girlfriend?" / "Ana flew to Crete with her girlfriend":
+        # a name in the line, none of hers.
+        return False
     if kind.kind in asked_for.COUNTED and not s.by_date and s.coverage < COVERAGE_MIN:
         return s.margin >= MARGIN_KIND_ALONE
     return True
