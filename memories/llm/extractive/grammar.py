@@ -127,6 +127,24 @@ def possessive_of(lang: str) -> re.Pattern:
     return re.compile(rf"\b(?:of|de|da|do|di|del|della|von|vom)\s+(?:{_alternation(MY, lang)})\s+([^\W\d_][\w-]*)", re.I)
 
 
+# The auxiliaries and the copula in the third person singular of the pro-drop languages
+# (a closed class of each): after a capitalised opener, that opener is the subject
+# ("Davide ha cambiato lavoro", "Marta es la jefa", "Rui está em Braga").
+THIRD_PERSON_AUX = {
+    "es": "ha|es|está|era|estaba|fue|tiene",
+    "pt": "é|está|tem|foi|era|estava|vai",
+    "it": "ha|è|era|sta|aveva|fa",
+}
+
+
+def named_third_person_subject(sentence: str, lang: str) -> bool:
+    """A sentence of a pro-drop language that opens with a capitalised word and a verb of
+    the third person: someone named is its subject, not the writer."""
+    if lang not in THIRD_PERSON_AUX:
+        return False
+    return bool(re.match(rf"^\W*(?-i:[A-ZÀ-Ý])[\w'’-]+\s+(?:{THIRD_PERSON_AUX[lang]})\b", sentence, re.I))
+
+
 def pro_drop_first_person(sentence: str, lang: str) -> bool:
     """A sentence of a pro-drop language that opens with a first-person verb ("Vivo en
     Sevilla", "Nos mudamos a Valencia", "Ci siamo trasferiti")."""

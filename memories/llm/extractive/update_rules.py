@@ -747,6 +747,8 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial
         if changes.other_thing_of_slot(old_text, new_text) and not _replaced_by_name(reason, new_text):
             continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
+        if changes.back_to_old(old_text, new_text):
+            continue  # "im Juli kommt sie zurück nach Hamburg": away for a while, the old value holds
         if changes.stays_after_all(new_text):
             continue  # "Haben eine Wohnung in Bonn besichtigt, aber wir bleiben": looked at, not made
         if changes.another_of_several(old_text, new_text):

@@ -16,7 +16,8 @@ notes the way the evidence allows for anyone's words:
 - compatible additions ("also", "too", "as well", "a second ...") are not updates;
 - the newer note's grammar may say it changes nothing now: a time gone ("quand j'étais",
   the older verb in a past tense), a change only thought of or denied ("might",
-  "thinking about", "no nos mudamos"), the old value kept after "but" or "still".
+  "thinking about", "no nos mudamos"), the old value kept after "but" or "still", or
+  returned to ("im Juli kommt sie zurück nach Hamburg": away for a while).
 
 The closed classes used (pronouns, tense endings, "now"/"no longer"/"instead") are
 grammar, not phrasings of facts; the stopwords of the note's language come from
@@ -37,7 +38,7 @@ its noun ("Umzug nach Leipzig").
 """
 
 from .anchors import change_verbs
-from .decision import Change, judge, said_not_as_a_change, stays_after_all
+from .decision import Change, back_to_old, judge, said_not_as_a_change, stays_after_all
 from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
 from .relocations import moved_by_noun
@@ -50,6 +51,7 @@ from .swaps import swapped
 __all__ = [
     "Change",
     "another_of_several",
+    "back_to_old",
     "change_verbs",
     "someone_elses_role",
     "writer_away_for_now",

@@ -140,12 +140,20 @@ FOR_NOW = re.compile(r"\b(?:for now|for the time being|por ahora|de momento|pour
 IRREGULAR_PAST = frozenset(
     "went saw had did got made took came gave met ran ate drank bought sold left found lost won wrote read "
     "spent paid told thought brought caught taught fought flew drove rode swam sang began kept slept felt heard "
-    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew".split()
+    "held built sent sat stood understood broke chose froze spoke stole woke wore tore threw grew knew drew "
+    "lent led fed meant bent dealt hung rang shook forgot hid dug fled swore sank wept blew fell sought stuck "
+    "struck swept spun slid sprang swung bled dreamt learnt burnt spilt knelt leapt crept".split()
 )
 # Past forms spelt as the present: a past only where a note opens with its verb ("Quit
 # smoking", "Cut out sugar"), never inside a sentence ("Get my hair cut at X" is a habit).
 SAME_FORM_PAST = frozenset("quit cut put set let hit shut split spread".split())
-PRESENT = re.compile(r"\b(?:is|are|am|i'm|we're|it's|'s|'re|has|have|now|currently|these days|will|going to)\b", re.I)
+PRESENT = re.compile(
+    r"\b(?:is|are|am|i'm|we're|it's|'re|has|have|now|currently|these days|will|going to)\b"
+    # "'s" is "is" after a pronoun or the sentence's subject ("Tom's at Oakwood now"); after
+    # a name past the subject it is a possessive ("Watched the rugby at Callum's"), no present.
+    r"|(?:^\W*[\w-]+|\b(?:he|she|it|that|there|here|what|who|where|this|everyone|everything))['’]s\b",
+    re.I,
+)
 
 
 def past_event(sentence: str, *, any_language: bool = False) -> bool:
@@ -202,8 +210,11 @@ _PAST_ENDING = re.compile(
 _PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|get|gets")
 # A bound in time: what is said holds for a while, then the older state resumes ("Rosa is
 # off next Tuesday", "on leave until May", "for two weeks"); closed classes of each grammar.
+# A return said with its day ("back on Monday", "back home Sunday"): away for a while.
+RETURNING = re.compile(rf"\bback (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKDAY_PATTERN})\b", re.I)
 BOUNDED = re.compile(
-    r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)|back (?:on|in|after|next|from)"
+    r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
+    rf"|{RETURNING.pattern[2:-2]}"
     r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
     r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?))\b",
     re.I,
@@ -215,6 +226,7 @@ TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
 # the new value of a slot ("Working out of the Birmingham office this week").
 THIS_SPAN = re.compile(
     r"\b(?:this (?:week|weekend|month|fortnight)|for now|for the time being|for the (?:week|month)"
+    r"|(?:all|the whole) (?:week|weekend|month)"
     r"|diese(?:s|n)? (?:woche|wochenende|monat)|vorerst|vorübergehend"
     r"|cette semaine|ce week-end|ce mois-ci|pour l'instant|pour le moment"
     r"|esta semana|este fin de semana|este mes|por ahora|por el momento|por enquanto|por agora|este fim de semana|este mês"

@@ -461,6 +461,29 @@ def stays_after_all(text: str) -> bool:
     return False
 
 
+# Adverbs of return, a closed class of each grammar: "back", "zurück", "terug", "de
+# vuelta", "de retour", "di ritorno", "de volta".
+RETURN = re.compile(r"\b(?:back|zurück|terug|de vuelta|de regreso|de retour|di ritorno|de volta)\b", re.I)
+
+
+def back_to_old(old_text: str, new_text: str) -> bool:
+    """A clause of the newer note returns to a value the older one states ("im Juli kommt
+    sie zurück nach Hamburg" after "Jana wohnt in Hamburg-Altona", "back at Acme"): when
+    the newer note is done, the older fact holds, whatever it says of the while between.
+    A value written with a hyphen ("Hamburg-Altona") is named by any of its parts. A
+    return told as done or with a word of change ("Moved back to Leeds", "back in Leeds
+    now") may leave a value the older note had moved to: read by the other judgements."""
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    old_values = [v for v in values_in(old_text, stops, names_in(old_text)) if not is_quantity(v)]
+    for clause, _ in units_of(new_text):
+        if not RETURN.search(clause) or CHANGE.search(clause) or past_event(clause, any_language=True):
+            continue
+        words = words_of(clause)
+        if any(mentions(part, words) for v in old_values for part in [v, *v.split("-")] if len(part) > 2):
+            return True
+    return False
+
+
 def denied(value: str, pieces: list[str], lang: str, old_words: frozenset[str]) -> bool:
     """Every statement of the newer note that names the value hedges it or denies it."""
     holding = [p for p in pieces if mentions(value, words_of(p))]

@@ -32,12 +32,14 @@ from .. import entities, grammar, language, similarity
 from .anchors import BEGINNING_ANCHORS, BEGINNING_MARGIN, ONE_OFF_ANCHORS, leans
 from .cues import (
     ADDITION,
+    BUT,
     CHANGE,
     HEDGED,
     IRREGULAR_PAST,
     NEGATED,
     NOT_A_THING,
     PAST_FRAME,
+    RETURNING,
     past_event,
     replaces_another,
     said_as_past,
@@ -107,9 +109,12 @@ def _lower_case(text: str) -> bool:
 def _values(clause: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
     # "Mum's care home": the name is "mum", whoever's thing follows.
     found = list(dict.fromkeys(re.sub(r"['’]s$", "", v) for v in values_in(clause, stops, names)))
-    first = (tokens_of(clause) or [""])[0]
-    first = re.sub(r"['’]s$", "", first)
-    if first[:1].isupper() and first.lower() not in found and reads_as_name(first, stops):
+    tokens = tokens_of(clause)
+    first = re.sub(r"['’]s$", "", (tokens or [""])[0])
+    # An opener an adversative conjunction follows is a predicate with its subject dropped
+    # ("Slow but really lovely.", "Tiny but the light is great."): a comment, not a name.
+    predicate = len(tokens) > 1 and bool(BUT.fullmatch(tokens[1]))
+    if first[:1].isupper() and first.lower() not in found and not predicate and reads_as_name(first, stops):
         found.insert(0, first.lower())  # "Aisha coaches the under-12s", "Lena is the team lead"
     return found
 
@@ -145,9 +150,21 @@ def _only_as_possessor(value: str, old_text: str, new_text: str) -> bool:
     if any(m.group(1).lower() == value for m in _POSSESSOR.finditer(old_text)):
         return False  # "Anna's birthday" in both: the subject, not a value
     said = list(re.finditer(rf"\b{re.escape(value)}\b", new_text, re.I))
-    owned = [m for m in _POSSESSOR.finditer(new_text) if m.group(1).lower() == value]
+    owned = [m for m in _POSSESSOR.finditer(new_text) if m.group(1).lower() == value and not _is_or_has(m.group(2))]
     old_words = words_of(old_text)
     return bool(said) and len(owned) == len(said) and not any(similar_word(m.group(2).lower(), old_words) for m in owned)
+
+
+# Irregular past participles (a closed class) that "'s" ("has") comes before: "Kofi's gone".
+PARTICIPLES = frozenset("gone been done seen taken given known shown begun broken chosen driven fallen forgotten gotten".split())
+
+
+def _is_or_has(word: str) -> bool:
+    """The word after "'s" makes it "is" or "has", not a possessive: a participle ("Kofi's
+    gone", "Priya's moved") or a word of a closed class ("Tom's at Globex", "Ana's now
+    ..."); a possessive is followed by its noun ("Harbor's app", "Anna's wedding")."""
+    low = word.lower()
+    return low in textutil.STOPWORDS or low in PARTICIPLES or low in IRREGULAR_PAST or (len(low) > 4 and low.endswith("ed"))
 
 
 def _modifiers(tokens: list[str], head: int, stops: frozenset[str]) -> list[str]:
@@ -260,6 +277,8 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         return None
     if NEGATED.search(new_s) or said_as_past(old_c, new_c) or replaces_another(new_c, old_text):
         return None
+    if RETURNING.search(new_s) and not CHANGE.search(new_s):
+        return None  # a stay ("In Edinburgh for the Fringe ... Back home Sunday")
     if past_event(old_s, any_language=True):
         return None  # an event is not a state: "Went to Lisbon" is not undone by "Went to Porto"
     old_values, new_values = _values(old_c, stops, names), _values(new_c, stops, names)

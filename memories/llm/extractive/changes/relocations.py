@@ -94,10 +94,13 @@ def moved_by_noun(old_text: str, new_text: str):
             moves.append((statement, m.group("noun"), m.group("prep"), m.group("place")))
     if not moves:
         return None
-    homes = [(s, _places(s, stops, names)) for _, s in units_of(old_text)]
+    # Each place with the clause that names it: where the writer lives is read from that
+    # clause ("Watched the rugby at X's, we lost by a single point": a visit, whatever the
+    # rest of the sentence says), whose it is and when from the whole statement.
+    homes = [(c, s, _places(c, stops, names)) for c, s in units_of(old_text)]
     homes = [
-        (s, p)
-        for s, p in homes
+        (c, p)
+        for c, s, p in homes
         if p
         and first_person(s, names, lang)
         and not someone_else(s, new_text, lang)
@@ -135,7 +138,16 @@ def moved_by_noun(old_text: str, new_text: str):
 def _places(statement: str, stops: frozenset[str], names: frozenset[str]) -> list[str]:
     """The names of the statement, as places it could say the writer lives in: written as
     names (a capital), so "donated two boxes" names no place."""
-    return [v for v in values_in(statement, stops, names) if v[:1].isalpha() and _written_as_a_name(v, statement)]
+    return [
+        v
+        for v in values_in(statement, stops, names)
+        if v[:1].isalpha() and _written_as_a_name(v, statement) and not _possessive(v, statement)
+    ]
+
+
+def _possessive(value: str, statement: str) -> bool:
+    """The name is written as someone's ("at Callum's"): a person's place, not a town."""
+    return bool(re.search(rf"(?i)\b{re.escape(value)}['’]s?(?!\w)", statement))
 
 
 def _written_as_a_name(value: str, statement: str) -> bool:

@@ -44,8 +44,21 @@ def content_words(sentence: str, stops: frozenset[str]) -> list[str]:
     return [t.lower() for t in tokens_of(sentence) if not is_stopword(t.lower(), stops) and len(t) > 2 and not t[:1].isdigit()]
 
 
+# The possessive ending: "Callum's" names Callum ("at Callum's" is his place, not
+# another value beside "Lent Callum my drill").
+POSSESSIVE = re.compile(r"['’]s?$")
+
+
+def without_possessive(word: str) -> str:
+    bare = POSSESSIVE.sub("", word)
+    return bare if len(bare) > 1 else word
+
+
 def mentions(value: str, text_words: set[str]) -> bool:
     if value in text_words:
+        return True
+    value = without_possessive(value)
+    if any(without_possessive(w) == value for w in text_words):
         return True
     if any(c.isdigit() for c in value):
         return False

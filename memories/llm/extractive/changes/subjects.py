@@ -100,6 +100,16 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
     ("Acme hired a new CFO") its note does not name: two subjects."""
     for a, b, a_text in ((old_s, new_s, old_text or old_s), (new_s, old_s, new_text or new_s)):
         first, second = ([*tokens_of(b), "", ""])[:2]
+        # "Lavoro come infermiera ..." / "Davide ha cambiato lavoro": the verb's person says
+        # whose each is where the language drops the pronoun.
+        lang = language.language_of(f"{a} {b}")
+        if (
+            grammar.pro_drop_first_person(a, lang)
+            and grammar.named_third_person_subject(b, lang)
+            and not FIRST_PERSON.search(b)
+            and not similar_word(first.lower(), words_of(a_text))
+        ):
+            return True
         # "Uncle Femi lives in Lagos", "Dr Okafor retired": a word of kin or a title before
         # the name; the name is who the sentence is about.
         # Not after a verb the note opens with ("Switched GPs - it's Dr. Lindqvist").

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .... import textutil
-from .statements import HARD_BREAK, LABEL, joined_numbers, tokens_of
+from .statements import HARD_BREAK, LABEL, joined_numbers, tokens_of, without_possessive
 
 NUMBER_WORDS = frozenset(w for w in textutil.NUMBER_WORDS if len(w) > 2)
 
@@ -27,7 +27,7 @@ def values_in(sentence: str, stops: frozenset[str], names: frozenset[str] = froz
         if any(c.isdigit() for c in token) or "@" in token or low in NUMBER_WORDS:
             out.append(low)
         elif token[:1].isupper() and low not in stops and len(token) > 1 and (i > 0 or low in names):
-            out.append(low)
+            out.append(without_possessive(low))
     return out
 
 
