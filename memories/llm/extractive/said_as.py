@@ -40,7 +40,10 @@ _SHORT.pop("may", None)
 _SHORT.pop("sun", None)
 
 # The family's familiar names are a closed class: "Dad moved to Ashgrove House" answers
-# "Where is my father staying?". (Not "pa", "ma" or "nan", which are mostly other words.)
+# "Where is my father staying?". (Not "pa", "ma" or "nan", which are mostly other words.
+# Not "kids" for "children": on LoCoMo dev it let "How did Caroline's children handle the
+# accident?" be answered from Melanie's kids, whose_thing.py reading "child" as Caroline's
+# too.)
 _FAMILY = {
     **dict.fromkeys(("dad", "daddy", "papa"), "father"),
     **dict.fromkeys(("mum", "mom", "mummy", "mommy", "mama"), "mother"),
@@ -49,8 +52,6 @@ _FAMILY = {
     "bro": "brother",
     "sis": "sister",
     "hubby": "husband",
-    "kid": "child",
-    "children": "child",
 }
 
 _NAME = r"(?-i:[A-Z][a-z][\w'’-]*)"
