@@ -211,10 +211,11 @@ _PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|ge
 # A bound in time: what is said holds for a while, then the older state resumes ("Rosa is
 # off next Tuesday", "on leave until May", "for two weeks"); closed classes of each grammar.
 # A return said with its day ("back on Monday", "back home Sunday"): away for a while.
-RETURNING = re.compile(rf"\bback (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKDAY_PATTERN})\b", re.I)
+_RETURNING = rf"back (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKDAY_PATTERN})"
+RETURNING = re.compile(rf"\b{_RETURNING}\b", re.I)
 BOUNDED = re.compile(
     r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
-    rf"|{RETURNING.pattern[2:-2]}"
+    rf"|{_RETURNING}"
     r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
     r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?))\b",
     re.I,
