@@ -133,6 +133,13 @@ CHANGED_FACT = True
 TURN_LABELS_LENT = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
+# Whether a line recall matched by the period a question names answers it whatever else
+# the question asks. Off, the period answers alone only a question that asks nothing
+# else ("What did I do last week?"); one that asks more ("What did Priya fix over the
+# weekend?") needs the line to say it or be near it in meaning (MEANING_TYPED): whatever
+# Priya said that weekend ("I finished the pottery course") is not what she fixed. Found
+# on a Saturday, when "the weekend" holds the day the test's notes were stored. Off.
+PERIOD_ALONE = False
 
 TIME_TERMS = {
     textutil.stem(w)
@@ -243,13 +250,15 @@ def answer(*, question: str, context: AnswerContext) -> str:
             and not any(t in theirs for t in content_terms)
         )
         s.margin = float(meant) if margin is not None else 1.0  # by words: the words decide
-        s.by_date = s.memory.id in dated
         covered = sum(idf[t] for t in q_terms if t in s.stems) / total
         around = sum(idf[t] for t in q_terms if t in exchange_stems[s.memory.id]) / total
-        by_date = s.memory.id in dated
         # A shared name alone is not evidence: "Is Ben a pilot?" is not answered by
         # everything Ben said. What the question asks about must be there, or near in meaning.
         about = any(t in theirs for t in content_terms) if content_terms else covered > 0 or around > 0
+        by_date = s.memory.id in dated and (
+            PERIOD_ALONE or not content_terms or about or (margin is not None and float(meant) >= MEANING_TYPED)
+        )
+        s.by_date = by_date
         fits = asked_for.fits(s.text, wants, question)
         # By meaning alone (no word of what is asked in the memory): near is not enough,
         # e5 puts "my favourite colour" near "my blue car". It must give the kind of thing
