@@ -34,7 +34,7 @@ def test_what_someone_said_that_weekend_is_not_what_was_asked(today, user, memor
 
 
 def test_a_question_that_asks_only_the_period_is_answered_by_it(user, memory_factory, monkeypatch):
-    """"What did I do at the weekend?" asks nothing but the period: what was noted then answers."""
+    """A question asking nothing but the period ("What did I do at the weekend?") is answered by what was noted then."""
     monkeypatch.setattr(timezone, "now", lambda: WEDNESDAY)
     memory_factory("Took the kids to the aquarium, then pizza at Luca's.", occurred_at=SATURDAY)
     memory_factory("Dentist check-up, no fillings.", occurred_at=datetime(2026, 11, 20, 9, 0, tzinfo=tz.utc))
