@@ -11,7 +11,11 @@ from datetime import timezone as tz
 import pytest
 from django.utils import timezone
 
+from memories import textutil
+from memories.llm.extractive import near_miss
 from memories.services import answer_question
+from memories.llm.extractive import similarity
+from tests.test_offline_engine import needs_meaning
 
 NOTHING = "couldn't find anything"
 
@@ -49,3 +53,49 @@ def test_a_line_of_that_weekend_that_says_what_is_asked_is_quoted(today, user, m
     result = answer_question(owner=user, question="What did Priya fix over the weekend?")
     assert "garden gate" in result.answer, result.answer
     assert "pottery" not in result.answer, result.answer
+
+
+# By meaning (the local embedding layer): what a line says in other words.
+
+
+@pytest.fixture
+def local_embeddings(settings, sync_tasks):
+    settings.MEMORY_EMBEDDINGS = "local"  # vectors made inline as memories are stored
+    assert similarity.by_meaning()
+
+
+NOTES = [
+    "Bought a new pair of running shoes, Brooks Ghost 15.",
+    "Mum's recipe for lentil soup: onions, carrots, red lentils, cumin.",
+    "Car insurance renews every November with Lemonade.",
+    "Met Jamal at the photography meetup; he shoots film on a Pentax.",
+    "Kitchen tap dripping again, washer needs replacing.",
+    "Book club picked 'Piranesi' for next month.",
+]
+
+
+@needs_meaning
+def test_a_line_clearly_nearest_the_question_says_what_it_names_in_other_words(user, memory_factory, local_embeddings):
+    """The owner never wrote "savings": an ISA is what they save in, and the line stands out."""
+    for text in NOTES:
+        memory_factory(text)
+    isa = memory_factory("Paid £750 into my Lifetime ISA today. Balance now £9,340, the bonus lands next month.")
+    result = answer_question(owner=user, question="What's the current balance of my ISA savings?")
+    assert result.cited and result.cited[0] == isa.pk, result.answer
+    assert "9,340" in result.answer
+    # Still not a reason to answer what the notes never say.
+    assert NOTHING in answer_question(owner=user, question="What is the balance of my Premium Bonds?").answer
+
+
+@needs_meaning
+def test_the_date_a_line_gives_is_not_a_neighbour_of_what_is_asked(user, memory_factory, local_embeddings):
+    """The month a line gives ("physio -> 17 June") does not stand in for the appointment."""
+    line = "physio -> 17 June 08:40"
+    assert not near_miss.stands_for_another("When is my physio appointment?", line, frozenset(textutil.terms(line)), set())
+    # A sibling in its place still is one.
+    vet = "Took Pixel (the dog) to Dr Alvarez at Greenway Vets"
+    assert near_miss.stands_for_another("Who is the cat's vet?", vet, frozenset(textutil.terms(vet)), set())
+    memory_factory("Physio booked for Tuesday 3 June at 8am with Lena, lower back.")
+    moved = memory_factory(line)
+    result = answer_question(owner=user, question="When is my physio appointment?")
+    assert result.cited and result.cited[0] == moved.pk, result.answer

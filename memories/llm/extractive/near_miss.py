@@ -46,7 +46,12 @@ def stands_for_another(question: str, line: str, line_stems: frozenset[str] | se
     unsaid = [w for w in nouns if textutil.terms(w) and not said_as.spelled(textutil.terms(w)) & line_stems]
     if not said or not unsaid:
         return False
-    candidates = words_not_asked(line, question)
+    # A month or a weekday is the value the line gives (a date), not a thing standing in
+    # the place of one the question names: "dentist -> 4 April 10:15" is no "dentist
+    # April" for "When is my dentist appointment?". Unless a date is what it would stand
+    # for ("the March meeting" / "the April meeting").
+    dated = any(said_as.calendar(w) for w in unsaid)
+    candidates = [w for w in words_not_asked(line, question) if dated or not said_as.calendar(w)]
     if not candidates:
         return False
     vectors = similarity.document_vectors([*unsaid, *candidates, line])
