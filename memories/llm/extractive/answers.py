@@ -337,7 +337,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 if s.by_date
                 or (named_kind and asked_for.holds(_said(s), kind, question))
                 or (_foreign(s, asked_in) and s.margin >= MARGIN_FOREIGN)
-                or s.margin >= MARGIN_SAYS_ALL
+                or (margin is not None and s.margin >= MARGIN_SAYS_ALL)
                 or _said_all(
                     question, _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]}, said_as.heads(s.text)), s, checks
                 )
