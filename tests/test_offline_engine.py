@@ -91,9 +91,9 @@ def test_the_four_sample_questions_cite_the_right_memory_and_quote_its_sentence(
 
 def test_a_question_naming_a_period_quotes_what_happened_then(user, memory_factory):
     now = timezone.now()
-    lease = memory_factory(
-        "Signed the lease for the new office on Elm Street.", occurred_at=(now - timedelta(days=6)).isoformat()
-    )
+    # The Thursday of last week, whatever today is (six days ago is this week's Monday on a Sunday).
+    thursday = now - timedelta(days=now.weekday() + 7 - 3)
+    lease = memory_factory("Signed the lease for the new office on Elm Street.", occurred_at=thursday.isoformat())
     memory_factory("Tomatoes need watering twice a week.", occurred_at=(now - timedelta(days=60)).isoformat())
     result = answer_question(owner=user, question="What happened last week?")
     assert NOTHING not in result.answer
