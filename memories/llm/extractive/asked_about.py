@@ -138,6 +138,10 @@ _TIME_UNITS = frozenset(
 )
 
 
+# Words of time that, after a noun, say when and end its phrase.
+_TIME_AFTER = frozenset("last next this ago now then today tonight yesterday tomorrow".split())
+
+
 def asked_nouns(question: str) -> list[str]:
     """The words of the noun phrases a question names things by, read from its grammar: what
     follows a determiner or a possessive ("my dentist's phone number", "Maya's brother",
@@ -174,6 +178,9 @@ def asked_phrases(question: str) -> list[list[str]]:
             room = 0
         fresh = False
         if room and bare in _NAMING:  # "What is my cat called?": the verb, not a thing
+            room = 0
+        if room and out and out[-1] and bare in _TIME_AFTER:
+            # "my rainy-day fund last time I checked": when, not a word of the thing
             room = 0
         if room and out and out[-1] and _PARTICIPLE.search(bare):
             room = 0

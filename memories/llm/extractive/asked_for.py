@@ -124,7 +124,8 @@ _KIND_WHO = re.compile(r"\b(?:who|whom|whose)\b", re.I)
 _KIND_WHERE = re.compile(r"\bwhere\b|\b(?:what|which)\s+(?:city|country|town|village|place|county|state|street|address)\b", re.I)
 _NAME_Q = re.compile(
     r"\bwhat(?:\s+is|'s|\s+was|\s+are|\s+were)\s+(?:the\s+)?(?:name|names|title|titles)\s+of\b"
-    r"|\bwhat\s+(?:is|was|are|were)\b.+\b(?:called|named)\b"
+    # "What's my dog called?"; not "What was called off?"
+    r"|\bwhat(?:\s+is|\s+was|\s+are|\s+were|'s|’s)\s.*\b(?:called|named)\W*$"
     r"|\bwhat\s+(?:did|does|do|will)\b.+\b(?:name|call)\b"
     r"|\bwhat\s+(?:name|title)\b"
     # "What is my brother's name?", "What's the band's name?"

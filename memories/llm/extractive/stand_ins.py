@@ -64,5 +64,16 @@ def _modifies(question: str, word: str, line: str) -> bool:
         and i + 1 < len(words)
         and words[i + 1] not in textutil.STOPWORDS
         and set(textutil.terms(words[i + 1])) <= line_stems
+        and not _modified_otherwise(words[i + 1], line)
         for i, w in enumerate(words)
     )
+
+
+def _modified_otherwise(head: str, line: str) -> bool:
+    """Whether every time the line says `head` another open-class word stands before it:
+    "Book club pick" for "my cinema club" is a sibling of the thing asked, not the thing
+    with a modifier left out ("Our address is ..." for "our home address")."""
+    words = plain_words(line)
+    stems = set(textutil.terms(head))
+    places = [i for i, w in enumerate(words) if stems and set(textutil.terms(w)) == stems]
+    return bool(places) and all(i > 0 and words[i - 1] not in textutil.STOPWORDS and not words[i - 1].isdigit() for i in places)
