@@ -9,6 +9,7 @@ group" was never said by "Book club pick for Sept".
 import pytest
 
 from memories.llm.extractive import asked_for, similarity
+from memories.llm.extractive.asked_about import asked_phrases
 from memories.services import answer_question
 from tests.test_offline_engine import needs_meaning
 
@@ -28,6 +29,18 @@ NOTHING = "couldn't find anything"
 )
 def test_a_question_ending_in_called_asks_for_a_name(question, name):
     assert (asked_for.kind_asked(question) == asked_for.Asked(asked_for.NAME)) is name
+
+
+@pytest.mark.parametrize(
+    "question, phrases",
+    [
+        ("How much was in my rainy-day fund last time I checked?", [["rainy-day", "fund"]]),
+        ("What did my sister cook last night?", [["sister"]]),
+        ("What was my last job?", [["last", "job"]]),
+    ],
+)
+def test_a_word_of_time_after_a_noun_is_no_part_of_the_thing(question, phrases):
+    assert asked_phrases(question) == phrases
 
 
 @pytest.fixture
