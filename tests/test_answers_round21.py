@@ -37,9 +37,14 @@ def test_a_question_ending_in_called_asks_for_a_name(question, name):
         ("How much was in my rainy-day fund last time I checked?", [["rainy-day", "fund"]]),
         ("What did my sister cook last night?", [["sister"]]),
         ("What was my last job?", [["last", "job"]]),
+        # A quantifier opens a phrase as "the" does, unless it floats after whom it counts.
+        ("How much does each physio session cost?", [["physio"]]),
+        ("How much is every swim lesson?", [["swim", "lesson"]]),
+        ("Did Jon and Gina both take part in the race?", [["race"]]),
+        ("What did they each bring?", []),
     ],
 )
-def test_a_word_of_time_after_a_noun_is_no_part_of_the_thing(question, phrases):
+def test_the_things_a_question_names(question, phrases):
     assert asked_phrases(question) == phrases
 
 
@@ -79,3 +84,17 @@ def test_a_note_says_what_the_question_names_in_other_words(user, memory_factory
     assert result.cited and result.cited[0] == pick.pk, result.answer
     # Still nothing for what the notes never say.
     assert NOTHING in answer_question(owner=user, question="Which film did my cinema club choose?").answer
+
+
+@needs_meaning
+def test_a_price_of_something_else_is_no_answer_to_each_session(user, memory_factory, local_embeddings):
+    """ "each osteo session" names osteo: a lodge's or a flight's price does not answer it."""
+    for text in NOTES:
+        memory_factory(text)
+    memory_factory("Osteo for my shoulder. Stretches every morning, check-up in a month.")
+    memory_factory("Booked a lodge near Aviemore for the stag do, £420 for three nights.")
+    memory_factory("Ryanair flights £89 each, staying at a little hostel in Porto called Casa Azul.")
+    assert NOTHING in answer_question(owner=user, question="How much does each osteo session cost?").answer
+    fee = memory_factory("Osteo is £55 a session, paid on the day.")
+    result = answer_question(owner=user, question="How much does each osteo session cost?")
+    assert result.cited and result.cited[0] == fee.pk, result.answer

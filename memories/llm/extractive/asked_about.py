@@ -123,7 +123,11 @@ def _speaker_name(m: MemoryNote) -> str:
 
 
 # Closed classes: what opens a noun phrase, and the auxiliaries.
-_DETERMINERS = frozenset("the a an my your his her our their its this that these those".split())
+# With the quantifiers ("each physio session", "every swim lesson", "both tickets"): grammar.
+_QUANTIFIERS = frozenset("each every both either neither".split())
+_DETERMINERS = frozenset("the a an my your his her our their its this that these those".split()) | _QUANTIFIERS
+# After whom it counts, a quantifier floats: "Did Jon and Gina both take part", "they each".
+_FLOATED_AFTER = frozenset("we you they them us i".split())
 _AUXILIARIES = frozenset("did does do will would can could should shall has have had".split())
 _NOT_POSSESSORS = frozenset("who what where when how why that it there here he she".split())
 # The participles that ask for a name ("What is the cat called?").
@@ -167,6 +171,9 @@ def asked_phrases(question: str) -> list[list[str]]:
         # "who's", "what's", "it's": a verb, not a possessive.
         possessive = low.endswith("'s") and low.removesuffix("'s") not in _NOT_POSSESSORS
         bare = low.removesuffix("'s")
+        if low in _QUANTIFIERS and i and (tokens[i - 1][:1].isupper() or tokens[i - 1].lower() in _FLOATED_AFTER):
+            room = 0
+            continue
         if low in _DETERMINERS:
             room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
             out.append([])
