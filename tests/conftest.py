@@ -256,3 +256,13 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         db.setdefault("TEST", {})["NAME"] = str(Path(tempfile.mkdtemp(prefix="memory-test-db-")) / "test.sqlite3")
+
+
+@pytest.fixture
+def local_embeddings(settings, sync_tasks):
+    """The local embedding layer on, with vectors made inline as memories are stored (the
+    task that follows extraction, services/embed.py, runs in the test)."""
+    from memories.llm.extractive import similarity
+
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert similarity.by_meaning()

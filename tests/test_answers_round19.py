@@ -10,7 +10,7 @@ from memories.llm.base import AnswerContext, MemoryNote, cited_ids
 from memories.llm.extractive import answers, asked_for, said_as
 from memories.llm.extractive.sentences import sentences_of
 from memories.textutil import terms
-from tests.test_offline_engine import local_embeddings, needs_meaning  # noqa: F401 (a fixture)
+from tests.test_offline_engine import needs_meaning
 
 
 def _notes(*texts: str) -> AnswerContext:

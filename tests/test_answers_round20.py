@@ -14,7 +14,6 @@ from django.utils import timezone
 from memories import textutil
 from memories.llm.extractive import near_miss
 from memories.services import answer_question
-from memories.llm.extractive import similarity
 from tests.test_offline_engine import needs_meaning
 
 NOTHING = "couldn't find anything"
@@ -56,12 +55,6 @@ def test_a_line_of_that_weekend_that_says_what_is_asked_is_quoted(today, user, m
 
 
 # By meaning (the local embedding layer): what a line says in other words.
-
-
-@pytest.fixture
-def local_embeddings(settings, sync_tasks):
-    settings.MEMORY_EMBEDDINGS = "local"  # vectors made inline as memories are stored
-    assert similarity.by_meaning()
 
 
 NOTES = [

@@ -8,7 +8,7 @@ group" was never said by "Book club pick for Sept".
 
 import pytest
 
-from memories.llm.extractive import asked_for, similarity
+from memories.llm.extractive import asked_for
 from memories.llm.extractive.asked_about import asked_phrases
 from memories.services import answer_question
 from tests.test_offline_engine import needs_meaning
@@ -46,12 +46,6 @@ def test_a_question_ending_in_called_asks_for_a_name(question, name):
 )
 def test_the_things_a_question_names(question, phrases):
     assert asked_phrases(question) == phrases
-
-
-@pytest.fixture
-def local_embeddings(settings, sync_tasks):
-    settings.MEMORY_EMBEDDINGS = "local"  # vectors made inline as memories are stored
-    assert similarity.by_meaning()
 
 
 NOTES = [

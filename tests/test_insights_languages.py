@@ -5,7 +5,6 @@ import stopwordsiso
 
 from memories.models import Consolidation
 from memories.services.consolidate import consolidate_owner
-from tests.test_knowing_when_not import local_embeddings  # noqa: F401
 from tests.test_offline_engine import needs_meaning
 
 MIXED = [

@@ -21,13 +21,6 @@ from memories.llm.extractive import similarity
 from tests.test_offline_engine import NOTHING, needs_meaning
 
 
-@pytest.fixture
-def local_embeddings(settings, sync_tasks):
-    # Vectors follow extraction by a task (services/embed.py), run inline here.
-    settings.MEMORY_EMBEDDINGS = "local"
-    assert similarity.by_meaning()
-
-
 # --- knowing when it does not know ------------------------------------------------------
 
 NOTES = [

@@ -44,13 +44,6 @@ needs_meaning = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def local_embeddings(settings, sync_tasks):
-    # Vectors follow extraction by a task (services/embed.py), run inline here.
-    settings.MEMORY_EMBEDDINGS = "local"
-    assert similarity.by_meaning()
-
-
 def ingest(user, name: str, data: bytes) -> Memory:
     result = ingest_file(owner=user, fileobj=io.BytesIO(data), name=name)
     memory = extract_memory(result.memory.pk)
