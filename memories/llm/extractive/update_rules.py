@@ -732,6 +732,7 @@ LATER_JUDGEMENTS = (
     ("new_holder", "the role named with another holder", "+.3f", ", "),
     ("succeeded", "an end and its successor", ".2f", ", "),
     ("restated", "the slot restated", ".2f", " "),
+    ("renumbered", "a number of one thing changed", ".2f", ", "),
 )
 
 

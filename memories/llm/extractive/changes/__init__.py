@@ -34,7 +34,8 @@ last, for values in common nouns (the words that differ between two clauses whos
 mean one slot), when the newer note says it changed; handovers.py reads a role handed
 from its holder to another person; roles.py reads a role of the writer's named again in
 passing with another holder ("Dr Osei, our dentist, ..."), relocations.py a move told by
-its noun ("Umzug nach Leipzig").
+its noun ("Umzug nach Leipzig"); renumbered.py a price, time, date or phone number of one
+thing changed, whoever's thing it is.
 """
 
 from .anchors import change_verbs
@@ -42,6 +43,7 @@ from .decision import Change, back_to_old, judge, said_not_as_a_change, stays_af
 from .handovers import handed_over
 from .plain import other_thing_of_slot, plain_state
 from .relocations import moved_by_noun
+from .renumbered import renumbered
 from .restated import restated
 from .roles import another_of_several, new_holder
 from .subjects import someone_elses_role, writer_away_for_now
@@ -56,6 +58,7 @@ __all__ = [
     "someone_elses_role",
     "writer_away_for_now",
     "new_holder",
+    "renumbered",
     "handed_over",
     "judge",
     "moved_by_noun",

@@ -110,7 +110,8 @@ MAX_SENTENCES = 12
 # A semicolon or a dash between words: two statements, each with its own values.
 HARD_BREAK = re.compile(r"\s*;\s*|\s+[-–—]\s+")
 # Where a long sentence's clauses part: punctuation and the coordinating conjunctions.
-CLAUSE_BREAK = re.compile(r"\s*[;:]\s*|,?\s+(?:and|but|so)\s+|,\s+")
+# (Not the colon of a clock time: "10:00".)
+CLAUSE_BREAK = re.compile(r"\s*;\s*|\s*:(?!\d)\s*|,?\s+(?:and|but|so)\s+|,\s+")
 # "Home phone:": a label's words name the kind of the value that follows, not a value.
 LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
 

@@ -1,0 +1,273 @@
+"""A number of one form changed for one thing, whoever's thing it is.
+
+"PureCore email: membership going up to £38.50 from March" after "Joined PureCore gym,
+£32/mo", "standup -> 10:00 from today" after "Team standup 9:15 daily", "Mum's new number
+is 07700 900587" after "Mum's mobile: 07700 900312", "op pushed to 2 April" after "Dad's
+knee op booked for 14 March". The other judges read the writer's facts by the shape of
+their sentences; a price, a time, a date or a phone number is a slot by its form alone,
+and its owner need not be the writer (Mum's number is as much a fact to keep current as
+one's own). What makes it a change, all of it general evidence:
+
+- a value of one form on each side (an amount, a clock time, a day or month, a long
+  number such as a phone's, a code such as "10h" or "30mg"): the older one not said by
+  the newer note, the newer one not said by the older note;
+- one thing: the two notes share a word besides their values and words of time (read
+  with typos and abbreviations: "bk club" / "Book club"), or, said in other words, the
+  two clauses holding the values are close in meaning;
+- the newer note says it changed: the closed classes of change (cues.py: "now", "new",
+  "instead", "from March", "up"/"down", an arrow) or an English past form that means a
+  change by meaning (anchors.change_verbs: "pushed", "upped");
+- nothing says the old value stands beside the new one or is kept ("also", "a second",
+  "unchanged", "still"), that the new one is only thought of or denied, of a time gone,
+  someone else's than the older note's ("Dad's" / "Mum's"), or another thing of the same
+  kind ("the team meeting" / "the client meeting").
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .... import textutil
+from .. import language, similarity
+from .anchors import change_verbs
+from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated
+from .plain import TIME_WORDS, value_type
+from .slots import other_kind, two_holders
+from .statements import without_possessive, is_stopword, mentions, similar_word, tokens_of, units_of, words_of
+from .subjects import CONTRACTED, other_subject, someone_else
+from .values import names_in, values_in
+
+# Clauses said in other words of one thing (no word shared): how close in meaning they
+# must be (multilingual-e5-small, as written). Measured on the update files: the clauses
+# of a changed price or time of one thing sit at 0.87-0.92; of two things sharing no
+# word, mostly below.
+RENUMBER_SLOT = 0.87
+
+# With a change told only by a verb that means one (no closed-class cue): the clauses must
+# say nearly the same (recall/newer.py's SAME_FACT; "Daycare costs $1,400 a month" / "The
+# daycare fundraiser raised $3,000" sit at 0.88).
+RENUMBER_BY_VERB = 0.90
+
+# A value said to stand as it was (a closed class of adverbs and adjectives of keeping).
+KEPT = re.compile(
+    r"\b(?:unchanged|still|same|as before|as usual|stays?|remains?|immer noch|noch immer|bleibt|todavía|sigue|"
+    r"toujours|reste|ancora|rimane|ainda|continua)\b",
+    re.I,
+)
+# "->", "→", "=>": a note's shorthand for "changed to".
+ARROW = re.compile(r"->|→|=>")
+
+# Forms a slot holds one of at a time. A plain short number ("2-bed", "3 yrs", "12 day
+# streak") counts things and is left to the other judges.
+FORMS = ("amount", "clock", "date", "weekday", "code", "long number")
+MONTHS = frozenset(m.lower() for m in textutil.MONTH_NAMES)
+WEEKDAYS = frozenset(d.lower() for d in textutil.WEEKDAYS)
+
+
+def renumbered(old_text: str, new_text: str):
+    """(old values, new values, closeness) when the newer note changes a number of the
+    older one's, else None."""
+    if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower() or old_text.rstrip().endswith("?"):
+        return None
+    if ADDITION.search(new_text) or KEPT.search(new_text) or PAST_FRAME.search(new_text):
+        return None
+    lang = language.language_of(f"{old_text} {new_text}")
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text)
+    old_words, new_words = words_of(old_text), words_of(new_text)
+    old_units, new_units = units_of(old_text), units_of(new_text)
+    old_held = {c: _numbers(c, stops, names, keep=lambda v: not mentions(v, new_words)) for c, _ in old_units}
+    new_held = {c: _numbers(c, stops, names, keep=lambda v: not mentions(v, old_words)) for c, _ in new_units}
+    pairs = [(oc, nc) for oc, ov in old_held.items() for nc, nv in new_held.items() if set(ov.values()) & set(nv.values())]
+    if not pairs:
+        return None
+    clauses = list(dict.fromkeys(c for pair in pairs for c in pair))
+    vectors = similarity.meaning_vectors(clauses)
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    index = {c: i for i, c in enumerate(clauses)}
+    closeness, old_c, new_c = max((float(vectors[index[a]] @ vectors[index[b]]), a, b) for a, b in pairs)
+    one_thing = _one_thing(old_text, new_text, stops, set(old_held[old_c]) | set(new_held[new_c]))
+    if closeness < RENUMBER_SLOT and not one_thing:
+        return None
+    if not (_says_changed(new_text) or _result(new_c, new_held[new_c])):
+        # A verb that means a change by meaning alone is weaker evidence than the closed
+        # classes ("The daycare fundraiser raised $3,000": money raised, not a price): it
+        # needs the clauses nearly the same as well as a word shared.
+        if not (change_verbs(new_text) and one_thing and closeness >= RENUMBER_BY_VERB):
+            return None
+    sentence_of = dict(old_units) | dict(new_units)
+    old_s, new_s = sentence_of[old_c], sentence_of[new_c]
+    if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
+        return None  # "might go up to £40", "won't be 10:00 after all"
+    if someone_else(new_s, old_text, lang) or _owners_differ(old_s, new_s) or other_subject(old_s, new_s, names, old_text, new_text):
+        return None  # "Mum's number" / "Dad's number"
+    if other_kind(old_s, new_s, stops, names) or _two_definite_subjects(old_c, new_c, stops):
+        return None  # "the team meeting" / "the client meeting"; "The Falcon launch" / "The team offsite"
+    if two_holders(old_s, new_s, stops, names) or _named_apart(old_c, new_c, old_words, new_words, stops, names):
+        return None  # "Meeting with Sarah on Monday" / "Meeting with Tom moved to Tuesday"
+    forms = set(old_held[old_c].values()) & set(new_held[new_c].values())
+    old_values = [v for v, f in old_held[old_c].items() if f in forms]
+    new_values = [v for v, f in new_held[new_c].items() if f in forms]
+    return old_values, new_values, closeness
+
+
+def _named_apart(old_c: str, new_c: str, old_words: set[str], new_words: set[str], stops, names) -> bool:
+    """Each clause names someone or something the other note never does: the number is of
+    another holder ("Netflix costs $15.49" / "Spotify raised its price to $11.99")."""
+
+    def named_only(clause: str, other_words: set[str]) -> list[str]:
+        return [v for v in values_in(clause, stops, names) if _form(v, clause) == "word" and not mentions(v, other_words)]
+
+    if named_only(old_c, new_words) and named_only(new_c, old_words):
+        return True
+    # A sentence's first word is not read as a name (any word is capitalised there): two
+    # clauses that each open with a capitalised word the other note never has open with
+    # two subjects ("Netflix costs ..." / "Spotify raised its price ...").
+    openers = [(tokens_of(c) or [""])[0] for c in (old_c, new_c)]
+    old_bare, new_bare = ({without_possessive(w) for w in words} for words in (old_words, new_words))
+    return (
+        all(o[:1].isupper() for o in openers)
+        and not similar_word(without_possessive(openers[0].lower()), new_bare)
+        and not similar_word(without_possessive(openers[1].lower()), old_bare)
+    )
+
+
+# A definite article opening a statement: its subject is a thing both writer and reader
+# know ("The Falcon launch is ..."). A closed class of each grammar.
+_DEFINITE = frozenset("the der die das le la les el los las il lo gli o os as".split())
+
+
+def _two_definite_subjects(old_c: str, new_c: str, stops: frozenset[str]) -> bool:
+    """Both statements open with a definite subject, and no word of one is the other's
+    ("The Falcon launch is scheduled for March 15" / "The team offsite is now scheduled for
+    March 20"): two things, each with its date."""
+
+    def subject(clause: str) -> list[str] | None:
+        tokens = [t.lower() for t in tokens_of(clause)]
+        if not tokens or tokens[0] not in _DEFINITE:
+            return None
+        words = []
+        for token in tokens[1:]:
+            if is_stopword(token, stops) or token[:1].isdigit():
+                break
+            words.append(token)
+        return words or None
+
+    old, new = subject(old_c), subject(new_c)
+    return bool(old and new) and not any(similar_word(w, set(new)) for w in old)
+
+
+def _says_changed(text: str) -> bool:
+    return bool(
+        CHANGE.search(text)
+        or EFFECTIVE.search(text)
+        or UP_OR_DOWN.search(text)
+        or NEW_THING.search(text)
+        or ARROW.search(text)
+    )
+
+
+# The preposition of a result before the new value ("pushed to 2 April", "going up to
+# £38.50", "décalé au samedi", "auf 10 Uhr verschoben"): where a change arrives, a
+# closed class of each grammar.
+RESULT = re.compile(
+    r"\b(?:to|auf|au|à|al|ao|para|alla|alle|zu)\s+(?:(?:the|le|la|el|il|o|a|den|dem)\s+)?([£$€]?[\w:.,]+)(?:\s+([\w:.,]+))?", re.I
+)
+
+
+def _result(clause: str, values: dict[str, str]) -> bool:
+    """A new value right after a preposition of result ("to 2 April")."""
+    return any(_bare(t) in values for m in RESULT.finditer(clause) for t in m.groups() if t)
+
+
+def _bare(token: str) -> str:
+    return token.lstrip("£$€").rstrip(".,").lower()
+
+
+def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) -> dict[str, str]:
+    """The clause's values of a form a slot holds one of, with their form."""
+    out = {}
+    for value in values_in(clause, stops, names):
+        form = _form(value, clause)
+        if form in FORMS and keep(value):
+            out[value] = form
+    return out
+
+
+# An amount whose currency is written after it ("89€", "97 €").
+_CURRENCY_AFTER = re.compile(r"\d\s?[$€£¥]")
+# A clock time written with an "h" ("17h", "10h30"), as in French and much of Europe.
+_CLOCK_H = re.compile(r"\d{1,2}h(?:\d{2})?\b")
+
+
+def _form(value: str, clause: str) -> str:
+    """An amount, a clock time, a date, a weekday, a year, a code, a long number (a phone's,
+    an account's), a count or a word: a slot holds one of one form."""
+    form = value_type(value, clause)
+    low, text = value.lower(), clause.lower()
+    at = text.find(low)
+    if value.isdigit() and at >= 0 and _CLOCK_H.match(text[at:]):
+        return "clock"
+    if form == "number" and at >= 0 and _CURRENCY_AFTER.match(text[at + len(low) - 1 : at + len(low) + 2]):
+        return "amount"
+    if low.rstrip("s") in WEEKDAYS:
+        return "weekday"
+    if low in MONTHS:
+        return "date"
+    if form == "time":
+        return "year" if low.isdigit() else "clock"
+    if form == "number":
+        if sum(c.isdigit() for c in low) >= 5:
+            return "long number"
+        # A day of a month is a date ("9 October", "March 14th"), not a count.
+        return "date" if _day_of_month(low).search(text) else "count"
+    return form
+
+
+def _day_of_month(day: str) -> re.Pattern:
+    month = "|".join(MONTHS)
+    return re.compile(rf"\b{re.escape(day)}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{month})\b|\b(?:{month})\.?\s+{re.escape(day)}\b")
+
+
+_OWNER = re.compile(r"\b(\w+)['’]s\b")
+
+
+def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:
+    """The two notes share a word of what they are about: not a value, a word of time or
+    one of change (read with typos and abbreviations)."""
+    new_words = {without_possessive(w) for w in words_of(new_text)}
+    # Whose it is ("Mum's", "Dad's") says whose, not what: "Dad's birthday" is not "Dad's op".
+    owners = {m.group(1).lower() for text in (old_text, new_text) for m in _OWNER.finditer(text)}
+
+    def about(word: str) -> bool:
+        return (
+            word not in values
+            and word not in owners
+            and word not in TIME_WORDS
+            and textutil.stem(word) not in NOT_A_THING
+            and not CHANGE.fullmatch(word)
+        )
+
+    # Short words count here: an abbreviation is often the thing itself ("op", "IT", "GP").
+    old_words = [without_possessive(w.lower()) for w in tokens_of(old_text) if len(w) >= 2 and not is_stopword(w.lower(), stops) and not w[:1].isdigit()]
+    return any(about(w) and similar_word(w, new_words) for w in old_words)
+
+
+# Whose a statement's thing is: a possessor's name, or the writer's ("my", "our").
+_FIRST_PERSON_OWNER = re.compile(r"\b(?:my|our)\b", re.I)
+
+
+def _owners_differ(old_s: str, new_s: str) -> bool:
+    """Each statement gives its thing an owner and none is the other's ("Dad's op" / "Mum's
+    op"; "my rent" / "Ola's rent")."""
+
+    def owners(s: str) -> set[str]:
+        found = {m.group(1).lower() for m in _OWNER.finditer(s)} - CONTRACTED
+        return found | ({"self"} if _FIRST_PERSON_OWNER.search(s) else set())
+
+    old, new = owners(old_s), owners(new_s)
+    return bool(old and new and not old & new)
