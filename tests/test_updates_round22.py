@@ -23,6 +23,10 @@ UPDATES = [
     ("Boiler service booked for 9 October", "gas engineer rang, boiler service pushed to 21 October"),
     # A price going up, the currency after the number.
     ("Abo Fitnessstudio: 29€ im Monat", "Das Fitnessstudio erhöht ab Juli, das Abo kostet jetzt 34€"),
+    # Short weekdays are days, not someone's name ("Optician Tue" is no optician called Tue),
+    # and a clock time with an "h".
+    ("Optician Tue 3 Mar 11am", "optician called, they've moved me to Fri 6 Mar 9:30"),
+    ("Cours de yoga le jeudi à 18h", "Le cours de yoga passe à 19h30 à partir de janvier"),
     # A thing's price raised, its name shared.
     ("Brightwave broadband £27 a month", "Brightwave letter: broadband going up to £31.50 from April"),
 ]

@@ -63,7 +63,10 @@ ARROW = re.compile(r"->|→|=>")
 # streak") counts things and is left to the other judges.
 FORMS = ("amount", "clock", "date", "weekday", "code", "long number")
 MONTHS = frozenset(m.lower() for m in textutil.MONTH_NAMES)
-WEEKDAYS = frozenset(d.lower() for d in textutil.WEEKDAYS)
+# The weekdays and their short forms ("Thu 6 Feb"): a closed class.
+WEEKDAYS = frozenset(d.lower() for d in textutil.WEEKDAYS) | frozenset("mon tue tues wed thu thur thurs fri sat sun".split())
+# Words of the calendar are no one: "Dentist Thu 6 Feb" names no dentist called Thu.
+CALENDAR = MONTHS | WEEKDAYS
 
 
 def renumbered(old_text: str, new_text: str):
@@ -75,7 +78,7 @@ def renumbered(old_text: str, new_text: str):
         return None
     lang = language.language_of(f"{old_text} {new_text}")
     stops = language.stopwords_for(f"{old_text} {new_text}")
-    names = names_in(old_text) | names_in(new_text)
+    names = (names_in(old_text) | names_in(new_text)) - CALENDAR
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_units, new_units = units_of(old_text), units_of(new_text)
     old_held = {c: _numbers(c, stops, names, keep=lambda v: not mentions(v, new_words)) for c, _ in old_units}
@@ -210,7 +213,7 @@ def _form(value: str, clause: str) -> str:
     form = value_type(value, clause)
     low, text = value.lower(), clause.lower()
     at = text.find(low)
-    if value.isdigit() and at >= 0 and _CLOCK_H.match(text[at:]):
+    if _CLOCK_H.fullmatch(low) or value.isdigit() and at >= 0 and _CLOCK_H.match(text[at:]):
         return "clock"
     if form == "number" and at >= 0 and _CURRENCY_AFTER.match(text[at + len(low) - 1 : at + len(low) + 2]):
         return "amount"
