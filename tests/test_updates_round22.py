@@ -65,7 +65,9 @@ def test_numbers_of_another_holder_or_kept_are_not_updates(settings, old, new):
 @needs_meaning
 def test_the_values_it_reads(settings):
     settings.MEMORY_EMBEDDINGS = "local"
-    old_values, new_values, _ = renumbered("Swim lesson for Ivy Tuesdays 16:00 at Pondside", "swim lesson -> 16:30 from next week")
+    old_values, new_values, _ = renumbered(
+        "Swim lesson for Ivy Tuesdays 16:00 at Pondside", "swim lesson -> 16:30 from next week"
+    )
     assert (old_values, new_values) == (["16:00"], ["16:30"])
     old_values, new_values, _ = renumbered("Gran's landline: 01632 960 441", "Gran's new landline is 01632 960 872")
     assert (old_values, new_values) == (["01632960441"], ["01632960872"])
@@ -75,3 +77,27 @@ def test_a_clock_time_is_not_a_clause_break():
     # The colon of "10:00" parts no clause (it did: "standup -> 10" and "00 from today").
     clauses = [c for c, _ in units_of("standup -> 10:00 from today so the Boston lot can join us, said Ruth")]
     assert any("10:00" in c for c in clauses)
+
+
+def test_a_word_written_by_its_consonants():
+    from memories.llm.extractive.changes.statements import consonants_of
+
+    assert consonants_of("pw", "password") and consonants_of("mgr", "manager") and consonants_of("appt", "appointment")
+    assert not consonants_of("pt", "pet")  # not much longer: no shortening
+    assert not consonants_of("pw", "keyword")  # another first letter
+    assert not consonants_of("pat", "password")  # a vowel past the first letter: a word of its own
+
+
+@needs_meaning
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Wifi password for the flat: marble-fox-19", "Studio wifi pw is Lantern88! (for guests, ours is different)"),
+        ("Wifi password for home: copper-kite-7", "Shop wifi pw is Visitor2025 (for customers, the staff one is different)"),
+    ],
+)
+def test_another_kind_said_with_a_shortened_noun(settings, old, new):
+    # "pw" is the older note's "password", and "Studio" a kind of it the older note does
+    # not have: another password (both were marked before this round).
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)

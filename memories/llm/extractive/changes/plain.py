@@ -45,7 +45,7 @@ from .cues import (
     said_as_past,
 )
 from .slots import SAME_THING, compounded, other_kind, other_thing, two_holders
-from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import consonants_of, content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import CONTRACTED, FIRST_PERSON, first_person, other_owner, other_subject, someone_else
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
 
@@ -196,7 +196,12 @@ def _narrower_in(
     old_tokens: list[str], raw_new: str, new_tokens: list[str], stops: frozenset[str], names: frozenset[str]
 ) -> bool:
     for j, word in enumerate(new_tokens):
-        if word in stops or word not in old_tokens:
+        if word in stops:
+            continue
+        # The older note's noun, or the word it shortens ("Office wifi pw is ..." after
+        # "Wifi password for home: ...").
+        said = word if word in old_tokens else next((t for t in old_tokens if consonants_of(word, t)), None)
+        if said is None:
             continue
         # The noun of the statement: a copula or a label's colon follows it.
         if not re.search(rf"\b{re.escape(word)}\s*(?::|\b(?:is|are|was|were)\b)", raw_new):
@@ -216,7 +221,7 @@ def _narrower_in(
         ]
         if not extra:
             continue
-        own = _modifiers(old_tokens, old_tokens.index(word), stops)
+        own = _modifiers(old_tokens, old_tokens.index(said), stops)
         if not own or not _close(extra, own):
             return True
     return False

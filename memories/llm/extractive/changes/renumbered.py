@@ -106,7 +106,11 @@ def renumbered(old_text: str, new_text: str):
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"
-    if someone_else(new_s, old_text, lang) or _owners_differ(old_s, new_s) or other_subject(old_s, new_s, names, old_text, new_text):
+    if (
+        someone_else(new_s, old_text, lang)
+        or _owners_differ(old_s, new_s)
+        or other_subject(old_s, new_s, names, old_text, new_text)
+    ):
         return None  # "Mum's number" / "Dad's number"
     if other_kind(old_s, new_s, stops, names) or _two_definite_subjects(old_c, new_c, stops):
         return None  # "the team meeting" / "the client meeting"; "The Falcon launch" / "The team offsite"
@@ -166,11 +170,7 @@ def _two_definite_subjects(old_c: str, new_c: str, stops: frozenset[str]) -> boo
 
 def _says_changed(text: str) -> bool:
     return bool(
-        CHANGE.search(text)
-        or EFFECTIVE.search(text)
-        or UP_OR_DOWN.search(text)
-        or NEW_THING.search(text)
-        or ARROW.search(text)
+        CHANGE.search(text) or EFFECTIVE.search(text) or UP_OR_DOWN.search(text) or NEW_THING.search(text) or ARROW.search(text)
     )
 
 
@@ -256,7 +256,11 @@ def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[
         )
 
     # Short words count here: an abbreviation is often the thing itself ("op", "IT", "GP").
-    old_words = [without_possessive(w.lower()) for w in tokens_of(old_text) if len(w) >= 2 and not is_stopword(w.lower(), stops) and not w[:1].isdigit()]
+    old_words = [
+        without_possessive(w.lower())
+        for w in tokens_of(old_text)
+        if len(w) >= 2 and not is_stopword(w.lower(), stops) and not w[:1].isdigit()
+    ]
     return any(about(w) and similar_word(w, new_words) for w in old_words)
 
 

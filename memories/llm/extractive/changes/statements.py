@@ -105,6 +105,18 @@ def abbreviates(word: str, words: set[str]) -> bool:
     return len(word) >= 3 and any(len(w) >= len(word) + 3 and w.startswith(word) for w in words)
 
 
+def consonants_of(short: str, word: str) -> bool:
+    """`short` writes `word` by its consonants ("pw" / "password", "mgr" / "manager", "appt" /
+    "appointment"): no vowel past its first letter, that letter the word's, each letter in
+    the word in order, and the word much longer."""
+    if len(short) < 2 or not short.isalpha() or short[0] != word[:1] or len(word) < len(short) + 3:
+        return False
+    if any(c in "aeiouy" for c in short[1:]):
+        return False
+    rest = iter(word[1:])
+    return all(c in rest for c in short[1:])
+
+
 # Statements compared per note: every one is a sentence the embedding model reads, twice.
 MAX_SENTENCES = 12
 # A semicolon or a dash between words: two statements, each with its own values.
