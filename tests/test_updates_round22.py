@@ -101,3 +101,13 @@ def test_another_kind_said_with_a_shortened_noun(settings, old, new):
     # not have: another password (both were marked before this round).
     settings.MEMORY_EMBEDDINGS = "local"
     assert not marked(old, new)
+
+
+def test_keys_handed_back_with_a_new_place_named_is_no_return():
+    # "back at Birch Lane" is the keys', and "new flat is ..." names the new value: not a
+    # return to the old one (it was read as one, and no judge was asked).
+    from memories.llm.extractive.changes import back_to_old
+
+    old = "Address: 22 Birch Lane, Leeds LS6 2AB"
+    assert not back_to_old(old, "dropped the keys back at Birch Lane. new flat is 9 Rowan Court, LS11 4QD")
+    assert back_to_old(old, "in Glasgow for the summer, back at Birch Lane in September")

@@ -475,6 +475,12 @@ def back_to_old(old_text: str, new_text: str) -> bool:
     now") may leave a value the older note had moved to: read by the other judgements."""
     stops = language.stopwords_for(f"{old_text} {new_text}")
     old_values = [v for v in values_in(old_text, stops, names_in(old_text)) if not is_quantity(v)]
+    old_words = words_of(old_text)
+    if any(
+        NEW_THING.search(clause) and any(not mentions(v, old_words) for v in values_in(clause, stops, names_in(new_text)))
+        for clause, _ in units_of(new_text)
+    ):
+        return False  # "keys handed back at Elm Grove! new place is 3 Hawthorn Close": a new one named
     for clause, _ in units_of(new_text):
         if not RETURN.search(clause) or CHANGE.search(clause) or past_event(clause, any_language=True):
             continue
