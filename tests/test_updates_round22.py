@@ -111,3 +111,19 @@ def test_keys_handed_back_with_a_new_place_named_is_no_return():
     old = "Address: 22 Birch Lane, Leeds LS6 2AB"
     assert not back_to_old(old, "dropped the keys back at Birch Lane. new flat is 9 Rowan Court, LS11 4QD")
     assert back_to_old(old, "in Glasgow for the summer, back at Birch Lane in September")
+
+
+@needs_meaning
+def test_a_fact_said_before_a_period_and_replaced_after_it_held_then(user, memory_factory, local_embeddings):
+    """No memory is dated in "autumn 2023": the period is still the one asked about, and the
+    fee said in August and replaced in 2025 is what held then (it was ranked below its
+    successor, the period dropped for want of a memory dated in it)."""
+    from memories.models import Memory
+    from memories.recall import recall
+
+    old = memory_factory("Joined Ironworks climbing gym, £41/mo, cancel any time", occurred_at="2023-08-03")
+    new = memory_factory("Ironworks email: membership going up to £46 from April. ugh", occurred_at="2025-03-01")
+    assert Memory.objects.get(pk=old.pk).outdated_by_id == new.pk
+    for question in ("What was my monthly climbing gym fee in autumn 2023?", "How much was the climbing gym in October 2023?"):
+        assert recall(owner=user, question=question, k=5).memory_ids[0] == old.pk, question
+    assert recall(owner=user, question="How much is the climbing gym now?", k=5).memory_ids[0] == new.pk

@@ -47,6 +47,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     meaning_arm = meaning.MeaningArm.begin(owner, question)  # the question is embedded meanwhile
     terms_arm = latent_terms.TermsArm.begin(owner, question)  # and its latent terms computed and searched
     spans = date_spans(question or "", today=today)
+    # The period asked about, even when no memory is dated in it: a fact said before it
+    # and replaced after it held then ("my gym fee in autumn 2023", said in August).
+    asked_spans = spans
     by_date = date_pool(owner, spans, k, today) if spans else []
     if not by_date and EMPTY_DATES_AS_WORDS:
         # No memory of the owner's falls in the dates the question names ("last weekend",
@@ -128,7 +131,9 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     elif wants_time:
         ranked = sessions.spread(ranked, sessions.TIME_BREADTH_DECAY)
     # What is true now: expired memories out, each superseded one below its successor.
-    ranked = current.prefer_current(ranked, owner=owner, now=now, spans=spans, fetch=lambda ids: fetch_scored(owner, ids, q))
+    ranked = current.prefer_current(
+        ranked, owner=owner, now=now, spans=asked_spans, fetch=lambda ids: fetch_scored(owner, ids, q)
+    )
     ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans))
     if spans and max((s.end for s in spans if s.end is not None), default=today) < today:
         ranked = newer.held_then_first(ranked, owner=owner, spans=spans)
