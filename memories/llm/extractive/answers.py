@@ -159,6 +159,8 @@ PERIOD_ALONE = False
 # near_miss's dates), 69.2% unchanged on the other. 1.0: off.
 MARGIN_SAYS_ALL = 0.025
 
+# A line naming only other months than the question's is of another time (see answer()).
+OTHER_MONTH = True
 NAME_ASKING = {textutil.stem(w) for w in ("call", "called", "named")}
 
 TIME_TERMS = {
@@ -262,6 +264,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # work as a nurse"), a kind of thing asked for as much as a place is for "where".
     said = frozenset().union(*memory_stems.values())
     valued = VALUE_TYPED and any(not said_as.spelled(textutil.terms(w)) & said for w in attribute_asked(question))
+    # A month the question names for its thing ("the book club pick for October", "the
+    # January dentist appointment"): a line that names only other months is of another
+    # time, whatever day it was stored ("Sept book club: ...").
+    asked_months = said_as.months_named(question) if OTHER_MONTH else frozenset()
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         theirs = held.get(s.memory.id, exchange_stems[s.memory.id])
         terms = content_terms
@@ -314,6 +320,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     if margin is not None and CHANGED_FACT:
         for s in _changed_fact_nearest(sentences, context):
             s.relevant, s.margin = True, max(s.margin, MARGIN_MIN_ANSWER)
+    if asked_months:
+        for s in sentences:
+            if (line_months := said_as.months_named(_memory_text(s.memory))) and not line_months & asked_months:
+                s.relevant = s.by_date = False
     if named:
         named_in_text = {m.id: named_beyond_address(m.text or m.summary) for m in context.memories}
         # A question about someone (or something named) is not answered by a memory that

@@ -142,6 +142,8 @@ _NUMBER_SPAN = re.compile(
     r"twenty|thirty|forty|fifty|sixty|hundred|thousand|million|dozen|once|twice|half|a\s+couple)\b",
     re.I,
 )
+# A clock time in digits, with a colon or "am"/"pm" ("2:40pm", "9am"; not "12.50", a price).
+_CLOCK_DIGITS = re.compile(r"\b\d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\.?|o'clock)(?!\w)", re.I)
 _CLOCK = re.compile(
     r"\b\d{1,2}(?:[:.]\d{2})\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\.?|o'clock)(?!\w)|\b(?:noon|midday|midnight)\b"
     r"|\b(?:at|by|from|until|till)\s+\d{1,2}\b|\b(?:morning|afternoon|evening|tonight|lunchtime|dawn|dusk)\b",
@@ -263,9 +265,12 @@ def _new_amounts(sentence: str, asked_words: set[str]) -> bool:
     """A number that can be an amount: in digits, or spelled out before what it counts
     ("forty quid", "two hundred"). A spelled-out number before a word of a closed class is
     a pronoun as often ("my cousin teaches one in Kreuzberg", "the blue one is nicer")."""
+    clocks = [c.span() for c in _CLOCK_DIGITS.finditer(sentence)]
     for m in _NUMBER_SPAN.finditer(sentence):
         if set(_words(m.group(0))) <= asked_words:
             continue
+        if any(start <= m.start() < end for start, end in clocks):
+            continue  # a clock time's hour ("2:40pm") counts no money
         if m.group(0)[:1].isdigit():
             return True
         after = _words(sentence[m.end() :])[:1]

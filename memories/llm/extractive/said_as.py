@@ -85,6 +85,23 @@ def calendar(word: str) -> bool:
     return canonical(textutil.stem(word)) in _MONTHS or canonical(textutil.stem(word)) in _WEEKDAYS
 
 
+# Month names that are also common words ("may", "march", "mar"): a month only when
+# written with a capital.
+_MONTH_ALSO_A_WORD = frozenset({"may", "march", "mar"})
+
+
+def months_named(text: str) -> frozenset[str]:
+    """The months a text names, in full or short ("Sept book club", "23rd Jan"), each in
+    its full name."""
+    out = set()
+    for word in re.findall(r"[A-Za-z]+", text):
+        low = word.lower()
+        month = _SHORT.get(low, low)
+        if month in _MONTHS and (word[:1].isupper() or low not in _MONTH_ALSO_A_WORD):
+            out.add(month)
+    return frozenset(out)
+
+
 def spelled(stems) -> frozenset[str]:
     """The stems with their canonical spellings added."""
     return frozenset(stems) | {canonical(s) for s in stems}
