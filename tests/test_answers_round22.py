@@ -61,3 +61,27 @@ def test_a_note_with_a_clock_time_gives_no_price(user, memory_factory, local_emb
         memory_factory(text)
     memory_factory("haircut moved to Thu 23rd Jan 2:40pm - Salon Rue on Bold St.")
     assert NOTHING in answer_question(owner=user, question="How much was the haircut in January?").answer
+
+
+def test_an_irregular_past_is_its_present():
+    from memories import textutil
+
+    assert said_as.canonical(textutil.stem("led")) == said_as.canonical(textutil.stem("lead"))
+    assert said_as.canonical(textutil.stem("paid")) == said_as.canonical(textutil.stem("pays"))
+    assert said_as.canonical(textutil.stem("saw")) != said_as.canonical(textutil.stem("see"))  # mostly the tool
+
+
+@needs_meaning
+def test_who_held_a_role_in_a_period_is_answered_with_what_held_then(user, memory_factory, local_embeddings):
+    """The question names a period no memory is dated in (the note is of January) and asks in the past tense ("led")
+    what a note says with a noun ("lead"): the superseded note held then, and is quoted."""
+    from memories.models import Memory
+
+    old = memory_factory("Harbour rebuild - Ines is project lead, weekly status to her on Mondays", occurred_at="2024-01-15")
+    new = memory_factory(
+        "Harbour: Ines handed the lead over to Tomasz, she's off to the data team. Status goes to him now",
+        occurred_at="2024-09-16",
+    )
+    assert Memory.objects.get(pk=old.pk).outdated_by_id == new.pk
+    result = answer_question(owner=user, question="Who led the Harbour rebuild in spring 2024?")
+    assert result.cited and result.cited[0] == old.pk, result.answer

@@ -134,7 +134,10 @@ def recall_hybrid(*, owner, question: str, k: int, now: datetime | None = None) 
     ranked = current.prefer_current(
         ranked, owner=owner, now=now, spans=asked_spans, fetch=lambda ids: fetch_scored(owner, ids, q)
     )
-    ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans))
+    # A period gone is asked about even when no memory is dated in it ("Who led Harbour in
+    # spring 2024?"): what held then keeps its place above what replaced it.
+    past_period = any(s.end is not None and s.end < today for s in asked_spans)
+    ranked = newer.newer_first(ranked, owner=owner, question=question, dated=bool(spans) or past_period)
     if spans and max((s.end for s in spans if s.end is not None), default=today) < today:
         ranked = newer.held_then_first(ranked, owner=owner, spans=spans)
     chosen, brief = within_budget(owner, ranked, k)

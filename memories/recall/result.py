@@ -74,7 +74,9 @@ class RecallResult:
                 date_matches=tuple(
                     r.memory.pk
                     for r in self.memories
-                    if any(x.startswith(("occurred in ", "occurred on ", "held through ")) for x in r.reasons)
+                    if any(
+                        x.startswith(("occurred in ", "occurred on ", "held through ", "held in the period")) for x in r.reasons
+                    )
                 ),
                 restated=tuple(
                     (int(m.group(1)), r.memory.pk) for r in self.memories for x in r.reasons if (m := RESTATED.match(x))
