@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 
 from .... import textutil
-from .. import language, similarity
+from .. import language
 from .anchors import change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated
 from .plain import TIME_WORDS, value_type
 from .slots import other_kind, two_holders
-from .statements import without_possessive, is_stopword, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import closest_pair, without_possessive, is_stopword, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import CONTRACTED, other_subject, someone_else
 from .values import names_in, values_in
 
@@ -86,13 +85,10 @@ def renumbered(old_text: str, new_text: str):
     pairs = [(oc, nc) for oc, ov in old_held.items() for nc, nv in new_held.items() if set(ov.values()) & set(nv.values())]
     if not pairs:
         return None
-    clauses = list(dict.fromkeys(c for pair in pairs for c in pair))
-    vectors = similarity.meaning_vectors(clauses)
-    if vectors is None:
+    closest = closest_pair(pairs)
+    if closest is None:
         return None
-    vectors = np.asarray(vectors, dtype=np.float32)
-    index = {c: i for i, c in enumerate(clauses)}
-    closeness, old_c, new_c = max((float(vectors[index[a]] @ vectors[index[b]]), a, b) for a, b in pairs)
+    closeness, old_c, new_c = closest
     one_thing = _one_thing(old_text, new_text, stops, set(old_held[old_c]) | set(new_held[new_c]))
     if closeness < RENUMBER_SLOT and not one_thing:
         return None

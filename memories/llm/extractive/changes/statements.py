@@ -10,7 +10,10 @@ from __future__ import annotations
 import difflib
 import re
 
+import numpy as np
+
 from .... import textutil
+from .. import similarity
 
 _TOKEN = re.compile(r"\d[\d,.:/-]*\d|[\w@.'’+-]+")
 
@@ -148,3 +151,15 @@ def units_of(text: str) -> list[tuple[str, str]]:
             parts = [p.strip() for p in CLAUSE_BREAK.split(piece)] if len(piece.split()) > 8 else [piece]
             out.extend((p, piece) for p in parts if len(p.split()) >= 2)
     return out[:MAX_SENTENCES] or [(text, text)]
+
+
+def closest_pair(pairs: list[tuple[str, str]]) -> tuple[float, str, str] | None:
+    """Of (older clause, newer clause) pairs, the closest by meaning as written, with its
+    cosine; None without an embedding layer."""
+    clauses = list(dict.fromkeys(c for pair in pairs for c in pair))
+    vectors = similarity.meaning_vectors(clauses)
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    index = {c: i for i, c in enumerate(clauses)}
+    return max((float(vectors[index[a]] @ vectors[index[b]]), a, b) for a, b in pairs)

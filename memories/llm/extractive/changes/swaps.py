@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 
 from .... import textutil
-from .. import language, similarity
+from .. import language
 from .anchors import (
     BEGINNING_ANCHORS,
     MOVED_ON_MARGIN,
@@ -61,7 +60,7 @@ from .cues import (
 from .decision import side_by_side, denied, kept
 from .plain import value_type
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
-from .statements import mentions, similar_word, tokens_of, units_of, words_of
+from .statements import closest_pair, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
 from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, part_of_another_name, values_in
 
@@ -118,18 +117,10 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     sentence_of = dict(old_units) | dict(new_units)
     if openers and any(v not in openers for oc, _ in pairs for v in old_held[oc]):
         return None  # "Ana works at IBM" / "Ben works at Oracle": two people, each with a value
-    clauses = list(dict.fromkeys(c for pair in pairs for c in pair))
-    vectors = similarity.meaning_vectors(clauses)
-    if vectors is None:
+    closest = closest_pair(pairs)
+    if closest is None:
         return None
-    vectors = np.asarray(vectors, dtype=np.float32)
-    index = {c: i for i, c in enumerate(clauses)}
-
-    def close(a: str, b: str) -> float:
-        i, j = index[a], index[b]
-        return float(vectors[i] @ vectors[j])
-
-    closeness, old_c, new_c = max((close(oc, nc), oc, nc) for oc, nc in pairs)
+    closeness, old_c, new_c = closest
     if closeness < threshold:
         return None
     old_s = sentence_of[old_c]
