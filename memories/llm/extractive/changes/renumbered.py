@@ -8,25 +8,28 @@ their sentences; a price, a time, a date or a phone number is a slot by its form
 and its owner need not be the writer (Mum's number is as much a fact to keep current as
 one's own). What makes it a change, all of it general evidence:
 
-- a value of one form on each side (an amount, a clock time, a day or month, a long
-  number such as a phone's, a code such as "10h" or "30mg"): the older one not said by
+- a value of one form on each side (an amount, its currency before or after it; a clock
+  time, "17h" too; a date, a day of a month counting as one; a weekday, short forms too;
+  a code; a number of five digits or more, such as a phone's): the older one not said by
   the newer note, the newer one not said by the older note;
-- one thing: the two notes share a word besides their values and words of time (read
-  with typos and abbreviations: "bk club" / "Book club"), or, said in other words, the
-  two clauses holding the values are close in meaning;
+- one thing: the two notes share a word besides their values, owners and words of time
+  (read with typos and abbreviations, short ones too: "op", "IT"), or, said in other
+  words, the two clauses holding the values are close in meaning;
 - the newer note says it changed: the closed classes of change (cues.py: "now", "new",
-  "instead", "from March", "up"/"down", an arrow) or an English past form that means a
-  change by meaning (anchors.change_verbs: "pushed", "upped");
+  "instead", "from March", "up"/"down", an arrow), or the new value right after a
+  preposition of result ("pushed to 2 April", "au samedi"); an English past form that
+  means a change by meaning alone (anchors.change_verbs) only with the clauses nearly
+  the same;
 - nothing says the old value stands beside the new one or is kept ("also", "a second",
   "unchanged", "still"), that the new one is only thought of or denied, of a time gone,
-  someone else's than the older note's ("Dad's" / "Mum's"), or another thing of the same
-  kind ("the team meeting" / "the client meeting").
+  of another owner ("Dad's" / "Mum's"), of another kind ("the team meeting" / "the client
+  meeting"), of two definite subjects ("The Falcon launch" / "The team offsite"), or of
+  another holder named on each side ("Netflix costs ..." / "Spotify raised its price ...").
 """
 
 from __future__ import annotations
 
 import re
-
 
 from .... import textutil
 from .. import language
@@ -34,7 +37,7 @@ from .anchors import change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated
 from .plain import TIME_WORDS, value_type
 from .slots import other_kind, two_holders
-from .statements import closest_pair, without_possessive, is_stopword, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
 from .subjects import CONTRACTED, other_subject, someone_else
 from .values import names_in, values_in
 
@@ -165,6 +168,7 @@ def _two_definite_subjects(old_c: str, new_c: str, stops: frozenset[str]) -> boo
 
 
 def _says_changed(text: str) -> bool:
+    """A closed-class word of change in the note (cues.py), "new", or an arrow."""
     return bool(
         CHANGE.search(text) or EFFECTIVE.search(text) or UP_OR_DOWN.search(text) or NEW_THING.search(text) or ARROW.search(text)
     )
@@ -236,8 +240,8 @@ _OWNER = re.compile(r"\b(\w+)['’]s\b")
 
 
 def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:
-    """The two notes share a word of what they are about: not a value, a word of time or
-    one of change (read with typos and abbreviations)."""
+    """The two notes share a word of what they are about: not a value, an owner, a word of
+    time or one of change (read with typos and abbreviations)."""
     new_words = {without_possessive(w) for w in words_of(new_text)}
     # Whose it is ("Mum's", "Dad's") says whose, not what: "Dad's birthday" is not "Dad's op".
     owners = {m.group(1).lower() for text in (old_text, new_text) for m in _OWNER.finditer(text)}
