@@ -215,9 +215,13 @@ _RETURNING = rf"back (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKD
 RETURNING = re.compile(rf"\b{_RETURNING}\b", re.I)
 BOUNDED = re.compile(
     r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
+    # A span spent somewhere ("Spending the week in Edinburgh", "a fortnight at Mum's").
+    r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
     rf"|{_RETURNING}"
     r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
-    r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?))\b",
+    r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?)"
+    r"|für (?:einen|eine|ein paar|zwei|drei|vier|\d+) (?:Tage?|Wochen?|Monate?|Nächte)"
+    r"|per (?:un|una|due|tre|qualche|\d+) (?:giorni|settimane?|mesi|notti))\b",
     re.I,
 )
 # An end said of a day to come ("Rosa is off next Tuesday") is no end now.
@@ -239,8 +243,13 @@ THIS_SPAN = re.compile(
 def for_now(statement: str) -> bool:
     """A state in the present said of the span the writer is in ("Diese Woche bin ich auf
     Dienstreise in München"), with no change word: a stay for a while. An event of the
-    span ("Started at Veloxa this week") is a change told when it happened."""
-    return bool(THIS_SPAN.search(statement)) and not CHANGE.search(statement) and not past_event(statement, any_language=True)
+    span ("Started at Veloxa this week") is a change told when it happened. A state bound
+    to a span ("für drei Tage in Hamburg", "the week in Edinburgh") is one too."""
+    return (
+        bool(THIS_SPAN.search(statement) or BOUNDED.search(statement))
+        and not CHANGE.search(statement)
+        and not past_event(statement, any_language=True)
+    )
 
 
 def said_as_past(old_c: str, new_c: str) -> bool:

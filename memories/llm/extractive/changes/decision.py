@@ -216,7 +216,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # A number of a name ("Mazda 3") is not replaced when the name is named again ("a
     # rental Corolla while the Mazda is in the shop").
     old_values = [v for v in old_all if not mentions(v, clause_words) and not _name_named(v, old_s, in_names, clause_words)]
-    new_values = [v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words)]
+    # A word of change tells that the slot changed, it is no value of it ("Switched car
+    # insurance to ...").
+    new_values = [
+        v for v in dict.fromkeys(values_in(new_s, stops, names)) if not mentions(v, old_words) and not CHANGE.fullmatch(v)
+    ]
     # A value said only as thought of, planned or denied is not held ("might get an
     # iPhone", "we're not moving to Braga").
     new_values = [v for v in new_values if not denied(v, new_pieces, lang, frozenset(old_words))]

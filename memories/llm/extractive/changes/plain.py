@@ -55,7 +55,8 @@ from .values import is_quantity, mask_values, names_in, parallel_openers, values
 PLAIN_SLOT = 0.85
 
 _CURRENCY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars|euros|pounds|bucks)\b", re.I)
-_CLOCK = re.compile(r"^\d{1,2}[:.]\d{2}$|^\d{1,2}\s?(?:am|pm)$", re.I)
+# An hour of the day and its minutes ("11.99" is no time: a price written without its currency).
+_CLOCK = re.compile(r"^(?:[01]?\d|2[0-3])[:.][0-5]\d$|^\d{1,2}\s?(?:am|pm)$", re.I)
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # Months, weekdays and seasons say when a value holds, not what it is of.
 TIME_WORDS = frozenset(w.lower() for w in (*textutil.MONTH_NAMES, *textutil.WEEKDAYS)) | {

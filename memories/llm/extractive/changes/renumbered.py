@@ -205,6 +205,8 @@ def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) ->
 _CURRENCY_AFTER = re.compile(r"\d\s?[$€£¥]")
 # A clock time written with an "h" ("17h", "10h30"), as in French and much of Europe.
 _CLOCK_H = re.compile(r"\d{1,2}h(?:\d{2})?\b")
+# A number with two decimal places ("11.99", "1,299.00").
+_CENTS = re.compile(r"\d[\d,]*[.,]\d{2}")
 
 
 def _form(value: str, clause: str) -> str:
@@ -224,6 +226,10 @@ def _form(value: str, clause: str) -> str:
     if form == "time":
         return "year" if low.isdigit() else "clock"
     if form == "number":
+        # Two decimal places are money's ("up to 11.99" after "£10.99/mo"), whatever the
+        # note left out of its currency.
+        if _CENTS.fullmatch(low):
+            return "amount"
         if sum(c.isdigit() for c in low) >= 5:
             return "long number"
         # A day of a month is a date ("9 October", "March 14th"), not a count.

@@ -61,6 +61,14 @@ def compounded(sentence: str, other: str) -> bool:
     return bool(pairs) and any(similar_word(w, pairs) for w in words_of(other) if len(w) > 6)
 
 
+def _after_noun(word: str, tokens: list[str], noun_at: int) -> bool:
+    """Whether `word` stands in a phrase of "with", "of" or "for" right after the noun at
+    `noun_at` ("sync with the design team"), within three words of the preposition."""
+    return (
+        noun_at + 1 < len(tokens) and tokens[noun_at + 1] in ("with", "of", "for") and word in tokens[noun_at + 2 : noun_at + 5]
+    )
+
+
 def _after_determiner(tokens: list[str], pos: int, stops: frozenset[str]) -> bool:
     before = tokens[pos - 1] if pos else ""
     return pos == 0 or (before.lower() in stops and (pos == 1 or not before[:1].isupper())) or before[:1].isdigit()
@@ -120,6 +128,11 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
         if not all(_after_determiner(tokens, pos, stops) for tokens, pos in ((old_tokens, i - 1), (new_tokens, j - 1))):
             continue
         a, b = before_old.lower(), before_new.lower()
+        # The modifier of one is the other's after the noun, in a phrase of "with", "of"
+        # or "for": the same thing named two ways ("Design sync" / "Weekly sync with the
+        # design team").
+        if _after_noun(b, [t.lower() for t in old_tokens], i) or _after_noun(a, new_lower, j):
+            continue
         if a != b and not abbreviates(a, {b}) and not abbreviates(b, {a}):
             return a, b
     return None
