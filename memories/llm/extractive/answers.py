@@ -21,6 +21,7 @@ writes each quote.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -138,6 +139,14 @@ CHANGED_FACT = True
 # naming both speakers ("When were Nadia and Leo meeting up in Ann Arbor?") is answered
 # by an exchange between them, each line naming one by its speaker. On.
 TURN_LABELS_LENT = True
+# Whether a memory that superseded another (an update marked) is read with the older one's
+# words: the update says they hold one slot, so "What is my work email address?" asks
+# about "mine is jude.okafor@brightlane.com now", the successor of "Work email for
+# contractors: j.okafor@...", though the newer line never says "email".
+SUCCESSOR_LENT = True
+# Whether a "what" question's whole attribute phrase ("my job title") is excused from being
+# said when the line says no word of it (_unsaid_things), as its head alone is.
+WHOLE_ATTRIBUTE = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 # Whether a line recall matched by the period a question names answers it whatever else
@@ -211,6 +220,8 @@ def answer(*, question: str, context: AnswerContext) -> str:
     memory_words = {m.id: frozenset(plain_words(_memory_text(m))) for m in context.memories}
     memory_stems = {m.id: said_as.said(textutil.terms(_memory_text(m)), memory_words[m.id], called) for m in context.memories}
     before = exchange.turns_before(context) if READ_EXCHANGE else {}
+    if SUCCESSOR_LENT:
+        before = _with_predecessors(before, context)
     # A reply holds what it answers: the words of the turns before it count as its own.
     exchange_stems = {i: memory_stems[i].union(*(memory_stems[j] for j in before.get(i, ()))) for i in memory_stems}
     # The turns before lend their words, not who said them: "Priya: my brother moved to
@@ -358,6 +369,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
             # ("Caroline's hand-painted bowl" / Melanie's "my hand-painted bowl").
             read_stand_ins = STAND_INS and margin is not None and (STAND_INS_NAMED or not named)
             checks = [STAND_IN_CHECKS if read_stand_ins else 0]
+            replaced = _replaced_texts(context) if SUCCESSOR_LENT else {}
+
+            def heads_of(s: Sentence) -> frozenset[str]:
+                # A newer value names its thing as the note it replaced did.
+                return said_as.heads(s.text).union(*(said_as.heads(t) for t in replaced.get(s.memory.id, ())))
+
             relevant = [
                 s
                 for s in sorted(relevant, key=lambda s: -s.score)
@@ -365,9 +382,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 or (named_kind and asked_for.holds(_said(s), kind, question))
                 or (_foreign(s, asked_in) and s.margin >= MARGIN_FOREIGN)
                 or (margin is not None and s.margin >= MARGIN_SAYS_ALL)
-                or _said_all(
-                    question, _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]}, said_as.heads(s.text)), s, checks
-                )
+                or _said_all(question, _unsaid_things(question, kind, {0: exchange_stems[s.memory.id]}, heads_of(s)), s, checks)
             ]
         elif _unsaid_things(question, kind, memory_stems):
             relevant = [s for s in relevant if s.by_date or (named_kind and asked_for.holds(_said(s), kind, question))]
@@ -435,6 +450,25 @@ def _changed_fact_nearest(sentences: list[Sentence], context: AnswerContext) -> 
     if (first, second) not in linked and (second, first) not in linked:
         return []
     return [s for s in sentences if s.memory.id in (first, second)]
+
+
+def _with_predecessors(before: dict[int, tuple[int, ...]], context: AnswerContext) -> dict[int, tuple[int, ...]]:
+    """The memories whose words each memory is read with: the turns before it (a reply's),
+    and the memories it superseded (the older values of its slot)."""
+    out = {i: tuple(turns) for i, turns in before.items()}
+    for m in context.memories:
+        if m.outdated_by:
+            out[m.outdated_by] = (*out.get(m.outdated_by, ()), m.id)
+    return out
+
+
+def _replaced_texts(context: AnswerContext) -> dict[int, list[str]]:
+    """The texts of the memories each memory superseded, by its id."""
+    out: dict[int, list[str]] = {}
+    for m in context.memories:
+        if m.outdated_by:
+            out.setdefault(m.outdated_by, []).append(_memory_text(m))
+    return out
 
 
 def _without_neighbours(
@@ -533,6 +567,12 @@ def _unsaid_things(
     said = frozenset().union(*memory_stems.values())
     phrase = attribute_phrase(question)
     valued = attribute_asked(question) if not any(said_as.says(w, said) for w in phrase[:-1]) else set()
+    if WHOLE_ATTRIBUTE and phrase and not any(said_as.says(w, said) for w in phrase) and _writers_own(question, phrase):
+        # Nothing of the phrase said at all: the writer's attribute, its value the answer
+        # ("What's my job title?" / "Senior Data Analyst as of today"). A phrase partly
+        # said is another thing of it ("the car registration" / "registration for the yoga
+        # course"); someone's ("Giulia's finishing time", "my dentist's number") names them.
+        valued = set(phrase)
     excused = valued | set(kind.head.split() if kind and kind.head else ())
     if heads:
         # "Poppy's booster done 6 May" answers "When did the dog get her booster
@@ -544,6 +584,12 @@ def _unsaid_things(
             if len(phrase) > 1 and said_as.spelled(textutil.terms(phrase[-2])) & heads
         }
     return [w for w in asked_nouns(question) if w not in excused and not said_as.says(w, said)]
+
+
+def _writers_own(question: str, phrase: list[str]) -> bool:
+    """Whether the question asks the phrase as the writer's ("my job title"), not as
+    someone's ("Giulia's finishing time", "my dentist's phone number")."""
+    return bool(re.search(r"\b(?:my|our)\s+" + r"\s+".join(map(re.escape, phrase)) + r"\b", question, re.I))
 
 
 def _said_all(question: str, unsaid: list[str], s: Sentence, checks: list[int]) -> bool:
