@@ -4,7 +4,9 @@ code. A price written without its currency ("up to 11.99") was read as a clock t
 both changes were missed. Among look-alike non-updates, a stay bound to a span ("für drei
 Tage in Hamburg", "the week in Edinburgh"), a named person's relative ("Gemma's grandad has
 gone into a care home") and a sentence opening with someone else ("Tom got promoted ...")
-were marked as the writer's change. Written here in words of their own."""
+were marked as the writer's change, as were "Switched car insurance to ..." after "My car is
+a silver Jazz" (another thing: the insurance) and a test drive whose note only hopes the old
+car dies some day. Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -34,6 +36,14 @@ LOOK_ALIKES = [
     (
         "Keisha lives in Walsall with her girlfriend.",
         "Keisha's grandad has moved into a care home in Lichfield, she goes every weekend.",
+    ),
+    # The older note's noun as the modifier of another in the newer one: another thing.
+    ("My phone is a black Pixel 8.", "Switched phone contract to Giffgaff, half the price."),
+    ("corner shop: 2 pints oat milk £2.10", "corner shop bread up to £1.65 now"),
+    # The old value's end only thought of, in another sentence of the note.
+    (
+        "I ride a 2015 Cannondale CAAD10.",
+        "Tried a Canyon gravel bike at the demo day. Might get one if the Cannondale ever dies.",
     ),
     # A sentence opening with someone else: their change, not the writer's.
     ("I'm an analyst at Fenwick Bank.", "Tom got promoted to Head of Risk at Fenwick - well deserved, buying him a pint Friday."),
@@ -81,3 +91,27 @@ def test_a_word_of_change_is_no_value(settings):
     settings.MEMORY_EMBEDDINGS = "local"
     change = decision.judge("My bike is a blue Trek FX.", "Switched bike insurance to Yellow Jersey, cheaper.")
     assert change is None or "switched" not in change.new_values
+
+
+def test_a_noun_ending_its_phrase_then_modifying_another():
+    stops = frozenset({"my", "is", "a", "to", "the", "up", "now"})
+    assert slots.modifier_of_another("My car is a silver Jazz", "Switched car insurance to Aviva", stops) == ("car", "insurance")
+    # The same root is the same slot ("owner" / "owns"); a verb after the noun is no noun.
+    assert slots.modifier_of_another("Nadia owns the release process", "Release process owner: Oskar", stops) is None
+    assert slots.modifier_of_another("My car is a silver Jazz", "Car broke down, sold it for scrap", stops) is None
+
+
+def test_the_role_another_owns_is_the_head_of_the_phrase():
+    # "my line manager": the role is the manager; "Omar's reporting line" is no manager of Omar's.
+    assert not subjects.someone_elses_role("My line manager is Tess.", "After the restructure I moved to Omar's reporting line.")
+    assert subjects.someone_elses_role("My dentist is Dr Farrow.", "Took Mum to her dentist, Dr Quayle, on Tuesday.")
+
+
+@needs_meaning
+def test_two_things_each_with_its_name(settings):
+    settings.MEMORY_EMBEDDINGS = "local"
+    # A thing named, then a person named: two names of two things.
+    assert slots.two_named_things("The cargo bike is called Big Bertha.", "seeing someone called Noor now, early days")
+    # Two words for one person ("boyfriend", "a guy"), or one thing named again.
+    assert not slots.two_named_things("My boyfriend is called Sam.", "Dumped Sam; seeing a guy called Theo now.")
+    assert not slots.two_named_things("Our kitten is called Mochi.", "The kitten is now named Tofu.")

@@ -21,7 +21,6 @@ writes each quote.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -144,9 +143,6 @@ TURN_LABELS_LENT = True
 # about "mine is jude.okafor@brightlane.com now", the successor of "Work email for
 # contractors: j.okafor@...", though the newer line never says "email".
 SUCCESSOR_LENT = True
-# Whether a "what" question's whole attribute phrase ("my job title") is excused from being
-# said when the line says no word of it (_unsaid_things), as its head alone is.
-WHOLE_ATTRIBUTE = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3
 # Whether a line recall matched by the period a question names answers it whatever else
@@ -567,12 +563,6 @@ def _unsaid_things(
     said = frozenset().union(*memory_stems.values())
     phrase = attribute_phrase(question)
     valued = attribute_asked(question) if not any(said_as.says(w, said) for w in phrase[:-1]) else set()
-    if WHOLE_ATTRIBUTE and phrase and not any(said_as.says(w, said) for w in phrase) and _writers_own(question, phrase):
-        # Nothing of the phrase said at all: the writer's attribute, its value the answer
-        # ("What's my job title?" / "Senior Data Analyst as of today"). A phrase partly
-        # said is another thing of it ("the car registration" / "registration for the yoga
-        # course"); someone's ("Giulia's finishing time", "my dentist's number") names them.
-        valued = set(phrase)
     excused = valued | set(kind.head.split() if kind and kind.head else ())
     if heads:
         # "Poppy's booster done 6 May" answers "When did the dog get her booster
@@ -584,12 +574,6 @@ def _unsaid_things(
             if len(phrase) > 1 and said_as.spelled(textutil.terms(phrase[-2])) & heads
         }
     return [w for w in asked_nouns(question) if w not in excused and not said_as.says(w, said)]
-
-
-def _writers_own(question: str, phrase: list[str]) -> bool:
-    """Whether the question asks the phrase as the writer's ("my job title"), not as
-    someone's ("Giulia's finishing time", "my dentist's phone number")."""
-    return bool(re.search(r"\b(?:my|our)\s+" + r"\s+".join(map(re.escape, phrase)) + r"\b", question, re.I))
 
 
 def _said_all(question: str, unsaid: list[str], s: Sentence, checks: list[int]) -> bool:

@@ -58,6 +58,7 @@ from .cues import (
 from .plain import shares_subject_or_slot
 from .slots import (
     frame_word_swapped,
+    modifier_of_another,
     other_kind,
     other_thing,
     said_in_parallel,
@@ -66,6 +67,7 @@ from .slots import (
     shares_slot_word,
     slot_words_differ,
     two_holders,
+    two_named_things,
 )
 from .statements import CLAUSE_BREAK, content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
@@ -144,6 +146,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
     if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
+    if named_old and _only_hedged(named_old, new_text):
+        return None  # "Test drove a Tesla. Would love one when the Focus finally dies": the Focus stays
     # The newer note names what the older one's slot held ("Someone nicked my Brompton",
     # "Sold the T4"): as good a sign of the same slot as a change word.
     in_names = numbers_in_names(old_s)
@@ -256,6 +260,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # the looser bar is an ending's only
     if TEMPORARY.search(new_text) and not CHANGE.search(new_text) and not EFFECTIVE.search(new_text):
         return None  # "Priya is on leave next week, Dev covers for her": a stand-in for a while
+    if modifier_of_another(old_s, new_s, stops, names):
+        return None  # "My car is a silver Jazz" / "Switched car insurance to Direct Line": the insurance
+    if two_named_things(old_s, new_s):
+        return None  # "The starter is called Doughbi" / "seeing someone called Ines": two named
     modifiers = other_kind(old_s, new_s, stops, names)
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
@@ -443,6 +451,13 @@ def end_of_another_thing(old_text: str, sentence: str, named: list[str], stops: 
         for c in ending
         for w in content_words(c, stops)
     )
+
+
+def _only_hedged(values: list[str], text: str) -> bool:
+    """Every sentence of the text that names one of the values says it only as thought of
+    ("would", "might", "someday if"): what the older note held is not said to have gone."""
+    naming = [t for t in textutil.sentences(text) or [text] if any(mentions(v, words_of(t)) for v in values)]
+    return bool(naming) and all(HEDGED.search(t) for t in naming)
 
 
 def stays_after_all(text: str) -> bool:

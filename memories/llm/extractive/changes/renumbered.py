@@ -36,7 +36,7 @@ from .. import language
 from .anchors import change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated
 from .plain import TIME_WORDS, value_type
-from .slots import other_kind, two_holders
+from .slots import modifier_of_another, other_kind, two_holders
 from .statements import closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
 from .subjects import CONTRACTED, other_subject, someone_else
 from .values import names_in, values_in
@@ -111,8 +111,10 @@ def renumbered(old_text: str, new_text: str):
         or other_subject(old_s, new_s, names, old_text, new_text)
     ):
         return None  # "Mum's number" / "Dad's number"
-    if other_kind(old_s, new_s, stops, names) or _two_definite_subjects(old_c, new_c, stops):
-        return None  # "the team meeting" / "the client meeting"; "The Falcon launch" / "The team offsite"
+    if other_kind(old_s, new_s, stops, names) or modifier_of_another(old_s, new_s, stops, names):
+        return None  # "the team meeting" / "the client meeting"; "the car" / "the car insurance"
+    if _two_definite_subjects(old_c, new_c, stops):
+        return None  # "The Falcon launch" / "The team offsite"
     if two_holders(old_s, new_s, stops, names) or _named_apart(old_c, new_c, old_words, new_words, stops, names):
         return None  # "Meeting with Sarah on Monday" / "Meeting with Tom moved to Tuesday"
     forms = set(old_held[old_c].values()) & set(new_held[new_c].values())

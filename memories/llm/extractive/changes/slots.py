@@ -9,15 +9,16 @@ one slot that are two ("the team meeting" / "the client meeting", "the tax retur
 from __future__ import annotations
 
 import difflib
+import os
 import re
 
 import numpy as np
 
 from .... import textutil
 from .. import similarity
-from .cues import CHANGE, NOT_A_THING
+from .cues import CHANGE, IRREGULAR_PAST, NOT_A_THING
 from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, words_of
-from .subjects import first_person
+from .subjects import first_person, person_noun
 from .values import PLACEHOLDER, is_quantity, mask_values
 
 
@@ -59,6 +60,50 @@ def compounded(sentence: str, other: str) -> bool:
     tokens = [t.lower() for t in tokens_of(sentence)]
     pairs = {a + b for a, b in zip(tokens, tokens[1:]) if len(a) > 2 and len(b) > 2 and a.isalpha() and b.isalpha()}
     return bool(pairs) and any(similar_word(w, pairs) for w in words_of(other) if len(w) > 6)
+
+
+def modifier_of_another(
+    old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
+    """The older statement's noun, which ends its phrase there ("My car is a silver Jazz"),
+    is the modifier of another noun in the newer one ("Switched car insurance to ..."): an
+    English noun phrase ends in its head, so the newer one is about the insurance, not the
+    car. The two words, else None."""
+    old_tokens, new_tokens = [t.lower() for t in tokens_of(old_s)], tokens_of(new_s)
+    new_lower = [t.lower() for t in new_tokens]
+    for j, word in enumerate(new_lower[:-1]):
+        if word in stops or word in names or not word.isalpha() or word not in old_tokens:
+            continue
+        head = new_lower[j + 1]
+        if not _plain_noun(head, new_tokens[j + 1], stops, names) or any(_one_root(head, w) for w in old_tokens):
+            continue  # "Release process owner: ..." / "Nadia owns the release process": the same slot
+        i = old_tokens.index(word)
+        after_old = old_tokens[i + 1] if i + 1 < len(old_tokens) else ""
+        if not after_old or after_old in stops or not after_old.isalpha():
+            return word, head
+    return None
+
+
+def _one_root(a: str, b: str) -> bool:
+    """Two words of one root by their spelling ("owner" / "owns"): they open with the same
+    letters, all but the last of the shorter, three at least."""
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= 3 and shared >= min(len(a), len(b)) - 1
+
+
+def _plain_noun(low: str, token: str, stops: frozenset[str], names: frozenset[str]) -> bool:
+    """A lower-case content word that is no verb form by its ending or a closed class
+    (a past, a participle, a word of change) and no name."""
+    return (
+        token.isalpha()
+        and token.islower()
+        and low not in stops
+        and low not in names
+        and not low.endswith(("ed", "ing", "ly"))
+        and low not in IRREGULAR_PAST
+        and not CHANGE.fullmatch(low)
+        and textutil.stem(low) not in NOT_A_THING  # "at the vet today": a word of time
+    )
 
 
 def _after_noun(word: str, tokens: list[str], noun_at: int) -> bool:
@@ -203,6 +248,39 @@ def frame_word_swapped(old_c: str, new_c: str, stops: frozenset[str], names: fro
         return False
     diff = [(a, b) for a, b in zip(old_t, new_t) if a != b]
     return len(diff) == 1 and diff[0][0] != "x" and diff[0][1] != "x" and diff[0][0] not in stops and diff[0][1] not in stops
+
+
+# A verb of naming, a closed class of each grammar: "the starter is called Doughbi".
+_NAMED = re.compile(r"\b(?:called|named|heißt|s'appelle|se llama|si chiama|se chama|chamado|chamada)\b", re.I)
+
+
+# Copulas and determiners (closed classes) between a noun and its verb of naming.
+_FUNCTION = frozenset("is are was were be been a an the my our his her their its this that".split())
+
+
+def two_named_things(old_s: str, new_s: str) -> bool:
+    """Both name something ("... called X"), and what each names, the content word just
+    before its verb of naming, is not in the other and is a person on one side only, by
+    meaning ("Sourdough starter is called Doughbi" / "seeing someone called Ines now"):
+    two things, each with its name. "My boyfriend is called Sam" / "a guy called Theo"
+    name one slot in two words."""
+
+    def named_thing(sentence: str) -> str:
+        m = _NAMED.search(sentence)
+        if not m:
+            return ""
+        # The word before the verb, past a copula or a determiner ("is", "a"): "someone"
+        # and "somebody" are stopwords and name the thing all the same.
+        before = [t.lower() for t in tokens_of(sentence[: m.start()]) if t.isalpha() and t.lower() not in _FUNCTION]
+        return before[-1] if before else ""
+
+    old, new = named_thing(old_s), named_thing(new_s)
+    return (
+        bool(old and new)
+        and not similar_word(old, words_of(new_s))
+        and not similar_word(new, words_of(old_s))
+        and person_noun(old) != person_noun(new)
+    )
 
 
 def two_holders(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str]) -> bool:

@@ -265,7 +265,9 @@ def someone_elses_role(old_text: str, new_text: str, lang: str = "") -> bool:
     stops = language.stopwords_for(f"{old_text} {new_text}")
     mine = re.compile(rf"\b(?:{grammar.possessives(lang, own=True)})\s+((?:[^\W\d_][\w-]*\s+)?[^\W\d_][\w-]*)", re.I)
     theirs = re.compile(grammar.possessives(lang, own=False), re.I)
-    roles = {w.lower() for m in mine.finditer(old_text) for w in m.group(1).split() if w.islower() and w not in stops}
+    # The role is the head of the phrase, its last word before a stopword ("my line manager
+    # is ...": the manager; "Marcus Reid's reporting line" names no manager of his).
+    roles = {head for m in mine.finditer(old_text) if (head := _head(m.group(1).split(), stops))}
     for role in roles:
         said = [m for m in re.finditer(rf"\b{re.escape(role)}\b", new_text, re.I)]
         if not said:
@@ -273,6 +275,16 @@ def someone_elses_role(old_text: str, new_text: str, lang: str = "") -> bool:
         if all(_owned_by_another(new_text[: m.start()], theirs) for m in said):
             return True
     return False
+
+
+def _head(words: list[str], stops: frozenset[str]) -> str:
+    """The last lower-case word of a noun phrase before any stopword, else ""."""
+    phrase = []
+    for word in words:
+        if word.lower() in stops or not word.islower():
+            break
+        phrase.append(word)
+    return phrase[-1] if phrase else ""
 
 
 def _owned_by_another(before: str, theirs: re.Pattern) -> bool:
