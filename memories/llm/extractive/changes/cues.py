@@ -217,6 +217,8 @@ BOUNDED = re.compile(
     r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
     # A span spent somewhere ("Spending the week in Edinburgh", "a fortnight at Mum's").
     r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
+    # Away on a journey ("on the work trip", "on holiday"): a closed class of its nouns.
+    r"|on (?:(?:a|the|my|our) )?(?:\w+ )?(?:trip|holidays?|vacation)"
     rf"|{_RETURNING}"
     r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
     r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?)"

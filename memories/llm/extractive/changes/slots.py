@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .... import textutil
-from .. import similarity
+from .. import language, similarity
 from .cues import CHANGE, IRREGULAR_PAST, NOT_A_THING
 from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, words_of
 from .subjects import first_person, person_noun
@@ -68,7 +68,11 @@ def modifier_of_another(
     """The older statement's noun, which ends its phrase there ("My car is a silver Jazz"),
     is the modifier of another noun in the newer one ("Switched car insurance to ..."): an
     English noun phrase ends in its head, so the newer one is about the insurance, not the
-    car. The two words, else None."""
+    car. English only: other grammars put the head first ("cours de yoga"), and a noun
+    and the verb after it look alike to this reading ("le cours de yoga passe à ..."). The
+    two words, else None."""
+    if language.language_of(f"{old_s} {new_s}") not in ("en", ""):
+        return None
     old_tokens, new_tokens = [t.lower() for t in tokens_of(old_s)], tokens_of(new_s)
     new_lower = [t.lower() for t in new_tokens]
     for j, word in enumerate(new_lower[:-1]):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .... import textutil
 from .. import grammar, language, similarity
-from .cues import IRREGULAR_PAST, SAME_FORM_PAST, for_now
+from .cues import BOUNDED, CHANGE, IRREGULAR_PAST, SAME_FORM_PAST, for_now
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
@@ -301,4 +301,8 @@ def writer_away_for_now(text: str) -> bool:
     span ("Netflix bill this month: $17.99") is not a stay."""
     lang = language.language_of(text)
     names = frozenset(w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]+", text))
+    # Bound to a span ("on the work trip", "for three days"), whoever's and whenever it
+    # was, with no word of change: a stay, or a stand-in for a while.
+    if BOUNDED.search(text) and not CHANGE.search(text):
+        return True
     return for_now(text) and first_person(text, names, lang)
