@@ -32,6 +32,8 @@ LOOK_ALIKES = [
     # A stay bound to a span, in German and in English.
     ("Ich wohne in Leipzig, im Süden der Stadt.", "Nächste Woche bin ich für drei Tage in Dresden bei meiner Oma."),
     ("I live in Cardiff, in Pontcanna near the park.", "Spending the weekend in Bath with old friends, staying near the Circus."),
+    # Another one of a kind that comes many times: where and when both other, no change said.
+    ("Train to Glasgow on 4 March.", "Train to York on 19 April for the race."),
     # Away on a journey, told in the past with no subject.
     ("gym now: The Foundry on Clyde St", "Used the hotel gym in Inverness on the sales trip, one sad treadmill."),
     # A named person's relative: the relative's fact, not the person's.

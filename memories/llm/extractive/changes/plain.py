@@ -298,6 +298,11 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     new_only = [v for v in new_values if not mentions(v, old_words)]
     if not old_only or not new_only:
         return None
+    # Where and when both replaced, with no word of change: another one of a kind that
+    # comes many times ("Flight to Berlin on 9 October" / "Flight to Madrid on 2
+    # November"), not the one moved.
+    if not CHANGE.search(new_s) and _where_and_when(old_only, old_c) and _where_and_when(new_only, new_c):
+        return None
     # One type on both sides: the slot's value ("10.99" / "12.99"), not when it holds.
     types = {value_type(v, old_c) for v in old_only} & {value_type(v, new_c) for v in new_only}
     if not types:
@@ -345,6 +350,12 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
             return None
     return tuple(old_only), tuple(new_only)
+
+
+def _where_and_when(values: list[str], clause: str) -> bool:
+    """The values hold a name and a time or number of the calendar: where and when."""
+    types = {value_type(v, clause) for v in values}
+    return "word" in types and bool(types & {"time", "number"})
 
 
 def _past_form(word: str) -> bool:
