@@ -140,8 +140,8 @@ CHANGED_FACT = True
 TURN_LABELS_LENT = True
 # Whether a memory that superseded another (an update marked) is read with the older one's
 # words: the update says they hold one slot, so "What is my work email address?" asks
-# about "mine is jude.okafor@brightlane.com now", the successor of "Work email for
-# contractors: j.okafor@...", though the newer line never says "email".
+# about "mine is mina.osei@fernway.com now", the successor of "Work email for suppliers:
+# m.osei@fernway.co.uk", though the newer line never says "email".
 SUCCESSOR_LENT = True
 # Below this many sentences there is no typical sentence to stand out from.
 FEW_SENTENCES = 3

@@ -245,13 +245,8 @@ THIS_SPAN = re.compile(
 def for_now(statement: str) -> bool:
     """A state in the present said of the span the writer is in ("Diese Woche bin ich auf
     Dienstreise in München"), with no change word: a stay for a while. An event of the
-    span ("Started at Veloxa this week") is a change told when it happened. A state bound
-    to a span ("für drei Tage in Hamburg", "the week in Edinburgh") is one too."""
-    return (
-        bool(THIS_SPAN.search(statement) or BOUNDED.search(statement))
-        and not CHANGE.search(statement)
-        and not past_event(statement, any_language=True)
-    )
+    span ("Started at Veloxa this week") is a change told when it happened."""
+    return bool(THIS_SPAN.search(statement)) and not CHANGE.search(statement) and not past_event(statement, any_language=True)
 
 
 def said_as_past(old_c: str, new_c: str) -> bool:

@@ -298,7 +298,9 @@ def writer_away_for_now(text: str) -> bool:
     """The writer tells where they are or what they do in the span they are in ("Working
     out of the Birmingham office this week", "Cette semaine je télétravaille depuis
     Annecy"): a stay for a while, not the new value of their slot. A thing's value of the
-    span ("Netflix bill this month: $17.99") is not a stay."""
+    span ("Netflix bill this month: $17.99") is not a stay. A statement bound to a span
+    ("für drei Tage in Hamburg", "the week in Edinburgh", "on the work trip") is a stay
+    whoever's it is and whenever it was."""
     lang = language.language_of(text)
     names = frozenset(w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]+", text))
     # Bound to a span ("on the work trip", "for three days"), whoever's and whenever it
