@@ -7,7 +7,6 @@ job. Pronouns and possessives are read in the note's own language (grammar.py).
 
 from __future__ import annotations
 
-import functools
 import re
 
 import numpy as np
@@ -242,10 +241,10 @@ def person_noun(noun: str) -> bool:
     return margin is not None and margin < PERSON_MARGIN
 
 
-@functools.lru_cache(maxsize=512)
 def _thing_margin(noun: str) -> float | None:
     """How much nearer the noun is to things than to people, alone and after "my" (the two
-    margins summed); None without the embedding model."""
+    margins summed); None without the embedding model. Not cached here: the embedding layer
+    keeps each sentence's vector by its model, and the model in use may change."""
     total = 0.0
     for template, people in _PEOPLE.items():
         things = _THINGS[template]
