@@ -21,6 +21,8 @@ from tests.test_updates_plain import marked
 renumbered = importlib.import_module("memories.llm.extractive.changes.renumbered")
 
 UPDATES = [
+    # The writer's role with another modifier of one noun: a new role, not another kind.
+    ("I'm a junior planner at Marlow Homes.", "First month as senior planner at Keel Partners done, great team."),
     # Two decimal places are money's, the currency left out on one side.
     ("Disney+ Standard: £5.99/mo", "disney+ up to 6.99 now ugh"),
     # The modifier of one ("Finance catch-up") is the other's after the noun ("catch-up

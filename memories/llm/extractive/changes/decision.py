@@ -265,6 +265,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if two_named_things(old_s, new_s):
         return None  # "The starter is called Doughbi" / "seeing someone called Ines": two named
     modifiers = other_kind(old_s, new_s, stops, names)
+    if modifiers and _writers_role(old_s, modifiers[0]) and _writers_role(new_s, modifiers[1]):
+        # "I'm a junior designer at X" / "First week as lead designer at Y": the writer
+        # is the thing, and holds one such role at a time.
+        old_values, new_values = [modifiers[0], *old_values], [modifiers[1], *new_values]
+        modifiers = None
     if modifiers and (old_values or new_values):
         return None  # "the team meeting is on Monday" / "the client meeting moved to Tuesday"
     if cue and modifiers:
@@ -451,6 +456,16 @@ def end_of_another_thing(old_text: str, sentence: str, named: list[str], stops: 
         for c in ending
         for w in content_words(c, stops)
     )
+
+
+# The writer said to be or to act as what follows (a closed class of English frames).
+_ROLE_FRAME = r"\b(?:i'm|i’m|i am|i work as|as|now)\s+(?:an?\s+|the\s+)?"
+
+
+def _writers_role(sentence: str, modifier: str) -> bool:
+    """The modifier opens a role the writer holds ("I'm a junior designer", "as lead
+    designer"): the thing is the writer, not an object of the note."""
+    return bool(re.search(_ROLE_FRAME + re.escape(modifier) + r"\b", sentence, re.I))
 
 
 def _only_hedged(values: list[str], text: str) -> bool:
