@@ -216,8 +216,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     memory_words = {m.id: frozenset(plain_words(_memory_text(m))) for m in context.memories}
     memory_stems = {m.id: said_as.said(textutil.terms(_memory_text(m)), memory_words[m.id], called) for m in context.memories}
     before = exchange.turns_before(context) if READ_EXCHANGE else {}
-    if SUCCESSOR_LENT:
-        before = _with_predecessors(before, context)
+    # The memories each one superseded (the older values of its slot), by its id.
+    replaced = _superseded_by(context) if SUCCESSOR_LENT else {}
+    for i, older in replaced.items():
+        before[i] = (*before.get(i, ()), *older)
     # A reply holds what it answers: the words of the turns before it count as its own.
     exchange_stems = {i: memory_stems[i].union(*(memory_stems[j] for j in before.get(i, ()))) for i in memory_stems}
     # The turns before lend their words, not who said them: "Priya: my brother moved to
@@ -365,11 +367,11 @@ def answer(*, question: str, context: AnswerContext) -> str:
             # ("Caroline's hand-painted bowl" / Melanie's "my hand-painted bowl").
             read_stand_ins = STAND_INS and margin is not None and (STAND_INS_NAMED or not named)
             checks = [STAND_IN_CHECKS if read_stand_ins else 0]
-            replaced = _replaced_texts(context) if SUCCESSOR_LENT else {}
+            texts = {m.id: _memory_text(m) for m in context.memories}
 
             def heads_of(s: Sentence) -> frozenset[str]:
                 # A newer value names its thing as the note it replaced did.
-                return said_as.heads(s.text).union(*(said_as.heads(t) for t in replaced.get(s.memory.id, ())))
+                return said_as.heads(s.text).union(*(said_as.heads(texts[i]) for i in replaced.get(s.memory.id, ())))
 
             relevant = [
                 s
@@ -448,22 +450,12 @@ def _changed_fact_nearest(sentences: list[Sentence], context: AnswerContext) -> 
     return [s for s in sentences if s.memory.id in (first, second)]
 
 
-def _with_predecessors(before: dict[int, tuple[int, ...]], context: AnswerContext) -> dict[int, tuple[int, ...]]:
-    """The memories whose words each memory is read with: the turns before it (a reply's),
-    and the memories it superseded (the older values of its slot)."""
-    out = {i: tuple(turns) for i, turns in before.items()}
+def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:
+    """For each memory of the context, the ids of the memories in it that it superseded."""
+    out: dict[int, tuple[int, ...]] = {}
     for m in context.memories:
         if m.outdated_by:
             out[m.outdated_by] = (*out.get(m.outdated_by, ()), m.id)
-    return out
-
-
-def _replaced_texts(context: AnswerContext) -> dict[int, list[str]]:
-    """The texts of the memories each memory superseded, by its id."""
-    out: dict[int, list[str]] = {}
-    for m in context.memories:
-        if m.outdated_by:
-            out.setdefault(m.outdated_by, []).append(_memory_text(m))
     return out
 
 
