@@ -36,7 +36,7 @@ UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
 # 1 May", "ab Juni", "a partir de marzo"): the grammar of a change taking effect, not of
 # a fact already held (a stay has its end too: BOUNDED).
 EFFECTIVE = re.compile(
-    r"\b(?:from|starting|as of|effective|beginning)\s+(?:next|this|the\s+\d|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"\b(?:from|starting|as of|effective|beginning)\s+(?:next|this|today|tomorrow|the\s+\d|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"|\bab\s+(?:nächste\w*|\d|januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)"
     r"|\b(?:a partir d[eu]|à partir d[eu]|dal|dalla|da)\s+(?:\d|el\s+\d|le\s+\d|(?:pr[oó]xim|prochain|prossim)\w*|"
@@ -240,6 +240,9 @@ THIS_SPAN = re.compile(
     r"|questa settimana|questo (?:weekend|mese)|per ora|per il momento)\b",
     re.I,
 )
+
+# An amount with its currency, before or after it ("£29/month", "97 €"): a price.
+PRICED = re.compile(r"[$€£¥]\s?\d|\d\s?(?:[$€£¥]|usd|eur|gbp|dollars|euros|pounds|bucks)(?!\w)", re.I)
 
 
 def for_now(statement: str) -> bool:

@@ -151,9 +151,19 @@ def _only_as_possessor(value: str, old_text: str, new_text: str) -> bool:
     if any(m.group(1).lower() == value for m in _POSSESSOR.finditer(old_text)):
         return False  # "Anna's birthday" in both: the subject, not a value
     said = list(re.finditer(rf"\b{re.escape(value)}\b", new_text, re.I))
-    owned = [m for m in _POSSESSOR.finditer(new_text) if m.group(1).lower() == value and not _is_or_has(m.group(2))]
+    owned = [
+        m
+        for m in _POSSESSOR.finditer(new_text)
+        if m.group(1).lower() == value and not _is_or_has(m.group(2)) and not _a_time_of(new_text[m.start(2) :])
+    ]
     old_words = words_of(old_text)
     return bool(said) and len(owned) == len(said) and not any(similar_word(m.group(2).lower(), old_words) for m in owned)
+
+
+def _a_time_of(phrase: str) -> bool:
+    """The possessed phrase is a span of the possessor's time ("Lena's first week at
+    Greenfield", "Tom's last day at Acme"): what happened to them, not a thing of theirs."""
+    return any(_of_time(w) for w in textutil.words(phrase)[:2])
 
 
 # Irregular past participles (a closed class) that "'s" ("has") comes before: "Kofi's gone".

@@ -34,7 +34,7 @@ import re
 from .... import textutil
 from .. import language
 from .anchors import change_verbs
-from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated
+from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
 from .statements import closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
@@ -95,7 +95,8 @@ def renumbered(old_text: str, new_text: str):
     one_thing = _one_thing(old_text, new_text, stops, set(old_held[old_c]) | set(new_held[new_c]))
     if closeness < RENUMBER_SLOT and not one_thing:
         return None
-    if not (_says_changed(new_text) or _result(new_c, new_held[new_c])):
+    # A value said to hold since a point ("Desde noviembre son 820 €") began then: a change.
+    if not (_says_changed(new_text) or _result(new_c, new_held[new_c]) or since_then(new_c)):
         # A verb that means a change by meaning alone is weaker evidence than the closed
         # classes ("The daycare fundraiser raised $3,000": money raised, not a price): it
         # needs the clauses nearly the same as well as a word shared.
@@ -134,11 +135,12 @@ def _named_apart(old_c: str, new_c: str, old_words: set[str], new_words: set[str
         return True
     # A sentence's first word is not read as a name (any word is capitalised there): two
     # clauses that each open with a capitalised word the other note never has open with
-    # two subjects ("Netflix costs ..." / "Spotify raised its price ...").
+    # two subjects ("Netflix costs ..." / "Spotify raised its price ..."); a stopword
+    # opening a clause is no subject ("Desde noviembre son 820 €").
     openers = [(tokens_of(c) or [""])[0] for c in (old_c, new_c)]
     old_bare, new_bare = ({without_possessive(w) for w in words} for words in (old_words, new_words))
     return (
-        all(o[:1].isupper() for o in openers)
+        all(o[:1].isupper() and not is_stopword(o.lower(), stops) for o in openers)
         and not similar_word(without_possessive(openers[0].lower()), new_bare)
         and not similar_word(without_possessive(openers[1].lower()), old_bare)
     )

@@ -131,6 +131,9 @@ CLAUSE_BREAK = re.compile(r"\s*;\s*|\s*:(?!\d)\s*|,?\s+(?:and|but|so)\s+|,\s+")
 LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
 
 
+_PLAIN_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
+
+
 def units_of(text: str) -> list[tuple[str, str]]:
     """(clause, its sentence) pairs: a long sentence's clauses are compared one by one. A
     semicolon or a dash between words ends a statement as a full stop does ("Amara now owns
@@ -140,8 +143,9 @@ def units_of(text: str) -> list[tuple[str, str]]:
         pieces: list[str] = []
         for piece in [p.strip() for p in HARD_BREAK.split(sentence)]:
             # A piece of values alone ("... put the rent up - £1,240 from May") says the
-            # value of the statement before it, not a statement of its own.
-            if pieces and not any(len(t) > 4 and t[:1].islower() and not t[:1].isdigit() for t in tokens_of(piece)):
+            # value of the statement before it, not a statement of its own; an address
+            # ("danny.r.82@hotmail.co.uk") is a value, not a word.
+            if pieces and not any(len(t) > 4 and t[:1].islower() and _PLAIN_WORD.fullmatch(t) for t in tokens_of(piece)):
                 pieces[-1] = f"{pieces[-1]} {piece}"
             else:
                 pieces.append(piece)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .... import textutil
 from .. import grammar, language, similarity
-from .cues import BOUNDED, CHANGE, IRREGULAR_PAST, SAME_FORM_PAST, for_now
+from .cues import BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
@@ -58,9 +58,12 @@ def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
         subject = None
     # "My work email is ..." / "my email is now ...": the possessive's noun phrase, any of
     # its words (the head noun is "email", not "work").
+    # A colon after the phrase is a note's copula ("my mobile number: 07700 ...").
     phrase = _phrase(sentence, subject.start(1)) if subject else []
-    after = sentence[subject.start(1) :].split(maxsplit=len(phrase))[-1:] if phrase else []
-    if after and _COPULA.match(after[0]) and any(similar_word(w, other) for w in phrase[1:]):
+    split = sentence[subject.start(1) :].split(maxsplit=len(phrase)) if phrase else []
+    after = split[len(phrase) :]
+    stated = (after and _COPULA.match(after[0])) or (len(split) >= len(phrase) > 0 and split[len(phrase) - 1].endswith(":"))
+    if stated and any(similar_word(w, other) for w in phrase[1:]):
         subject = None
     return any(
         not similar_word(m.group(1).lower(), other)
@@ -303,7 +306,8 @@ def writer_away_for_now(text: str) -> bool:
     lang = language.language_of(text)
     names = frozenset(w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]+", text))
     # Bound to a span ("on the work trip", "for three days"), whoever's and whenever it
-    # was, with no word of change: a stay, or a stand-in for a while.
-    if BOUNDED.search(text) and not CHANGE.search(text):
+    # was, with no word of change: a stay, or a stand-in for a while. A price for a span
+    # ("down to £29/month for 18 months") is the thing's value, no one's stay.
+    if BOUNDED.search(text) and not CHANGE.search(text) and not PRICED.search(text):
         return True
     return for_now(text) and first_person(text, names, lang)

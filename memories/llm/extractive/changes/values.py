@@ -70,7 +70,8 @@ def part_of_another_name(value: str, text: str, other_words: set[str]) -> bool:
         if token.lower() != value:
             continue
         around = [tokens[j] for j in (i - 1, i + 1) if 0 < j < len(tokens)]
-        if any(t[:1].isupper() and t.lower() not in other_words for t in around):
+        # (a capitalised stopword opens a sentence: "The Jazz went ..." names the Jazz)
+        if any(t[:1].isupper() and t.lower() not in other_words and t.lower() not in textutil.STOPWORDS for t in around):
             return True
     return False
 
