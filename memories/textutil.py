@@ -244,6 +244,35 @@ def asks_what_was_before(question: str | None) -> bool:
     return bool((_BEFORE.search(question) and _PAST_TENSE.search(question)) or _BEFORE_OTHER_LANGUAGES.search(question))
 
 
+# "before" and what follows it, to the end of the question: what the question dates the
+# earlier time by ("before Brightwater", "avant le Dr Benali", "before IT migrated the
+# accounts"). The prepositions of earlier time are a closed class of each language.
+_BEFORE_MARK = re.compile(
+    r"\s*\b(?:before|bevor|vor|avant(?:\s+(?:que|qu'))?|antes\s+d[aeo]s?|antes\s+que|prima\s+d(?:i|el|ella|ello|ei|egli|'))"
+    r"\s+(?P<mark>[^?!.]+?)\s*(?=[?!.]*\s*$)",
+    re.I,
+)
+
+
+_MONTH_WORDS = frozenset(w.lower() for w in MONTH_NAMES)
+
+
+def without_later_mark(question: str) -> str:
+    """A question about what held before something, without that something: "Where did I
+    work before Brightwater Analytics?" asks "Where did I work?" of the time before, and the
+    line that answers it names the older value, not the newer one the question dates it by.
+    Only in a question that asks what was before (asks_what_was_before)."""
+    if not asks_what_was_before(question):
+        return question
+    m = _BEFORE_MARK.search(question)
+    if not m or not m.group("mark").strip():
+        return question
+    mark = m.group("mark")
+    if any(c.isdigit() for c in mark) or any(w.lower() in _MONTH_WORDS for w in words(mark)):
+        return question  # "two weeks before August 11": a date, read as one by recall
+    return (question[: m.start()] + question[m.end() :]).strip()
+
+
 def asks_for_the_earliest(question: str | None) -> bool:
     """Of those, a question about the first ("What editor did I use first?")."""
     return bool(_EARLIEST.search(question or ""))

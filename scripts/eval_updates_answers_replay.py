@@ -1,15 +1,16 @@
 #!/usr/bin/env python
-"""The offline answer to "current" update questions, replayed on the same recalled contexts.
+"""The offline answer to update questions ("current" and "past"), replayed on the same recalled contexts.
 
     .venv/bin/python scripts/eval_updates_answers_replay.py dump OUT.pickle FILE.json [FILE.json ...] [--k 5]
     .venv/bin/python scripts/eval_updates_answers_replay.py replay OUT.pickle [...] [--show]
 
 `dump` runs each scenario of the update files (tests/data/updates*.json) as `manage.py
 evaluate_updates` does (the real ingest, update check and vectors, in a space rolled back
-afterwards) and keeps, for each "current" question, what recall ranked and the context the
-answerer reads. `replay` runs the offline answerer over the kept contexts and prints, per
-file: the answer names the current value (its first citation is the expected memory and it
-holds the expected value, as evaluate_updates counts it), and of the questions whose
+afterwards) and keeps, for each "current" and "past" question, what recall ranked and the
+context the answerer reads. `replay` runs the offline answerer over the kept contexts and
+prints, per file and kind of question: the answer names the current value (its first
+citation is the expected memory and it holds the expected value, as evaluate_updates counts
+it) or, for a past question, cites what held then first; and of the questions whose
 expected memory recall ranked first, how many answers lose it, by cause: "not found",
 another memory quoted first, or the right memory quoted without the value. Runs on a
 throwaway SQLite database. Prints numbers; asserts nothing.
@@ -61,7 +62,7 @@ def dump(out: str, files: list[str], *, k: int) -> None:
                     _store(owner, note)
                 ids = [_store(owner, note) for note in scenario["memories"]]
                 for q in scenario.get("questions", []):
-                    if q["type"] != "current":
+                    if q["type"] not in ("current", "past"):
                         continue
                     result = recall_context(owner=owner, question=q["q"], k=k)
                     records.append(
@@ -69,14 +70,15 @@ def dump(out: str, files: list[str], *, k: int) -> None:
                             "file": Path(path).name,
                             "scenario": scenario.get("id", "?"),
                             "question": q["q"],
+                            "type": q["type"],
                             "want": ids[q["expect"]],
-                            "value": str(q.get("answer", "")).lower(),
+                            "value": str(q.get("answer", "")).lower() if q["type"] == "current" else "",
                             "ranked": result.memory_ids,
                             "context": result.to_context(),
                         }
                     )
                 transaction.set_rollback(True)
-        print(f"{path}: {sum(r['file'] == Path(path).name for r in records)} current questions", file=sys.stderr)
+        print(f"{path}: {sum(r['file'] == Path(path).name for r in records)} questions", file=sys.stderr)
         # Written after each file: a long run read before it ends still holds those done.
         Path(out).write_bytes(pickle.dumps(records))
 
@@ -101,8 +103,9 @@ def replay(paths: list[str], *, show: bool) -> None:
     by_file: dict[str, list[tuple[dict, str, str]]] = defaultdict(list)
     for r in records:
         text = answers.answer(question=r["question"], context=r["context"])
-        by_file[r["file"]].append((r, text, judge(r, text)))
-    print(f"{'file':<34} {'answer current':>15} {'recall first':>13}  lost after recall first")
+        # (contexts dumped before past questions were kept are all "current")
+        by_file[f"{r['file']} {r.get('type', 'current')}"].append((r, text, judge(r, text)))
+    print(f"{'file, question kind':<42} {'answer right':>15} {'recall first':>13}  lost after recall first")
     total, total_ok = 0, 0
     for name, rows in by_file.items():
         ok = sum(v == "ok" for _, _, v in rows)
@@ -110,10 +113,10 @@ def replay(paths: list[str], *, show: bool) -> None:
         lost = Counter(v for _, _, v in first if v != "ok")
         total, total_ok = total + len(rows), total_ok + ok
         print(
-            f"{name:<34} {ok:>4}/{len(rows):<3} {100.0 * ok / len(rows):5.1f}% {len(first):>6}/{len(rows):<4}  "
+            f"{name:<42} {ok:>4}/{len(rows):<3} {100.0 * ok / len(rows):5.1f}% {len(first):>6}/{len(rows):<4}  "
             + ", ".join(f"{k} {n}" for k, n in lost.most_common())
         )
-    print(f"{'all':<34} {total_ok:>4}/{total:<3} {100.0 * total_ok / max(total, 1):5.1f}%")
+    print(f"{'all':<42} {total_ok:>4}/{total:<3} {100.0 * total_ok / max(total, 1):5.1f}%")
     if show:
         for rows in by_file.values():
             for r, text, verdict in rows:

@@ -181,6 +181,10 @@ TIME_TERMS = {
 def answer(*, question: str, context: AnswerContext) -> str:
     if not context.memories:
         return "I have no memories to answer from yet."
+    # "Where did I work before Brightwater?": what the time before is dated by is no word
+    # the answer must say (the older line never names its successor).
+    asked_past = question
+    question = textutil.without_later_mark(question)
     q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
     kind = asked_for.kind_asked(question)
     if kind is not None and kind.kind == asked_for.NAME:
@@ -414,7 +418,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
         current_first(
-            picked, context, written_terms, when="when" in wants, past_question=asks_about_the_past(question, bool(dated))
+            picked, context, written_terms, when="when" in wants, past_question=asks_about_the_past(asked_past, bool(dated))
         )
     )
 

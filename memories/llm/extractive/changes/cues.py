@@ -45,6 +45,23 @@ EFFECTIVE = re.compile(
     r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|novembre|dicembre)",
     re.I,
 )
+# The first span of a state at a named place ("First day at Brightwater Analytics",
+# "Lena's first week at Greenfield Academy", "Erster Arbeitstag an der Charité", "Premier
+# jour chez Dassault"): the state began there. An ordinal, a noun of a span and a
+# preposition of place, then a name: closed classes of each grammar.
+_AT_A_NAME = (
+    r"\s+(?:at|in|with|an|am|im|in der|bei|beim|chez|à|en|no|na|em|da|al|alla|presso|nel|nella)\s+"
+    r"(?:(?:the|der|die|dem|la|le|el|o|a|il)\s+)?(?-i:[A-ZÀ-Ý])"
+)
+BEGAN_AT = re.compile(
+    r"\b(?:first|erste[rns]?|premi(?:er|ère)|primer[oa]?|primeir[oa]|prim[oa])\s+"
+    r"(?:(?:full|proper|official|real)\s+)?"
+    r"(?:day|week|shift|month|morning|term|Arbeitstag|Tag|Woche|Schicht|jour|journée|semaine|día|semana|turno|dia|giorno|settimana)"
+    + _AT_A_NAME,
+    re.I,
+)
+# A name after a preposition of place ("at Halvorsen Logistics", "im Klinikum Süd").
+AT_A_NAME = re.compile(_AT_A_NAME, re.I)
 # A state said to hold since a point ("I report to Sunita since the reorg", "seit April",
 # "desde la mudanza", "depuis janvier"): it began then, a change of the state before.
 # The prepositions of a starting point are a closed class of each grammar; read only in a

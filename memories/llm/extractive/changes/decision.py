@@ -34,6 +34,8 @@ from .anchors import (
 )
 from .cues import (
     ADDITION,
+    AT_A_NAME,
+    BEGAN_AT,
     BOUNDED,
     BUT,
     CHANGE,
@@ -138,7 +140,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     # A value said to hold from a later date ("Got the raise!! 58k from next month."): the
     # note tells a change taking effect, in any of its statements.
-    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text)) or since_then(new_s)
+    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text)) or since_then(new_s) or bool(BEGAN_AT.search(new_s))
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
@@ -316,6 +318,14 @@ def judge(old_text: str, new_text: str) -> Change | None:
         or (worded and closeness >= SAME_SLOT and first_person(old_s, names, lang) and first_person(new_s, names, lang))
         or sibling_change
         or began
+        # The writer's first span at a named place, after the writer at another
+        # ("Started at Halvorsen" / "First day at Brightwater"): the slot of where.
+        or (
+            BEGAN_AT.search(new_s)
+            and AT_A_NAME.search(old_s)
+            and first_person(old_s, names, lang)
+            and first_person(new_s, names, lang)
+        )
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only

@@ -35,6 +35,10 @@ MOVE_NOUN = re.compile(
     rf"(?:^\W*|\b{_DETERMINER}\s+|\bl['’])(?P<noun>[^\W\d_][\w-]{{2,}})\s+(?P<prep>{_DIRECTION})\s+(?P<place>{_PLACE})", re.I
 )
 
+# A pronoun joined to its verb by a hyphen (Portuguese "mudei-me", "mudámo-nos"; French
+# "installons-nous"): the word is a verb, not a noun. A closed class.
+_CLITIC = re.compile(r"-(?:me|te|se|nos|vos|lhe|lhes|o|a|os|as|lo|la|los|las|nous|vous|moi|toi)$", re.I)
+
 # What a move of home means, for the embedding model, against travelling somewhere: the
 # noun with its preposition and the place masked. Calibrated on the dev notes and
 # look-alikes written for it (CHANGELOG, round 17): "Umzug nach X" +0.012, "Déménagement
@@ -85,6 +89,8 @@ def moved_by_noun(old_text: str, new_text: str):
         for m in MOVE_NOUN.finditer(statement):
             if m.group("noun").lower() in stops or _someone_before(statement[: m.start()], lang):
                 continue
+            if _CLITIC.search(m.group("noun")):
+                continue  # "Mudei-me para o Porto": a verb with its pronoun, read by the verb rules
             if len(statement[: m.start()].split()) > 1:
                 continue  # the noun is what another verb is about ("On a visité un appart à X")
             # Whose statement, with the move itself taken out ("Unser Umzug nach X" is the

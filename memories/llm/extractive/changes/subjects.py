@@ -13,7 +13,7 @@ import numpy as np
 
 from .... import textutil
 from .. import grammar, language, similarity
-from .cues import BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
+from .cues import BEGAN_AT, BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
 from .statements import abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
@@ -35,6 +35,8 @@ def first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
         return True
     if grammar.pro_drop_first_person(sentence, lang or language.language_of(sentence)):
         return True
+    if BEGAN_AT.match(sentence.lstrip(" \t\"'(*-")):
+        return True  # "First day at Brightwater": a note opening with the writer's first span there
     first = (tokens_of(sentence) or [""])[0].lower()
     # "Working as a barista", "Got hired", "Moved to Lyon": a note opening with its verb.
     # A suffix needs a stem before it: "Need to buy printer ink" opens with no past tense
