@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .... import textutil
-from .. import language, similarity
+from .. import grammar, language, similarity
 from .anchors import (
     BEGINNING_ANCHORS,
     GOING_ANCHORS,
@@ -145,10 +145,17 @@ def judge(old_text: str, new_text: str) -> Change | None:
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
     # same number inside another name ("an iPhone 15"): the name's other words must come too.
-    named_old = [v for v in old_all if mentions(v, new_words) and not (v.isdigit() and part_of_another_name(v, old_s, new_words))]
+    named_old = [
+        v
+        for v in old_all
+        if (mentions(v, new_words) or _address_named(v, new_words))
+        and not (v.isdigit() and part_of_another_name(v, old_s, new_words))
+    ]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
     if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
+    if named_old and _only_theirs(named_old, [c for c, _ in new_units], old_s, names, lang):
+        return None  # "We bank with Barclays" / "Coffee with Nadia, she's just got a job at Barclays"
     if any(still_there(v, new_pieces, stops, names) for v in named_old):
         return None  # "Adopted a kitten called Tofu. Mochi is hissing at him": Mochi is still here
     if named_old and _only_hedged(named_old, new_text):
@@ -445,8 +452,56 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
         said = FOR_NOW.sub(" ", piece)
         contrast = CONTRAST.search(piece) or (lang == "it" and CONTRAST_IT.search(piece))
         if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
+            if _PAST_BE.search(piece[piece.lower().find(value) :] if value in piece.lower() else ""):
+                continue  # "Corvid was fun but the hours were brutal": a time gone, not kept
             return True
     return False
+
+
+# The value, then the past of "be" (a closed class of each grammar): told as a time gone.
+_PAST_BE = re.compile(r"^\S+\s+(?:was|were|war|waren|fue|fueron|era|eran|était|étaient|foi|foram)\b", re.I)
+
+
+def keeps_old_value(old_text: str, new_text: str) -> bool:
+    """The newer note names a value of the older one and means staying with it ("Looked at
+    switching to BT ... Staying with Virgin."): whatever else it says changed (an exit
+    fee, a price looked at), the older fact holds. For every judgement, not only this one."""
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text)
+    new_words = words_of(new_text)
+    named = [v for v in values_in(old_text, stops, names) if not is_quantity(v) and mentions(v, new_words)]
+    pieces = list(dict.fromkeys(p for unit in units_of(new_text) for p in unit))
+    return any(stays_with(v, pieces, stops, names) for v in named)
+
+
+def stays_with(value: str, pieces: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    """A statement of the newer note names the old value and means staying with it, by
+    meaning ("Staying with Virgin." +0.054, "Keeping the Golf." +0.053 against "Went with X
+    in the end." -0.010, "Signed up with X." +0.000), with no word of change or end."""
+    for piece in pieces:
+        if not mentions(value, words_of(piece)) or CHANGE.search(piece) or ENDED.search(piece) or HEDGED.search(piece):
+            continue
+        if leans(piece, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names):
+            return True
+    return False
+
+
+def _address_named(value: str, words: set[str]) -> bool:
+    """An e-mail address named by its provider ("ditched hotmail" names
+    "danny.r.82@hotmail.co.uk"): the first word of its domain."""
+    domain = value.partition("@")[2].split(".")[0]
+    return len(domain) > 2 and domain in words
+
+
+def _only_theirs(named: list[str], clauses: list[str], old_s: str, names: frozenset[str], lang: str) -> bool:
+    """The older statement is the writer's, and the newer note names its values again only
+    in clauses whose subject is someone else, a pronoun of the third person ("she's just
+    got a job at Barclays"): their fact about the value, not the writer's changed."""
+    if not first_person(old_s, names, lang):
+        return False
+    third = grammar.third_person_subject(lang)
+    naming = [c for c in clauses if any(mentions(v, words_of(c)) for v in named)]
+    return bool(naming) and all(third.search(c) for c in naming)
 
 
 # Told in the present, away for a while ("X is off sick" +0.093, "X is on parental leave"
@@ -454,9 +509,11 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
 # the everyday stuff" -0.029): the margin between the nearest of each.
 HERE_ANCHORS = ("X is here.", "X does X.", "X stays.", "X is X.", "X has X.")
 AWAY_MARGIN = 0.02
-# A verb of the present after its subject: the copulas and "has"/"stays" of each grammar,
-# or an English third person singular ("hisses", "stays"); a closed class and an ending.
-_PRESENT_VERB = re.compile(r"(?:is|are|has|have|ist|hat|sind|es|está|son|est|a|sont|è|ha|sono|é|tem|está|são|[a-z]{3,}[^s'’]s)")
+# A verb of the present after its subject: "is", "has", or an English third person
+# singular ("hisses", "stays"); a closed class and an ending. English only: the other
+# grammars build their past with the present of "be" or "have" ("Anna ist nach München
+# gezogen", "Marc est parti").
+_PRESENT_VERB = re.compile(r"(?:is|are|has|have|[a-z]{3,}[^s'’]s)")
 
 
 def still_there(value: str, pieces: list[str], stops: frozenset[str], names: frozenset[str]) -> bool:
@@ -467,6 +524,8 @@ def still_there(value: str, pieces: list[str], stops: frozenset[str], names: fro
     for piece in pieces:
         tokens = [t.lower() for t in tokens_of(piece)]
         if len(tokens) < 3 or tokens[0] != value or not _PRESENT_VERB.fullmatch(tokens[1]):
+            continue
+        if language.language_of(piece) not in ("en", ""):
             continue
         if CHANGE.search(piece) or ENDED.search(piece) or NEGATED.search(piece) or HEDGED.search(piece):
             continue

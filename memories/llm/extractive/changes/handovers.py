@@ -20,7 +20,7 @@ from .. import language, similarity
 from .anchors import SAME_SLOT_WITH_CUE, leans
 from .cues import ADDITION, HEDGED, PAST_FRAME, TEMPORARY, negated
 from .plain import reads_as_name
-from .slots import shares_slot_word
+from .slots import modifier_of_another, shares_slot_word
 from .statements import content_words, tokens_of, units_of, words_of
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
 
@@ -106,6 +106,8 @@ def handed_over(old_text: str, new_text: str):
             continue
         if TEMPORARY.search(new_c):
             continue  # "Priya hands the standup to Dev next week": for a while
+        if modifier_of_another(old_c, new_c, stops, names):
+            continue  # "Golf insurance renewed with Admiral": the Golf's insurance, no holder acting
         low = new_c.lower()
         if any(re.search(rf"\b{re.escape(holder)}{_TOGETHER}{re.escape(t)}\b", low) for t in takers):
             continue  # "Karim and Elif run the project"

@@ -63,7 +63,7 @@ ARROW = re.compile(r"->|→|=>")
 
 # Forms a slot holds one of at a time. A plain short number ("2-bed", "3 yrs", "12 day
 # streak") counts things and is left to the other judges.
-FORMS = ("amount", "clock", "date", "weekday", "code", "long number")
+FORMS = ("amount", "clock", "date", "weekday", "code", "long number", "labelled")
 MONTHS = frozenset(m.lower() for m in textutil.MONTH_NAMES)
 # The weekdays and their short forms ("Thu 6 Feb"): a closed class.
 WEEKDAYS = frozenset(d.lower() for d in textutil.WEEKDAYS) | frozenset("mon tue tues wed thu thur thurs fri sat sun".split())
@@ -237,7 +237,14 @@ def _form(value: str, clause: str) -> str:
         if sum(c.isdigit() for c in low) >= 5:
             return "long number"
         # A day of a month is a date ("9 October", "March 14th"), not a count.
-        return "date" if _day_of_month(low).search(text) else "count"
+        if _day_of_month(low).search(text):
+            return "date"
+        # A number a noun labels ("size 12", "space 14", "bay 207") is that noun's value,
+        # not a count of things ("3 cats").
+        before = re.search(r"([^\W\d_]+)\s+$", text[:at]) if at >= 0 else None
+        if before and before.group(1) not in textutil.STOPWORDS and textutil.stem(before.group(1)) not in NOT_A_THING:
+            return "labelled"
+        return "count"
     return form
 
 

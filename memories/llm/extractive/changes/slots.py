@@ -76,11 +76,18 @@ def modifier_of_another(
     old_tokens, new_tokens = [t.lower() for t in tokens_of(old_s)], tokens_of(new_s)
     new_lower = [t.lower() for t in new_tokens]
     for j, word in enumerate(new_lower[:-1]):
-        if word in stops or word in names or not word.isalpha() or word not in old_tokens:
+        if word in stops or not word.isalpha() or word not in old_tokens:
             continue
         head = new_lower[j + 1]
         if not _plain_noun(head, new_tokens[j + 1], stops, names) or any(_one_root(head, w) for w in old_tokens):
             continue  # "Release process owner: ..." / "Nadia owns the release process": the same slot
+        if word in names:
+            # A name ending its phrase, punctuation after it ("a grey VW Golf, reg ..."),
+            # then opening the newer clause as the modifier of a noun ("Golf insurance
+            # renewed ..."): the name's thing is the subject.
+            if j == 0 and re.search(rf"(?i)\b{re.escape(word)}\b\s*(?:[,.;:!?)(]|$)", old_s):
+                return word, head
+            continue
         i = old_tokens.index(word)
         after_old = old_tokens[i + 1] if i + 1 < len(old_tokens) else ""
         if not after_old or after_old in stops or not after_old.isalpha():

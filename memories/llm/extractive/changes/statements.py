@@ -131,6 +131,8 @@ CLAUSE_BREAK = re.compile(r"\s*;\s*|\s*:(?!\d)\s*|,?\s+(?:and|but|so)\s+|,\s+")
 LABEL = re.compile(r"^\W*[\w-]+(?:\s+[\w-]+)?\s*:")
 
 
+# The subject pronouns of English, with their contracted verbs (a closed class).
+_SUBJECT_PRONOUN = re.compile(r"(?:i|he|she|we|they|it)(?:['’](?:s|m|re|ve|d|ll))?", re.I)
 _PLAIN_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 
 
@@ -145,7 +147,10 @@ def units_of(text: str) -> list[tuple[str, str]]:
             # A piece of values alone ("... put the rent up - £1,240 from May") says the
             # value of the statement before it, not a statement of its own; an address
             # ("danny.r.82@hotmail.co.uk") is a value, not a word.
-            if pieces and not any(len(t) > 4 and t[:1].islower() and _PLAIN_WORD.fullmatch(t) for t in tokens_of(piece)):
+            # A piece opening with a pronoun ("he's with Dr Kowalski at ...") is a statement.
+            words = tokens_of(piece)
+            said = any(len(t) > 4 and t[:1].islower() and _PLAIN_WORD.fullmatch(t) for t in words)
+            if pieces and not said and not (words and _SUBJECT_PRONOUN.fullmatch(words[0])):
                 pieces[-1] = f"{pieces[-1]} {piece}"
             else:
                 pieces.append(piece)

@@ -118,7 +118,13 @@ def other_subject(old_s: str, new_s: str, names: frozenset[str], old_text: str =
         # "Uncle Femi lives in Lagos", "Dr Okafor retired": a word of kin or a title before
         # the name; the name is who the sentence is about.
         # Not after a verb the note opens with ("Switched GPs - it's Dr. Lindqvist").
-        kin_or_title = first.lower() not in names and first[:1].isupper() and not first_person(b, names)
+        # (a stopword is neither: "Zu O2 gewechselt" opens with a preposition, not a title)
+        kin_or_title = (
+            first.lower() not in names
+            and first[:1].isupper()
+            and first.lower() not in language.stopwords_for(b)
+            and not first_person(b, names)
+        )
         opener = second if kin_or_title and second.lower() in names else first
         if (
             first_person(a, names)

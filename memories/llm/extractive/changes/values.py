@@ -100,7 +100,13 @@ def kinds_of(values: list[str]) -> set[str]:
 
 def is_quantity(value: str) -> bool:
     low = value.lower()
-    return any(c.isdigit() for c in low) or low in NUMBER_WORDS or low in TIME_WORDS or low.rstrip("s") in TIME_WORDS
+    # A digit with a word of four letters or more is a name ("1Password"), not a number
+    # with its unit ("30mg", "10am", "350mb").
+    digits = any(c.isdigit() for c in low) and not _LETTERS.search(low)
+    return digits or low in NUMBER_WORDS or low in TIME_WORDS or low.rstrip("s") in TIME_WORDS
+
+
+_LETTERS = re.compile(r"[^\W\d_]{4,}")
 
 
 def numbers_in_names(text: str) -> set[str]:
