@@ -248,13 +248,28 @@ def asks_what_was_before(question: str | None) -> bool:
 # earlier time by ("before Brightwater", "avant le Dr Benali", "before IT migrated the
 # accounts"). The prepositions of earlier time are a closed class of each language.
 _BEFORE_MARK = re.compile(
-    r"\s*\b(?:before|bevor|vor|avant(?:\s+(?:que|qu'))?|antes\s+d[aeo]s?|antes\s+que|prima\s+d(?:i|el|ella|ello|ei|egli|'))"
+    r"\s*\b(?:before|bevor|vor|avant(?:\s+(?:que|qu'))?|antes\s+d(?:[aeo]s?|el)|antes\s+que|prima\s+d(?:i|el|ella|ello|ei|egli|'))"
     r"\s+(?P<mark>[^?!.]+?)\s*(?=[?!.]*\s*$)",
     re.I,
 )
 
 
 _MONTH_WORDS = frozenset(w.lower() for w in MONTH_NAMES)
+# The articles and possessives a noun phrase opens with, a closed class of each language.
+_DETERMINERS = frozenset(
+    "the a an my our his her their le la les l' un une mon ma mes el los las mi mis der die das dem den ein eine mein "
+    "meine il lo gli i o os as um uma meu minha".split()
+)
+
+
+def later_mark(question: str) -> str:
+    """What a question about the time before dates it by ("Octopus" of "Which energy
+    company was I with before Octopus?"), or "" (see without_later_mark)."""
+    stripped = without_later_mark(question)
+    if stripped == question:
+        return ""
+    m = _BEFORE_MARK.search(question)
+    return m.group("mark").strip() if m else ""
 
 
 def without_later_mark(question: str) -> str:
@@ -270,6 +285,8 @@ def without_later_mark(question: str) -> str:
     mark = m.group("mark")
     if any(c.isdigit() for c in mark) or any(w.lower() in _MONTH_WORDS for w in words(mark)):
         return question  # "two weeks before August 11": a date, read as one by recall
+    if not (mark[:1].isupper() or mark.split()[0].lower() in _DETERMINERS):
+        return question  # "before meeting Maria": an event told by a verb, not the later value
     return (question[: m.start()] + question[m.end() :]).strip()
 
 

@@ -1,7 +1,8 @@
 """Round 24 (issue 25): found on update scenarios written by someone who read none of the
 code. A question about what held before something names that something ("Where did I work
 before Dunmore Bank?"), and the older note never does: the answer said it found nothing
-though recall ranked the older note first."""
+though recall ranked the older note first; and where no update was marked, it quoted the
+note about that something ("... before Octopus?" answered by the Octopus welcome pack)."""
 
 import pytest
 
@@ -23,7 +24,9 @@ BACKGROUND = [
         ("Which choir did I sing with before the Northside Singers?", "Which choir did I sing with?"),
         ("What was my landline before BT moved the line?", "What was my landline?"),
         ("Qui était mon dentiste avant le Dr Roux ?", "Qui était mon dentiste?"),
-        ("¿Dónde vivía antes de mudarme a Vigo?", "¿Dónde vivía?"),
+        ("¿Con qué banco estaba antes del BBVA?", "¿Con qué banco estaba?"),
+        # An event told by a verb ("before meeting Maria") is not the later value.
+        ("What did Jean go through before meeting Maria?", "What did Jean go through before meeting Maria?"),
         # Not a question about the time before, or nothing after "before": as asked.
         ("What do I need before the trip?", "What do I need before the trip?"),
         ("Which choir did I sing with before?", "Which choir did I sing with before?"),
@@ -45,3 +48,16 @@ def test_a_question_about_the_time_before_a_named_value_quotes_the_older_note(us
     result = answer_question(owner=user, question="Which choir did I sing with before the Northside Singers?")
     assert result.cited and result.cited[0] == old.pk, result.answer
     assert "Harbour Street" in result.answer
+
+
+@needs_meaning
+def test_a_question_about_the_time_before_x_does_not_quote_the_note_about_x(user, memory_factory, local_embeddings):
+    # No update marked: the newer note tells the change by an event ("welcome pack arrived").
+    for text in BACKGROUND:
+        memory_factory(text)
+    memory_factory("Gas and electric are with EDF, £96 a month by direct debit.", occurred_at="2024-03-04")
+    new = memory_factory(
+        "Bulb Energy welcome pack arrived today. First DD of £70 goes out on the 20th.", occurred_at="2025-02-10"
+    )
+    result = answer_question(owner=user, question="Which energy company was I with before Bulb?")
+    assert new.pk not in result.cited, result.answer

@@ -356,6 +356,15 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 own = exchange_words[s.memory.id]
             if s.relevant and not named <= own:
                 s.relevant = False
+    if later := textutil.later_mark(asked_past):
+        # "... before Octopus?": a memory that names what the time asked ended with is of
+        # the time after, and no answer. One that superseded another stays: its older
+        # value is quoted with it, first, as a question about the past wants.
+        mark = set(textutil.terms(later)) - META_TERMS
+        after = {m.id for m in context.memories if mark and mark <= memory_stems[m.id] and m.id not in replaced}
+        for s in sentences:
+            if s.memory.id in after:
+                s.relevant = False
     relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
     if relevant and UNSAID_THINGS:
         # A line that does not say what the question names answers only when recall matched
