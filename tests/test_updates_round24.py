@@ -13,6 +13,8 @@ here in words of their own."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from memories.llm.extractive.changes import decision, relocations, statements, subjects, values
@@ -77,6 +79,11 @@ LOOK_ALIKES = [
     ),
     # The old value's name opening the newer note as the modifier of a noun: its insurance.
     ("Car is a blue Ford Puma, reg KD21 XPM.", "Puma insurance renewed with Direct Line, £430 for the year."),
+    # A first day at a named place where the old value is still there: a conference.
+    (
+        "I work at Cobalt Insights as an analyst, mostly SQL and Looker.",
+        "First day at EuroSciPy in Krakow! Cobalt paid for the ticket and the hotel. Great keynote.",
+    ),
     # A first span somewhere that is no named place.
     ("I work at Kestrel Labs in the data team.", "First day back at the gym after the flu, legs like jelly."),
 ]
@@ -127,3 +134,13 @@ def test_a_verb_with_its_pronoun_is_no_noun_of_a_move(settings):
 def test_a_digit_beside_a_word_of_four_letters_is_a_name():
     assert not values.is_quantity("1password")
     assert values.is_quantity("30mg") and values.is_quantity("10am") and values.is_quantity("yk15")
+
+
+def test_a_number_a_common_noun_labels():
+    renumbered = importlib.import_module("memories.llm.extractive.changes.renumbered")
+    assert renumbered._form("10", "size 10 now") == "labelled"
+    assert renumbered._form("207", "I'm in bay 207 on level 2") == "labelled"
+    # After a name (an address) or a word of grammar (a day), no label.
+    assert renumbered._form("18", "Abito in via Nizza 18, terzo piano.") != "labelled"
+    assert renumbered._form("12", "Riunione il 12.", frozenset({"il"})) != "labelled"
+    assert renumbered._form("3", "we have 3 cats") == "count"

@@ -140,7 +140,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     )
     # A value said to hold from a later date ("Got the raise!! 58k from next month."): the
     # note tells a change taking effect, in any of its statements.
-    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text)) or since_then(new_s) or bool(BEGAN_AT.search(new_s))
+    cue = cue or sibling_change or bool(EFFECTIVE.search(new_text)) or since_then(new_s)
     old_words, new_words = words_of(old_text), words_of(new_text)
     old_all = list(dict.fromkeys(values_in(old_s, stops, names)))
     # A number inside the older note's name ("Brooks Ghost 15") is not named again by the
@@ -152,6 +152,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and not (v.isdigit() and part_of_another_name(v, old_s, new_words))
     ]
     new_pieces = list(dict.fromkeys([c for c, _ in new_units] + [p for _, p in new_units]))
+    # A first day at a named place begins a state there, unless the older value is named
+    # as still part of it ("First day at PyData Berlin! Veritas paid for the ticket"); told
+    # as a time gone it is not ("Corvid was fun but the hours were brutal").
+    began_at = bool(BEGAN_AT.search(new_s)) and all(_told_as_gone(v, new_pieces) for v in named_old)
+    cue = cue or began_at
     if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"
     if named_old and _only_theirs(named_old, [c for c, _ in new_units], old_s, names, lang):
@@ -327,12 +332,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         or began
         # The writer's first span at a named place, after the writer at another
         # ("Started at Halvorsen" / "First day at Brightwater"): the slot of where.
-        or (
-            BEGAN_AT.search(new_s)
-            and AT_A_NAME.search(old_s)
-            and first_person(old_s, names, lang)
-            and first_person(new_s, names, lang)
-        )
+        or (began_at and AT_A_NAME.search(old_s) and first_person(old_s, names, lang) and first_person(new_s, names, lang))
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
@@ -452,10 +452,15 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
         said = FOR_NOW.sub(" ", piece)
         contrast = CONTRAST.search(piece) or (lang == "it" and CONTRAST_IT.search(piece))
         if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
-            if _PAST_BE.search(piece[piece.lower().find(value) :] if value in piece.lower() else ""):
+            if _told_as_gone(value, [piece]):
                 continue  # "Corvid was fun but the hours were brutal": a time gone, not kept
             return True
     return False
+
+
+def _told_as_gone(value: str, pieces: list[str]) -> bool:
+    """Some statement opens with the value and the past of "be" ("Corvid was fun")."""
+    return any(_PAST_BE.search(p[p.lower().find(value) :]) for p in pieces if value in p.lower())
 
 
 # The value, then the past of "be" (a closed class of each grammar): told as a time gone.

@@ -199,7 +199,7 @@ def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) ->
     """The clause's values of a form a slot holds one of, with their form."""
     out = {}
     for value in values_in(clause, stops, names):
-        form = _form(value, clause)
+        form = _form(value, clause, stops)
         if form in FORMS and keep(value):
             out[value] = form
     return out
@@ -213,7 +213,7 @@ _CLOCK_H = re.compile(r"\d{1,2}h(?:\d{2})?\b")
 _CENTS = re.compile(r"\d[\d,]*[.,]\d{2}")
 
 
-def _form(value: str, clause: str) -> str:
+def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
     """An amount, a clock time, a date, a weekday, a year, a code, a long number (a phone's,
     an account's), a count or a word: a slot holds one of one form."""
     form = value_type(value, clause)
@@ -239,10 +239,16 @@ def _form(value: str, clause: str) -> str:
         # A day of a month is a date ("9 October", "March 14th"), not a count.
         if _day_of_month(low).search(text):
             return "date"
-        # A number a noun labels ("size 12", "space 14", "bay 207") is that noun's value,
-        # not a count of things ("3 cats").
-        before = re.search(r"([^\W\d_]+)\s+$", text[:at]) if at >= 0 else None
-        if before and before.group(1) not in textutil.STOPWORDS and textutil.stem(before.group(1)) not in NOT_A_THING:
+        # A number a common noun labels ("size 12", "space 14", "bay 207") is that noun's
+        # value, not a count of things ("3 cats"); after a name it is an address's ("via
+        # Saragozza 42"), after a word of grammar a count or a day ("il 20").
+        before = re.search(r"([^\W\d_]+)\s+$", clause[:at]) if at >= 0 else None
+        if (
+            before
+            and before.group(1).islower()
+            and before.group(1) not in (stops or language.stopwords_for(clause))
+            and textutil.stem(before.group(1)) not in NOT_A_THING
+        ):
             return "labelled"
         return "count"
     return form
