@@ -61,3 +61,13 @@ def test_a_question_about_the_time_before_x_does_not_quote_the_note_about_x(user
     )
     result = answer_question(owner=user, question="Which energy company was I with before Bulb?")
     assert new.pk not in result.cited, result.answer
+
+
+@needs_meaning
+def test_the_note_of_the_time_after_comes_last_when_it_superseded_the_one_asked(user, memory_factory, local_embeddings):
+    # Recall ranks the newer note first (it names "Dunmore Bank"); the older is what is asked.
+    old = memory_factory("Started at Pellworth Insurance as a claims handler. Parking is a nightmare.", occurred_at="2024-02-11")
+    new = memory_factory("First day at Dunmore Bank, my desk faces the river", occurred_at="2025-02-10")
+    mark_superseded(old=old, new=new, reason="test")
+    result = answer_question(owner=user, question="Where did I work before Dunmore Bank?")
+    assert result.cited[:1] == [old.pk], result.answer

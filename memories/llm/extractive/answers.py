@@ -356,15 +356,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 own = exchange_words[s.memory.id]
             if s.relevant and not named <= own:
                 s.relevant = False
-    if later := textutil.later_mark(asked_past):
-        # "... before Octopus?": a memory that names what the time asked ended with is of
-        # the time after, and no answer. One that superseded another stays: its older
-        # value is quoted with it, first, as a question about the past wants.
-        mark = set(textutil.terms(later)) - META_TERMS
-        after = {m.id for m in context.memories if mark and mark <= memory_stems[m.id] and m.id not in replaced}
-        for s in sentences:
-            if s.memory.id in after:
-                s.relevant = False
+    # "... before Octopus?": a memory that names what the time asked ended with is of the
+    # time after, and no answer. One that superseded another stays: its older value is
+    # quoted with it, and first, as a question about the past wants.
+    mark = set(textutil.terms(textutil.later_mark(asked_past))) - META_TERMS
+    after = {m.id for m in context.memories if mark and mark <= memory_stems[m.id]}
+    for s in sentences:
+        if s.memory.id in after and s.memory.id not in replaced:
+            s.relevant = False
     relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
     if relevant and UNSAID_THINGS:
         # A line that does not say what the question names answers only when recall matched
@@ -427,7 +426,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
         current_first(
-            picked, context, written_terms, when="when" in wants, past_question=asks_about_the_past(asked_past, bool(dated))
+            picked,
+            context,
+            written_terms,
+            when="when" in wants,
+            past_question=asks_about_the_past(asked_past, bool(dated)),
+            dated_after=frozenset(after),
         )
     )
 

@@ -19,11 +19,19 @@ from .sentences import Sentence
 
 
 def current_first(
-    picked: list[Sentence], context: AnswerContext, q_terms: list[str], *, when: bool, past_question: bool = False
+    picked: list[Sentence],
+    context: AnswerContext,
+    q_terms: list[str],
+    *,
+    when: bool,
+    past_question: bool = False,
+    dated_after: frozenset[int] = frozenset(),
 ) -> list[str]:
     """What is true now before what was: a superseded memory's successor (when recall gave
     it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
-    for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)")."""
+    for "Where do I live?"), and the old memory is quoted as past ("Past (until 2025-06)").
+    A question about a time gone is answered in recall's order, the memories of the time
+    after what it is dated by (`dated_after`: "before Dunmore Bank") last."""
     notes = {m.id: m for m in context.memories}
 
     def current_of(note: MemoryNote) -> MemoryNote | None:
@@ -90,7 +98,7 @@ def current_first(
     # held then: recall has put it first (recall/newer.py reads the period, the chain of
     # versions, "before" and "first"), so the quotes go in recall's order.
     rank = {m.id: i for i, m in enumerate(context.memories)}
-    return [line for _, line in sorted(past + current, key=lambda item: rank.get(item[0], len(rank)))]
+    return [line for _, line in sorted(past + current, key=lambda item: (item[0] in dated_after, rank.get(item[0], len(rank))))]
 
 
 # A memory brought in for what it replaced (or replaced by) is quoted whole up to this
