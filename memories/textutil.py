@@ -262,32 +262,35 @@ _DETERMINERS = frozenset(
 )
 
 
+def _later_mark(question: str) -> re.Match | None:
+    """Where "before" and what the question dates the earlier time by stand ("before
+    Brightwater Analytics"), in a question that asks what was before; None when what follows
+    is a date (recall reads it as one: "two weeks before August 11") or an event told by a
+    verb ("before meeting Maria"), not a later value."""
+    if not asks_what_was_before(question):
+        return None
+    m = _BEFORE_MARK.search(question)
+    mark = m.group("mark").strip() if m else ""
+    if not mark or any(c.isdigit() for c in mark) or any(w.lower() in _MONTH_WORDS for w in words(mark)):
+        return None
+    if not (mark[:1].isupper() or mark.split()[0].lower() in _DETERMINERS):
+        return None
+    return m
+
+
 def later_mark(question: str) -> str:
     """What a question about the time before dates it by ("Octopus" of "Which energy
-    company was I with before Octopus?"), or "" (see without_later_mark)."""
-    stripped = without_later_mark(question)
-    if stripped == question:
-        return ""
-    m = _BEFORE_MARK.search(question)
+    company was I with before Octopus?"), or ""."""
+    m = _later_mark(question)
     return m.group("mark").strip() if m else ""
 
 
 def without_later_mark(question: str) -> str:
     """A question about what held before something, without that something: "Where did I
     work before Brightwater Analytics?" asks "Where did I work?" of the time before, and the
-    line that answers it names the older value, not the newer one the question dates it by.
-    Only in a question that asks what was before (asks_what_was_before)."""
-    if not asks_what_was_before(question):
-        return question
-    m = _BEFORE_MARK.search(question)
-    if not m or not m.group("mark").strip():
-        return question
-    mark = m.group("mark")
-    if any(c.isdigit() for c in mark) or any(w.lower() in _MONTH_WORDS for w in words(mark)):
-        return question  # "two weeks before August 11": a date, read as one by recall
-    if not (mark[:1].isupper() or mark.split()[0].lower() in _DETERMINERS):
-        return question  # "before meeting Maria": an event told by a verb, not the later value
-    return (question[: m.start()] + question[m.end() :]).strip()
+    line that answers it names the older value, not the newer one the question dates it by."""
+    m = _later_mark(question)
+    return (question[: m.start()] + question[m.end() :]).strip() if m else question
 
 
 def asks_for_the_earliest(question: str | None) -> bool:
