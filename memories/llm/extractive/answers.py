@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import asked_for, exchange, name_of, near_miss, said_as, similarity, stand_ins, whose_thing
+from . import asked_for, exchange, grammar, name_of, near_miss, said_as, similarity, stand_ins, whose_thing
 from .asked_about import (
     META_TERMS,
     QUESTION_WORDS,
@@ -416,12 +416,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
         if key in seen:
             continue
         seen.add(key)
-        if kind is not None:
-            s.lead = _value_before(s, kind, question)
+        s.lead = _lead(s, kind, question)
+        if s.lead:
             lead_key = " ".join(s.lead.lower().split())
             if lead_key in seen:
                 s.lead = ""  # already quoted on a line of its own
-            elif lead_key:
+            else:
                 seen.add(lead_key)
         picked.append(s)
     return "From your memories:\n\n" + "\n".join(
@@ -432,6 +432,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
             when="when" in wants,
             past_question=asks_about_the_past(asked_past, bool(dated)),
             dated_after=frozenset(after),
+            best_said={s.memory.id: s.text for s in sorted(sentences, key=lambda s: s.score)},
         )
     )
 
@@ -447,6 +448,15 @@ def _value_before(s: Sentence, kind: asked_for.Asked, question: str) -> str:
     if not asked_for.holds(_said(s), kind, question) or len(before.split()) < SHORT_SENTENCE_WORDS:
         return before
     return ""
+
+
+def _lead(s: Sentence, kind: asked_for.Asked | None, question: str) -> str:
+    """What is quoted before `s`: the sentence before it when `s` opens with a pronoun of
+    the third person ("Sie wohnt jetzt in der Wiehre": of whom, and where, the one before
+    says), else the value the one before gives (_value_before)."""
+    if s.preceding and grammar.third_person_subject(language_of(s.text)).match(s.text):
+        return s.preceding
+    return _value_before(s, kind, question) if kind is not None else ""
 
 
 def _changed_fact_nearest(sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:

@@ -7,7 +7,7 @@ import re
 
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
-from . import whose
+from . import language, whose
 from .entities import addressed
 from .summary import plain_text
 
@@ -57,9 +57,23 @@ def names_asked(question: str) -> set[str]:
     following = [*words[1:], ""]  # each word's next word ("" after the last)
     return {
         w.lower().removesuffix("'s").removesuffix("’s")
-        for w, after in zip(words[1:], following[1:], strict=True)
-        if w[:1].isupper() and w.lower() not in textutil.STOPWORDS and w.lower() not in META_TERMS and not _YEAR.fullmatch(after)
+        for w, before, after in zip(words[1:], words[:-1], following[1:], strict=True)
+        if w[:1].isupper()
+        and w.lower() not in textutil.STOPWORDS
+        and w.lower() not in META_TERMS
+        and not _YEAR.fullmatch(after)
+        and not _common_noun(w, before, question)
     }
+
+
+def _common_noun(word: str, before: str, question: str) -> bool:
+    """In a language that capitalises every noun, a capitalised word after a determiner
+    ("meine Schwester Jana", "Welches Auto") or with a noun's suffix is a noun, not a
+    name: the name is what follows it, if anything."""
+    lang = language.language_of(question)
+    if not language.capitalises_nouns(lang):
+        return False
+    return before.lower() in language.determiners_of(lang) or language.is_noun_by_suffix(word, lang)
 
 
 def without_names(question: str, names: set[str]) -> str:

@@ -26,6 +26,7 @@ def current_first(
     when: bool,
     past_question: bool = False,
     dated_after: frozenset[int] = frozenset(),
+    best_said: dict[int, str] | None = None,
 ) -> list[str]:
     """What is true now before what was: a superseded memory's successor (when recall gave
     it) is quoted first, even when it shares no word with the question ("I moved to Berlin"
@@ -70,9 +71,9 @@ def current_first(
                 if later is not None and later.id not in brought and later.id not in quoted:
                     # The successor's own successor no check marked (A -> B marked, B -> C missed).
                     brought.add(later.id)
-                    sentence = brought_text(later, q_terms)
+                    sentence = brought_text(later, q_terms, best_said)
                     current.append((later.id, f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]"))
-                sentence = brought_text(successor, q_terms)
+                sentence = brought_text(successor, q_terms, best_said)
                 current.append((successor.id, f"- {said_by(successor, sentence)}{quote_text(sentence)} [Memory {successor.id}]"))
             past.append((note.id, f"- Past ({note.past_marker}): {said_by(note, s.text)}{quote_text(s.text)} [Memory {note.id}]"))
         elif note.id not in brought:
@@ -81,7 +82,7 @@ def current_first(
                 # What no update check marked but says the same about one thing, later
                 # ("Me mudé a Valencia" after "Vivo en Sevilla"): quoted first.
                 brought.add(later.id)
-                sentence = brought_text(later, q_terms)
+                sentence = brought_text(later, q_terms, best_said)
                 current.append((later.id, f"- {said_by(later, sentence)}{quote_text(sentence)} [Memory {later.id}]"))
             current.append((note.id, quote(s, when=when)))
             if past_question:
@@ -90,7 +91,10 @@ def current_first(
                     if old.outdated_by == note.id and old.valid_until and old.id not in picked_ids:
                         picked_ids.add(old.id)
                         past.append(
-                            (old.id, f"- Past ({old.past_marker}): {quote_text(brought_text(old, q_terms))} [Memory {old.id}]")
+                            (
+                                old.id,
+                                f"- Past ({old.past_marker}): {quote_text(brought_text(old, q_terms, best_said))} [Memory {old.id}]",
+                            )
                         )
     if not past_question:
         return [line for _, line in current + past]
@@ -108,15 +112,21 @@ def current_first(
 WHOLE_NOTE_WORDS = 40
 
 
-def brought_text(note: MemoryNote, q_terms: list[str]) -> str:
+def brought_text(note: MemoryNote, q_terms: list[str], best_said: dict[int, str] | None = None) -> str:
     """What is quoted of a memory brought in rather than picked by its sentences: the whole
-    note when short, else the sentence with most of the question's words, with the next
-    one when it is short (as a picked sentence is quoted: quoting.quote)."""
+    note when short, else the sentence the answerer found best for the question
+    (`best_said`, by words and meaning: a newer note often says its value without the
+    question's words), else the one with most of the question's words, with the next one
+    when it is short (as a picked sentence is quoted: quoting.quote)."""
     text = note.text or note.summary
     options = textutil.sentences(text) or [note.summary]
     if len(text.split()) <= WHOLE_NOTE_WORDS:
         return " ".join(options)
-    best = max(range(len(options)), key=lambda i: sum(t in set(textutil.terms(options[i])) for t in q_terms))
+    said = (best_said or {}).get(note.id)
+    if said in options:
+        best = options.index(said)
+    else:
+        best = max(range(len(options)), key=lambda i: sum(t in set(textutil.terms(options[i])) for t in q_terms))
     chosen = options[best]
     if best + 1 < len(options) and len(chosen.split()) < SHORT_SENTENCE_WORDS:
         chosen = f"{chosen} {options[best + 1]}"

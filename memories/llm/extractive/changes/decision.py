@@ -318,6 +318,12 @@ def judge(old_text: str, new_text: str) -> Change | None:
         old_values = [v for v in named_old if not kinds_of([v]).isdisjoint(kinds_of(new_values))] or old_values
     if not old_values or not new_values:
         return None
+    # The writer's first span at a named place, after the writer at another ("Started at
+    # Halvorsen" / "First day at Brightwater"): the slot of where, and the older event the
+    # beginning of the state the newer one ends, however close the two frames read.
+    began_elsewhere = bool(
+        began_at and AT_A_NAME.search(old_s) and first_person(old_s, names, lang) and first_person(new_s, names, lang)
+    )
     if masked_only and not (
         names_old_value
         or shares_slot_word(old_c, new_c, stops, names)
@@ -330,9 +336,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         or (worded and closeness >= SAME_SLOT and first_person(old_s, names, lang) and first_person(new_s, names, lang))
         or sibling_change
         or began
-        # The writer's first span at a named place, after the writer at another
-        # ("Started at Halvorsen" / "First day at Brightwater"): the slot of where.
-        or (began_at and AT_A_NAME.search(old_s) and first_person(old_s, names, lang) and first_person(new_s, names, lang))
+        or began_elsewhere
         or writer_moved_on(old_s, new_s, new_values, closeness, names, lang, stops)
     ):
         return None  # "The dentist appointment is on X" / "Booked a haircut for X": the frame only
@@ -369,7 +373,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and (
             not worded
             or named_old
-            or closeness < SAME_SLOT_PAST
+            or (closeness < SAME_SLOT_PAST and not began_elsewhere)
             or not leans(old_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, OLD_BEGINNING_MARGIN, stops, names)
         )
     ):

@@ -63,7 +63,7 @@ ARROW = re.compile(r"->|→|=>")
 
 # Forms a slot holds one of at a time. A plain short number ("2-bed", "3 yrs", "12 day
 # streak") counts things and is left to the other judges.
-FORMS = ("amount", "clock", "date", "weekday", "code", "long number", "labelled")
+FORMS = ("amount", "clock", "date", "weekday", "code", "long number", "labelled", "measure")
 MONTHS = frozenset(m.lower() for m in textutil.MONTH_NAMES)
 # The weekdays and their short forms ("Thu 6 Feb"): a closed class.
 WEEKDAYS = frozenset(d.lower() for d in textutil.WEEKDAYS) | frozenset("mon tue tues wed thu thur thurs fri sat sun".split())
@@ -76,7 +76,7 @@ def renumbered(old_text: str, new_text: str):
     older one's, else None."""
     if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower() or old_text.rstrip().endswith("?"):
         return None
-    if ADDITION.search(new_text) or KEPT.search(new_text) or PAST_FRAME.search(new_text):
+    if ADDITION.search(new_text) or PAST_FRAME.search(new_text):
         return None
     lang = language.language_of(f"{old_text} {new_text}")
     stops = language.stopwords_for(f"{old_text} {new_text}")
@@ -106,6 +106,11 @@ def renumbered(old_text: str, new_text: str):
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"
+    # Kept as it was, said in the new value's clause or in one naming the older value
+    # ("rent unchanged at £950"); "still" of something else does not keep it ("bp still
+    # high at checkup, lisinopril is 20mg as of today").
+    if any(KEPT.search(c) for c, _ in new_units if c == new_c or any(mentions(v, words_of(c)) for v in old_held[old_c])):
+        return None
     if (
         someone_else(new_s, old_text, lang)
         or _owners_differ(old_s, new_s)
@@ -200,7 +205,7 @@ def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) ->
     out = {}
     for value in values_in(clause, stops, names):
         form = _form(value, clause, stops)
-        if form in FORMS and keep(value):
+        if (form in FORMS or form.startswith("measure ")) and keep(value):
             out[value] = form
     return out
 
@@ -229,6 +234,9 @@ def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
         return "date"
     if form == "time":
         return "year" if low.isdigit() else "clock"
+    glued = _GLUED_UNIT.fullmatch(low)
+    if glued and glued.group(1) not in _NOT_A_UNIT:
+        return f"measure {glued.group(1)}"  # "5mg", read whole where "10mg" is read as "10"
     if form == "number":
         # Two decimal places are money's ("up to 11.99" after "£10.99/mo"), whatever the
         # note left out of its currency.
@@ -236,6 +244,11 @@ def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
             return "amount"
         if sum(c.isdigit() for c in low) >= 5:
             return "long number"
+        # A number with its unit ("10mg", "2.5 ml", "180cm"): a measure in that unit, of
+        # one form only with the same unit ("lisinopril 10mg" / "lisinopril is 20mg").
+        unit = _UNIT.match(text[at + len(low) :]) if at >= 0 else None
+        if unit and unit.group(1) not in _NOT_A_UNIT and unit.group(1) not in (stops or language.stopwords_for(clause)):
+            return f"measure {unit.group(1)}"
         # A day of a month is a date ("9 October", "March 14th"), not a count.
         if _day_of_month(low).search(text):
             return "date"
@@ -252,6 +265,14 @@ def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
             return "labelled"
         return "count"
     return form
+
+
+# A unit written after a number: an abbreviation of one to three letters, glued to it or
+# one space apart ("10mg", "500 mg", "5 km"). Not an ordinal's ending, a multiplier
+# ("3x", "61k") or a plural's "s", and not a word of grammar ("3 of them").
+_UNIT = re.compile(r"\s?([^\W\d_]{1,3})\b")
+_NOT_A_UNIT = frozenset({"st", "nd", "rd", "th", "x", "k", "s", "am", "pm", "h"})
+_GLUED_UNIT = re.compile(r"\d+(?:[.,]\d+)?([^\W\d_]{1,3})")
 
 
 def _day_of_month(day: str) -> re.Pattern:

@@ -1,0 +1,52 @@
+"""Round 25 (issue 25): found on update scenarios written by someone who read none of the
+code. A dose changed ("... 10mg" / "... is 20mg as of today") was no number of one form
+(a number with its unit was read as a count), and a "still" said of something else in the
+note ("bp still high") kept the old dose. Written here in words of their own."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from tests.test_updates import needs_meaning
+from tests.test_updates_plain import marked
+
+renumbered = importlib.import_module("memories.llm.extractive.changes.renumbered")
+
+UPDATES = [
+    # A dose with its unit, changed; "still" is said of the blood pressure.
+    ("GP put me on amlodipine 5mg, one in the evening", "bp still not great, amlodipine is 10mg from today"),
+    ("Levothyroxine 50 mcg every morning before tea", "Thyroid bloods back: levothyroxine up to 75 mcg"),
+]
+
+LOOK_ALIKES = [
+    # The dose kept, another drug added.
+    ("metformin 500 mg twice a day", "Still on metformin 500 mg, they added gliclazide 40mg"),
+    # "still" in the clause of the value: kept.
+    ("Amlodipine 5mg at night", "amlodipine still 5mg, bp fine at the review"),
+]
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", UPDATES)
+def test_a_changed_measure_is_an_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", LOOK_ALIKES)
+def test_a_measure_kept_is_no_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)
+
+
+def test_a_number_with_its_unit_is_a_measure_in_that_unit():
+    assert renumbered._form("10", "lisinopril 10mg daily") == "measure mg"
+    assert renumbered._form("500", "metformin 500 mg twice a day") == "measure mg"
+    assert renumbered._form("2", "2 ml at night") == "measure ml"
+    # An ordinal, a multiplier, a word of grammar, a noun counted: no unit.
+    assert renumbered._form("61", "61k miles on the clock") != "measure k"
+    assert renumbered._form("3", "we have 3 cats") == "count"
+    assert renumbered._form("2", "2 of them", frozenset({"of", "them"})) == "count"
