@@ -5,8 +5,12 @@ sentence opening with a pronoun was quoted without the one before that says of w
 where; and a long newer note brought in for the one it replaced was quoted by its first
 sentence, not by the one that says the new value."""
 
+from datetime import UTC, datetime
+
 import pytest
 
+from memories.llm.base import AnswerContext, MemoryNote
+from memories.llm.extractive import answers
 from memories.llm.extractive.asked_about import names_asked
 from memories.services import answer_question
 from memories.services.updates import mark_superseded
@@ -71,3 +75,16 @@ def test_a_long_newer_note_is_quoted_by_the_sentence_that_gives_the_value(user, 
     result = answer_question(owner=user, question="Who is my dentist?")
     assert result.cited[:1] == [new.pk], result.answer
     assert "Pereira" in result.answer
+
+
+def test_a_sentence_quoted_after_a_short_one_is_not_quoted_again():
+    # A short sentence is quoted with the one after it; both say the name asked about.
+    note = MemoryNote(
+        id=1,
+        summary="First day at Marlow Freight.",
+        text="First day at Marlow Freight. Marlow Freight gave me a badge with an awful photo, desk by the window.",
+        occurred_at=datetime(2025, 3, 3, tzinfo=UTC),
+    )
+    answer = answers.answer(question="What about Marlow Freight?", context=AnswerContext(memories=[note]))
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert lines and sum("awful photo" in line for line in lines) == 1, answer

@@ -416,6 +416,14 @@ def answer(*, question: str, context: AnswerContext) -> str:
         if key in seen:
             continue
         seen.add(key)
+        if s.following and len(s.text.split()) < SHORT_SENTENCE_WORDS:
+            # A short sentence is quoted with the one after it (quoting.quote): that one is
+            # not quoted again on a line of its own, nor twice.
+            following_key = " ".join(s.following.lower().split())
+            if following_key in seen:
+                s.following = ""
+            else:
+                seen.add(following_key)
         s.lead = _lead(s, kind, question)
         if s.lead:
             lead_key = " ".join(s.lead.lower().split())
