@@ -1,7 +1,9 @@
 """Round 25 (issue 25): found on update scenarios written by someone who read none of the
 code. A dose changed ("... 10mg" / "... is 20mg as of today") was no number of one form
 (a number with its unit was read as a count), and a "still" said of something else in the
-note ("bp still high") kept the old dose. Written here in words of their own."""
+note ("bp still high") kept the old dose. A child's first day at a new school was read as
+someone else's fact ("mi hija Sofía" named by a noun, "Primer día de Sofía" by name) and
+the child's name as the old value named again. Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ UPDATES = [
     # A dose with its unit, changed; "still" is said of the blood pressure.
     ("GP put me on amlodipine 5mg, one in the evening", "bp still not great, amlodipine is 10mg from today"),
     ("Levothyroxine 50 mcg every morning before tea", "Thyroid bloods back: levothyroxine up to 75 mcg"),
+    # A child's first day at a new school, the child named by a noun before and by name
+    # after ("mi hija Sofía" / "de Sofía"): whose first day it is holds the slot.
+    ("Mi hija Sofía va al Colegio Alameda.", "Primer día de Sofía en el Instituto Goya, nerviosa pero contenta."),
 ]
 
 LOOK_ALIKES = [
@@ -25,6 +30,8 @@ LOOK_ALIKES = [
     ("metformin 500 mg twice a day", "Still on metformin 500 mg, they added gliclazide 40mg"),
     # "still" in the clause of the value: kept.
     ("Amlodipine 5mg at night", "amlodipine still 5mg, bp fine at the review"),
+    # Another child's first day.
+    ("Mi hija Sofía va al Colegio Alameda.", "Primer día de Marta en el Instituto Goya, nerviosa pero contenta."),
 ]
 
 

@@ -57,6 +57,8 @@ BEGAN_AT = re.compile(
     r"\b(?:first|erste[rns]?|premi(?:er|ère)|primer[oa]?|primeir[oa]|prim[oa])\s+"
     r"(?:(?:full|proper|official|real)\s+)?"
     r"(?:day|week|shift|month|morning|term|Arbeitstag|Tag|Woche|Schicht|jour|journée|semaine|día|semana|turno|dia|giorno|settimana)"
+    # (whose span it is may follow: "Primer día de Lucas en ...", "Premier jour d'Inès chez ...")
+    r"(?:\s+(?:of|von|de|di|do|da|d['’])\s*(?P<whose>(?-i:[A-ZÀ-Ý])[\w'’-]*))?"
     # (the role it began in may come first: "First day as operations manager at ...")
     r"(?:\s+(?:as|als|comme|como|come)\s+(?:an?\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,2}?)?" + _AT_A_NAME,
     re.I,

@@ -155,7 +155,11 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # A first day at a named place begins a state there, unless the older value is named
     # as still part of it ("First day at PyData Berlin! Veritas paid for the ticket"); told
     # as a time gone it is not ("Corvid was fun but the hours were brutal").
-    began_at = bool(BEGAN_AT.search(new_s)) and all(_told_as_gone(v, new_pieces) for v in named_old)
+    first_span = BEGAN_AT.search(new_s)
+    if first_span and first_span.group("whose"):
+        # Whose first day it is ("Primer día de Sofía en ...") holds the slot; no value of it.
+        named_old = [v for v in named_old if not mentions(v, words_of(first_span.group("whose")))]
+    began_at = bool(first_span) and all(_told_as_gone(v, new_pieces) for v in named_old)
     cue = cue or began_at
     if any(kept(v, new_pieces, lang) for v in named_old):
         return None  # "..., but I'm keeping the Golf", "pero me quedo en Zaragoza"

@@ -67,6 +67,10 @@ def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
     stated = (after and _COPULA.match(after[0])) or (len(split) >= len(phrase) > 0 and split[len(phrase) - 1].endswith(":"))
     if stated and any(similar_word(w, other) for w in phrase[1:]):
         subject = None
+    # "Mi hija Sofía va al ..." / "Primer día de Sofía ...": the name in apposition is the
+    # one the other note names, so the same person, whatever noun it is named by there.
+    if subject and _named_in_apposition(sentence, subject.end(1), other):
+        subject = None
     return any(
         not similar_word(m.group(1).lower(), other)
         and not abbreviates(m.group(1).lower(), other)
@@ -74,6 +78,13 @@ def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
         for m in (subject, *grammar.possessive_of(lang).finditer(sentence))
         if m
     )
+
+
+def _named_in_apposition(sentence: str, after: int, other: set[str]) -> bool:
+    """The possessed noun is followed by a capitalised name ("my sister Jana", "mi hija
+    Sofía") the other note has too."""
+    m = re.match(r"\s+((?-i:[A-ZÀ-Ý])[^\W\d_]+)", sentence[after:])
+    return bool(m) and m.group(1).lower() in other
 
 
 def _names_a_role(sentence: str, subject: re.Match, other_text: str, lang: str) -> bool:
