@@ -3,7 +3,9 @@ code. A dose changed ("... 10mg" / "... is 20mg as of today") was no number of o
 (a number with its unit was read as a count), and a "still" said of something else in the
 note ("bp still high") kept the old dose. A child's first day at a new school was read as
 someone else's fact ("mi hija Sofía" named by a noun, "Primer día de Sofía" by name) and
-the child's name as the old value named again. Written here in words of their own."""
+the child's name as the old value named again. False ones: a whole month spent somewhere
+("paso todo agosto en ... Cádiz"), a night up "til 2am" against a bedtime routine, a word
+of a book's title ending with "Priya's last day". Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from tests.test_updates import needs_meaning
 from tests.test_updates_plain import marked
 
 renumbered = importlib.import_module("memories.llm.extractive.changes.renumbered")
+successions = importlib.import_module("memories.llm.extractive.changes.successions")
+cues = importlib.import_module("memories.llm.extractive.changes.cues")
 
 UPDATES = [
     # A dose with its unit, changed; "still" is said of the blood pressure.
@@ -32,6 +36,11 @@ LOOK_ALIKES = [
     ("Amlodipine 5mg at night", "amlodipine still 5mg, bp fine at the review"),
     # Another child's first day.
     ("Mi hija Sofía va al Colegio Alameda.", "Primer día de Marta en el Instituto Goya, nerviosa pero contenta."),
+    # Up late once: a time bounded by "til" is a night's, not the routine's.
+    (
+        "Sleep plan: phone away 9:30pm, lights out 10:15. Working so far!",
+        "stayed up til 1am watching the final. wrecked tomorrow",
+    ),
 ]
 
 
@@ -57,3 +66,30 @@ def test_a_number_with_its_unit_is_a_measure_in_that_unit():
     assert renumbered._form("61", "61k miles on the clock") != "measure k"
     assert renumbered._form("3", "we have 3 cats") == "count"
     assert renumbered._form("2", "2 of them", frozenset({"of", "them"})) == "count"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "paso todo agosto en casa de los abuelos en Cádiz",
+        "Spending all of August at my aunt's in Kendal",
+        "Den ganzen Sommer sind wir bei Oma in Husum.",
+        "On passe tout l'été à Biarritz chez mes parents.",
+        "tutta l'estate al mare da mia sorella",
+    ],
+)
+def test_a_whole_month_or_season_spent_somewhere_is_a_stay(text):
+    assert cues.BOUNDED.search(text)
+
+
+def test_all_of_something_else_is_no_span():
+    assert not cues.BOUNDED.search("All the best to the new team in Leeds")
+    assert not cues.BOUNDED.search("Todo el equipo se mudó a Bilbao")
+
+
+def test_a_word_of_a_title_is_named_again_only_as_a_name():
+    old = "Finished 'The Remains of the Day' finally."
+    assert not successions._named_as_written("day", old, "Priya's last day today, cake was lemon.")
+    assert successions._named_as_written("day", old, "Lent The Remains of the Day to Mum.")
+    # A value in lower case is named in any case.
+    assert successions._named_as_written("ironyard", "joined ironyard on 5th", "Cancelled IronYard.")

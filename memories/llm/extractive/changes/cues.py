@@ -233,8 +233,25 @@ _PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|ge
 # A return said with its day ("back on Monday", "back home Sunday"): away for a while.
 _RETURNING = rf"back (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKDAY_PATTERN})"
 RETURNING = re.compile(rf"\b{_RETURNING}\b", re.I)
+_MONTHS_OF = {
+    "en": "january|february|march|april|may|june|july|august|september|october|november|december",
+    "es": "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre",
+    "pt": "janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro",
+    "fr": "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre",
+    "de": "januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember",
+    "it": "gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre",
+}
+# A whole span spent ("all of August", "todo agosto", "tout l'été", "den ganzen Sommer",
+# "tutta l'estate"): a determiner of wholeness and a month or a season, closed classes.
+_WHOLE_SPAN = (
+    rf"(?:all|the whole|the entire) (?:of )?(?:the )?(?:summer|winter|spring|autumn|month|{_MONTHS_OF['en']})"
+    rf"|tod[oa] (?:el |la |o |a )?(?:verano|invierno|verão|inverno|mes|mês|semana|{_MONTHS_OF['es']}|{_MONTHS_OF['pt']})"
+    rf"|(?:tout|toute) (?:l['’]été|l['’]hiver|le mois|la semaine|{_MONTHS_OF['fr']})"
+    rf"|(?:den|die|das) ganzen? (?:sommer|winter|monat|woche|{_MONTHS_OF['de']})"
+    rf"|tutt[oa] (?:l['’]estate|l['’]inverno|il mese|la settimana|{_MONTHS_OF['it']})"
+)
 BOUNDED = re.compile(
-    r"\b(?:until|till|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
+    rf"\b(?:until|till|til|{_WHOLE_SPAN}|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
     # A span spent somewhere ("Spending the week in Edinburgh", "a fortnight at Mum's").
     r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
     # Away on a journey ("on the work trip", "on holiday"): a closed class of its nouns.

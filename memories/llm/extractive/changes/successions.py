@@ -12,6 +12,8 @@ month"), and names a new value of the older value's kind that the older note doe
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import language, similarity
@@ -57,7 +59,7 @@ def succeeded(old_text: str, new_text: str):
     if not old_values:
         return None
     endings = [
-        (s, [v for v in old_values if mentions(v, words_of(s))])
+        (s, [v for v in old_values if mentions(v, words_of(s)) and _named_as_written(v, old_values[v], s)])
         for s in statements
         if not HEDGED.search(s) and not PAST_FRAME.search(s) and not negated(s, lang, frozenset(old_words))
     ]
@@ -86,6 +88,15 @@ def succeeded(old_text: str, new_text: str):
             if shares_slot_word(old_c, piece, stops, names) or closeness >= SAME_SLOT_WITH_CUE:
                 return tuple(ended), tuple(news), closeness
     return None
+
+
+def _named_as_written(value: str, old_clause: str, statement: str) -> bool:
+    """A value the older note writes as a name (a capital inside a sentence) is named again
+    only as a name: "last day" does not name "The Remains of the Day"."""
+    written = re.search(rf"(?<=\w\W)\b{re.escape(value)}\b", old_clause, re.I)
+    if not written or not written.group(0)[:1].isupper():
+        return True
+    return any(m.group(0)[:1].isupper() for m in re.finditer(rf"\b{re.escape(value)}\b", statement, re.I))
 
 
 def _closeness(old_c: str, piece: str, stops: frozenset[str], names: frozenset[str]) -> float:
