@@ -5,7 +5,8 @@ note ("bp still high") kept the old dose. A child's first day at a new school wa
 someone else's fact ("mi hija Sofía" named by a noun, "Primer día de Sofía" by name) and
 the child's name as the old value named again. False ones: a whole month spent somewhere
 ("paso todo agosto en ... Cádiz"), a night up "til 2am" against a bedtime routine, a word
-of a book's title ending with "Priya's last day". Written here in words of their own."""
+of a book's title ending with "Priya's last day", a rota's "Thu" read as a name in place
+of an author's. Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ LOOK_ALIKES = [
     ("Amlodipine 5mg at night", "amlodipine still 5mg, bp fine at the review"),
     # Another child's first day.
     ("Mi hija Sofía va al Colegio Alameda.", "Primer día de Marta en el Instituto Goya, nerviosa pero contenta."),
+    # A weekday's short form is no name: a rota's days do not replace an author's name.
+    (
+        "Library haul due back on the 4th: the Ruth Ozeki and a Thai cookbook.",
+        "Rota for the new quarter: early shifts Mon, Tue, Wed, 06:30-14:00. Fridays off.",
+    ),
     # Up late once: a time bounded by "til" is a night's, not the routine's.
     (
         "Sleep plan: phone away 9:30pm, lights out 10:15. Working so far!",

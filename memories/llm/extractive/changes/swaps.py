@@ -59,6 +59,7 @@ from .cues import (
 )
 from .decision import side_by_side, denied, kept
 from .plain import value_type
+from .renumbered import CALENDAR
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
 from .statements import closest_pair, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
@@ -102,6 +103,8 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
             and value in NUMBER_WORDS
         ):
             return "word"
+        if value.lower() in CALENDAR:
+            return "calendar"  # "Thu", "Sept": a day or a month, no name whatever its capital
         return next(iter(kinds_of([value])))
 
     old_held = {c: [v for v in _values(c, stops, names) if v not in openers] for c, _ in old_units}
@@ -136,7 +139,10 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     shared = {kind(v) for v in old_held[old_c]} & {kind(v) for v in new_held[new_c]}
     old_values = [v for v in dict.fromkeys(old_held[old_c]) if kind(v) in shared]
     new_values = [v for v in dict.fromkeys(new_held[new_c]) if kind(v) in shared]
-    changed = bool(CHANGE.search(new_text) or EFFECTIVE.search(new_text))
+    # A word of change in the new value's clause or the one before it (which often says
+    # what changed: "Got a new phone. It's a Pixel 8"); one far off in a long note is of
+    # something else ("... renewed the Adobe licence, backed up the NAS, ...").
+    changed = _said_changed(new_c, [c for c, _ in new_units])
     pieces = list(dict.fromkeys([c for c, _ in new_units] + [s for _, s in new_units]))
     # The older value named again is still held, unless a statement naming it says it
     # was left, ended or changed ("Cracked the Pixel screen ..., on an iPhone 14 now").
@@ -228,6 +234,13 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     if not changed and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # an offer declined
     return old_values, new_values, closeness
+
+
+def _said_changed(clause: str, clauses: list[str]) -> bool:
+    """A closed-class word of change or of taking effect in the clause or the one before."""
+    order = list(dict.fromkeys(clauses))
+    at = order.index(clause) if clause in order else 0
+    return any(CHANGE.search(s) or EFFECTIVE.search(s) for s in order[max(at - 1, 0) : at + 1])
 
 
 def _one_subject(old_s: str, new_s: str, old_words: set[str], new_words: set[str]) -> bool:
