@@ -6,7 +6,8 @@ someone else's fact ("mi hija Sofía" named by a noun, "Primer día de Sofía" b
 the child's name as the old value named again. False ones: a whole month spent somewhere
 ("paso todo agosto en ... Cádiz"), a night up "til 2am" against a bedtime routine, a word
 of a book's title ending with "Priya's last day", a rota's "Thu" read as a name in place
-of an author's. Written here in words of their own."""
+of an author's, a bookkeeper's fees ("she's putting her fees up") read as the writer's rate.
+Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ UPDATES = [
     # A child's first day at a new school, the child named by a noun before and by name
     # after ("mi hija Sofía" / "de Sofía"): whose first day it is holds the slot.
     ("Mi hija Sofía va al Colegio Alameda.", "Primer día de Sofía en el Instituto Goya, nerviosa pero contenta."),
+    # A company's price said by "they", and a relative's number said by "she" after a note of hers.
+    ("Netflix is £10.99 a month.", "Netflix emailed: they're putting the price up to £12.99 from June."),
+    ("Mum's mobile: 07700 900312", "Mum rang, she has a new number 07700 900587"),
 ]
 
 LOOK_ALIKES = [
@@ -41,6 +45,11 @@ LOOK_ALIKES = [
     (
         "Library haul due back on the 4th: the Ruth Ozeki and a Thai cookbook.",
         "Rota for the new quarter: early shifts Mon, Tue, Wed, 06:30-14:00. Fridays off.",
+    ),
+    # Someone else's price said by "she" after a colon: her fees, not the writer's rate.
+    (
+        "Proofreading rate: £32/hour, two hours minimum.",
+        "Dev (my bookkeeper) emailed: she's putting her fees up to £80/hour from June.",
     ),
     # Up late once: a time bounded by "til" is a night's, not the routine's.
     (

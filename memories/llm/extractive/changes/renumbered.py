@@ -38,7 +38,7 @@ from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, P
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
 from .statements import closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
-from .subjects import CONTRACTED, other_subject, someone_else
+from .subjects import CONTRACTED, first_person, other_subject, someone_else
 from .values import names_in, values_in
 
 # Clauses said in other words of one thing (no word shared): how close in meaning they
@@ -113,6 +113,7 @@ def renumbered(old_text: str, new_text: str):
         return None
     if (
         someone_else(new_s, old_text, lang)
+        or (_PERSON_OPENS.match(new_c) and first_person(old_s, names, lang))
         or _owners_differ(old_s, new_s)
         or other_subject(old_s, new_s, names, old_text, new_text)
     ):
@@ -265,6 +266,12 @@ def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
             return "labelled"
         return "count"
     return form
+
+
+# A clause opening with a singular personal pronoun of the third person ("Rachel (my
+# accountant) emailed: she's putting her fees up to £95/hour"): that person's number. Not
+# "they" or "it", which say a company's ("Netflix emailed: they're putting the price up").
+_PERSON_OPENS = re.compile(r"^\W*(?:he|she|he['’]s|she['’]s|er|il|elle|él|ella|ele|ela|lui|lei)\b", re.I)
 
 
 # A unit written after a number: an abbreviation of one to three letters, glued to it or
