@@ -6,8 +6,8 @@ someone else's fact ("mi hija Sofía" named by a noun, "Primer día de Sofía" b
 the child's name as the old value named again. False ones: a whole month spent somewhere
 ("paso todo agosto en ... Cádiz"), a night up "til 2am" against a bedtime routine, a word
 of a book's title ending with "Priya's last day", a rota's "Thu" read as a name in place
-of an author's, a bookkeeper's fees ("she's putting her fees up") read as the writer's rate.
-Written here in words of their own."""
+of an author's (a day or a month is no value a swap reads), a bookkeeper's fees ("she's
+putting her fees up") read as the writer's rate. Written here in words of their own."""
 
 from __future__ import annotations
 

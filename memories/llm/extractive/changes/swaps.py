@@ -103,12 +103,15 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
             and value in NUMBER_WORDS
         ):
             return "word"
-        if value.lower() in CALENDAR:
-            return "calendar"  # "Thu", "Sept": a day or a month, no name whatever its capital
         return next(iter(kinds_of([value])))
 
-    old_held = {c: [v for v in _values(c, stops, names) if v not in openers] for c, _ in old_units}
-    new_held = {c: [v for v in _values(c, stops, names) if v not in openers and not mentions(v, old_words)] for c, _ in new_units}
+    # A day or a month ("Thu", "Sept") is no value swapped here, whatever its capital: the
+    # numbers' judge (renumbered.py) reads a day changed.
+    old_held = {c: [v for v in _values(c, stops, names) if v not in openers and v not in CALENDAR] for c, _ in old_units}
+    new_held = {
+        c: [v for v in _values(c, stops, names) if v not in openers and v not in CALENDAR and not mentions(v, old_words)]
+        for c, _ in new_units
+    }
     pairs = [
         (oc, nc)
         for oc, ov in old_held.items()
