@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from datetime import date
 from functools import lru_cache
 
 # Counts written as words, as dates ("two weeks ago") and answers ("three times") use them.
@@ -283,6 +284,27 @@ def later_mark(question: str) -> str:
     company was I with before Octopus?"), or ""."""
     m = _later_mark(question)
     return m.group("mark").strip() if m else ""
+
+
+def before_date(question: str) -> date | None:
+    """The first day of the month or year a question about the time before names ("What
+    was my dose before September 2025?", "Where did I live before 2023?"), or None (no
+    year, or no "before" of the past)."""
+    if not asks_what_was_before(question):
+        return None
+    m = _BEFORE_MARK.search(question)
+    if not m:
+        return None
+    said = re.fullmatch(r"(?:(?P<month>[^\W\d_]+)\.?\s+)?(?P<year>(?:19|20)\d\d)", m.group("mark").strip())
+    if not said:
+        return None
+    month = 1
+    if said.group("month"):
+        names = [n.lower() for n in MONTH_NAMES]
+        if said.group("month").lower() not in names:
+            return None
+        month = names.index(said.group("month").lower()) % 12 + 1
+    return date(int(said.group("year")), month, 1)
 
 
 def without_later_mark(question: str) -> str:

@@ -5,10 +5,11 @@ sentence opening with a pronoun was quoted without the one before that says of w
 where; and a long newer note brought in for the one it replaced was quoted by its first
 sentence, not by the one that says the new value."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 
+from memories import textutil
 from memories.llm.base import AnswerContext, MemoryNote
 from memories.llm.extractive import answers
 from memories.llm.extractive.asked_about import names_asked
@@ -88,3 +89,29 @@ def test_a_sentence_quoted_after_a_short_one_is_not_quoted_again():
     answer = answers.answer(question="What about Marlow Freight?", context=AnswerContext(memories=[note]))
     lines = [line for line in answer.splitlines() if line.startswith("- ")]
     assert lines and sum("awful photo" in line for line in lines) == 1, answer
+
+
+@pytest.mark.parametrize(
+    "question, day",
+    [
+        ("What was my inhaler dose before March 2025?", date(2025, 3, 1)),
+        ("Where did I live before 2023?", date(2023, 1, 1)),
+        ("What was my rent before Sept 2024?", date(2024, 9, 1)),
+        # A day before a date is a date recall reads; a named thing is a later value.
+        ("What did I plant the week before 12 May?", None),
+        ("Where did I work before Dunmore Bank?", None),
+    ],
+)
+def test_the_month_or_year_a_question_about_the_time_before_names(question, day):
+    assert textutil.before_date(question) == day
+
+
+@needs_meaning
+def test_a_question_about_the_time_before_a_month_quotes_what_held_then_first(user, memory_factory, local_embeddings):
+    # Found through the MCP client: recall ranks the newer note first, as said in the month
+    # named; what was said from then on is of the time after.
+    old = memory_factory("GP started me on ramipril 2.5mg, one every morning.", occurred_at="2025-03-08")
+    new = memory_factory("Blood pressure still high at the review, ramipril is 5mg as of today.", occurred_at="2025-09-14")
+    mark_superseded(old=old, new=new, reason="test")
+    result = answer_question(owner=user, question="What was my ramipril dose before September 2025?")
+    assert result.cited[:1] == [old.pk], result.answer

@@ -361,6 +361,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # quoted with it, and first, as a question about the past wants.
     mark = set(textutil.terms(textutil.later_mark(asked_past))) - META_TERMS
     after = {m.id for m in context.memories if mark and mark <= memory_stems[m.id]}
+    # "... before September 2025?": what was said from then on is of the time after.
+    if (cutoff := textutil.before_date(asked_past)) is not None:
+        after |= {m.id for m in context.memories if m.occurred_at and m.occurred_at.date() >= cutoff}
     for s in sentences:
         if s.memory.id in after and s.memory.id not in replaced:
             s.relevant = False
