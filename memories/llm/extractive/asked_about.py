@@ -96,11 +96,13 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
     """For a question naming a speaker of the conversation: for each line with a speaker,
     the stems that are that speaker's (whose.py). Empty when the question names none."""
     speakers = {m.id: _speaker_name(m) for m in context.memories}
+    by_id = {m.id: m for m in context.memories}
     people = frozenset(v for v in speakers.values() if v)
     asked = named & people
     if not asked:
         return {}
     out: dict[int, frozenset[str]] = {}
+    own = {m.id: _speakers_own(m, people) for m in context.memories if speakers[m.id]}
     for m in context.memories:
         speaker = speakers[m.id]
         if not speaker:
@@ -108,11 +110,20 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
         text = m.text or m.summary or ""
         body = text[SPEAKER.match(text).end() :]
         vocatives = frozenset(w.lower() for w in addressed(text)) - named_beyond_address(text)
+        # What the turn just before (another speaker's, in the same sequence) held as its
+        # speaker's own: this line's sentences with no person word that say it again speak
+        # of the other one's thing.
+        prior = m.id - 1
+        echoed = (
+            own.get(prior, frozenset())
+            if speakers.get(prior) not in ("", None, speaker) and _same_sequence(m, by_id[prior])
+            else frozenset()
+        )
         theirs: set[str] = set()
         # Only the speakers' names point at someone: "LGBTQ" in "I went to a LGBTQ
         # support group" is named but nobody the words belong to.
         for sentence in textutil.sentences(plain_text(body)):
-            for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives).items():
+            for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives, echoed=echoed).items():
                 for owner in owners:
                     if owner == whose.SPEAKER:
                         owner = speaker
@@ -124,6 +135,24 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
                         theirs.add(stem)
         out[m.id] = frozenset(theirs)
     return out
+
+
+def _speakers_own(m: MemoryNote, people: frozenset[str]) -> frozenset[str]:
+    """The stems a line holds as its own speaker's (whose.py), echoes aside."""
+    text = m.text or m.summary or ""
+    body = text[SPEAKER.match(text).end() :]
+    vocatives = frozenset(w.lower() for w in addressed(text)) - named_beyond_address(text)
+    return frozenset(
+        stem
+        for sentence in textutil.sentences(plain_text(body))
+        for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives).items()
+        if whose.SPEAKER in owners
+    )
+
+
+def _same_sequence(a: MemoryNote, b: MemoryNote) -> bool:
+    group_a, positioned = textutil.source_group(a.source)
+    return positioned and group_a == textutil.source_group(b.source)[0]
 
 
 def _speaker_name(m: MemoryNote) -> str:

@@ -28,13 +28,21 @@ THIRD = frozenset(
 SPEAKER, LISTENER, OTHER = "\x00speaker", "\x00listener", "\x00other"
 
 UNSAID = SPEAKER
+# Whether a reply's sentence with no person word gives back to the listener what the turn
+# before held as theirs (owners: echoed).
+ECHOES = True
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d[\w-]*")
 
 
-def owners(sentence: str, *, people: frozenset[str], vocatives: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+def owners(
+    sentence: str, *, people: frozenset[str], vocatives: frozenset[str] = frozenset(), echoed: frozenset[str] = frozenset()
+) -> dict[str, set[str]]:
     """For each stem of the sentence, whose it is: SPEAKER, LISTENER, OTHER, or one of
     `people` (lower-case first names) the sentence names. `vocatives` are names said to
-    someone ("Thanks, Caroline!"): they point at nobody."""
+    someone ("Thanks, Caroline!"): they point at nobody. `echoed` are the stems the turn
+    before held as its own speaker's: a sentence with no person word that says them again
+    speaks of that person's thing ("I ran a charity race" / "That charity race sounds
+    great, Mel!"), as a reply takes up what it answers."""
     tokens = [t.replace("’", "'") for t in _TOKEN.findall(sentence)]
     refs: list[tuple[int, str]] = []
     for i, token in enumerate(tokens):
@@ -48,6 +56,8 @@ def owners(sentence: str, *, people: frozenset[str], vocatives: frozenset[str] =
     for i, token in enumerate(tokens):
         if not refs:
             owner = default
+            if ECHOES and owner == SPEAKER and set(textutil.terms(token)) & echoed:
+                owner = LISTENER
         else:
             before = [r for j, r in refs if j < i]
             owner = before[-1] if before else refs[0][1]
