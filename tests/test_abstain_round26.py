@@ -6,10 +6,12 @@ charity race?" is answered "not found". Lines and questions written for this fil
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from memories.llm.base import AnswerContext, MemoryNote, cited_ids
-from memories.llm.extractive import answers, whose, whose_thing
+from memories.llm.extractive import answers, quote_order, whose, whose_thing
 from memories.llm.extractive.asked_about import held_by_asked
 from tests.test_offline_engine import needs_meaning
 
@@ -71,11 +73,45 @@ def test_a_thing_only_echoed_by_the_asked_speaker_is_the_others():
     ],
 )
 @needs_meaning
-def test_the_answer_says_not_found_for_a_thing_the_asked_speaker_only_echoed(lines, question):
+def test_the_answer_says_not_found_for_a_thing_the_asked_speaker_only_echoed(lines, question, local_embeddings):
     assert not cited_ids(answers.answer(question=question, context=_chat(*lines)))
 
 
 @needs_meaning
-def test_the_speaker_whose_thing_it_is_is_still_answered():
+def test_the_speaker_whose_thing_it_is_is_still_answered(local_embeddings):
     text = answers.answer(question="What did Melanie realize after her charity race?", context=_chat(*RACE))
     assert cited_ids(text)[:1] == [1], text
+
+
+def _dated_chat(*lines: tuple[str, int]) -> AnswerContext:
+    return AnswerContext(
+        memories=[
+            MemoryNote(id=i, summary=t, text=t, source=f"chat:D{i}:1", occurred_at=datetime(2023, month, 8, tzinfo=UTC))
+            for i, (t, month) in enumerate(lines, 1)
+        ]
+    )
+
+
+BOOKS = (
+    ("Caroline: I've got lots of kids' books - classics, stories from different cultures, educational books, all of that.", 5),
+    ("Melanie: I've been painting the fence all weekend, my arms are sore.", 6),
+    ("Melanie: Wow, Caroline! Books have such an awesome power! Which one has been your favorite guide?", 7),
+)
+
+
+@needs_meaning
+def test_another_speakers_later_line_is_no_newer_value_of_a_line(local_embeddings):
+    # The two book lines are each other's nearest (0.87 on e5): read as one fact said
+    # again later, Melanie's reply was quoted first as the newer value of Caroline's.
+    context = _dated_chat(*BOOKS)
+    assert quote_order._newer_by_meaning(context) == {}
+    text = answers.answer(question="What kind of books does Caroline have?", context=context)
+    assert cited_ids(text) == [1], text
+
+
+@needs_meaning
+def test_a_speakers_own_later_line_still_continues_hers(local_embeddings):
+    context = _dated_chat(
+        BOOKS[0], BOOKS[1], ("Caroline: Got even more kids' books now, classics and stories from all over the world.", 7)
+    )
+    assert {k: m.id for k, m in quote_order._newer_by_meaning(context).items()} == {1: 3}

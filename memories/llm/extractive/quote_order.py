@@ -13,6 +13,7 @@ from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import similarity
 from .changes import cues
+from .asked_about import _speaker_name
 from .changes.kept_apart import not_a_change
 from .quoting import SHORT_SENTENCE_WORDS, quote, quote_text, said_by
 from .sentences import Sentence
@@ -256,6 +257,10 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
             if not only_thought_of(notes[j].text or notes[j].summary)
             and not not_a_change(texts[i], notes[j].text or notes[j].summary)
         ]
+        if OWN_SPEAKER_ONLY and (speaker := _speaker_name(a)):
+            # In a conversation a fact is said again by the one whose it is: another
+            # speaker's later line near it in meaning is a reply, not its newer value.
+            later = [j for j in later if _speaker_name(notes[j]) in ("", speaker)]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
@@ -296,3 +301,5 @@ _PAST_Q = re.compile(
 SAME_FACT = 0.90
 NEAR_FACT = 0.845
 EACH_OTHERS_NEAREST = 0.83
+# Whether a conversation's line is continued only by a later line of its own speaker.
+OWN_SPEAKER_ONLY = True
