@@ -115,3 +115,19 @@ def test_a_speakers_own_later_line_still_continues_hers(local_embeddings):
         BOOKS[0], BOOKS[1], ("Caroline: Got even more kids' books now, classics and stories from all over the world.", 7)
     )
     assert {k: m.id for k, m in quote_order._newer_by_meaning(context).items()} == {1: 3}
+
+
+SUMMER = (
+    "Melanie: My kids are so excited about summer break! We're thinking about going camping next month. Any fun plans for the summer?",
+    "Caroline: Researching adoption agencies — it's been a dream to have a family and give a loving home to kids who need it.",
+)
+
+
+@needs_meaning
+def test_a_sentence_saying_the_question_only_as_the_other_speakers_is_no_answer(local_embeddings):
+    # The reply holds Melanie's "summer" through the turn before; the sentence itself says
+    # "adoption" only as Caroline's.
+    text = answers.answer(question="What are Melanie's plans for the summer with respect to adoption?", context=_chat(*SUMMER))
+    assert 2 not in cited_ids(text), text
+    text = answers.answer(question="What are Caroline's plans with respect to adoption?", context=_chat(*SUMMER))
+    assert cited_ids(text)[:1] == [2], text

@@ -137,6 +137,19 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
     return out
 
 
+def held_by_others(context: AnswerContext, named: set[str]) -> dict[int, frozenset[str]]:
+    """For a question naming a speaker: for each line with a speaker, the stems that are
+    another speaker's (whose.py), not a third party's. Empty when the question names none."""
+    speakers = {name for name in (_speaker_name(m) for m in context.memories) if name}
+    if not named & speakers:
+        return {}
+    out: dict[int, frozenset[str]] = {}
+    for other in speakers - named:
+        for i, stems in held_by_asked(context, {other}).items():
+            out[i] = out.get(i, frozenset()) | stems
+    return out
+
+
 def _speakers_own(m: MemoryNote, people: frozenset[str]) -> frozenset[str]:
     """The stems a line holds as its own speaker's (whose.py), echoes aside."""
     text = m.text or m.summary or ""
