@@ -257,14 +257,20 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
             if not only_thought_of(notes[j].text or notes[j].summary)
             and not not_a_change(texts[i], notes[j].text or notes[j].summary)
         ]
-        if OWN_SPEAKER_ONLY and (speaker := _speaker_name(a)):
+        if OWN_SPEAKER_ONLY and _in_conversation(a):
             # In a conversation a fact is said again by the one whose it is: another
             # speaker's later line near it in meaning is a reply, not its newer value.
-            later = [j for j in later if _speaker_name(notes[j]) in ("", speaker)]
+            later = [j for j in later if not _in_conversation(notes[j]) or _speaker_name(notes[j]) == _speaker_name(a)]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
     return out
+
+
+def _in_conversation(note: MemoryNote) -> bool:
+    """A line said by someone at a position of a conversation ("chat:D3:14"), not a note
+    opening with a label ("Vet: Dr Reyes ...")."""
+    return bool(_speaker_name(note)) and textutil.source_group(note.source)[1]
 
 
 def only_thought_of(text: str) -> bool:
