@@ -95,7 +95,7 @@ def named_beyond_address(text: str) -> set[str]:
 def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozenset[str]]:
     """For a question naming a speaker of the conversation: for each line with a speaker,
     the stems that are that speaker's (whose.py). Empty when the question names none."""
-    speakers = {m.id: _speaker_name(m) for m in context.memories}
+    speakers = {m.id: speaker_name(m) for m in context.memories}
     by_id = {m.id: m for m in context.memories}
     people = frozenset(v for v in speakers.values() if v)
     asked = named & people
@@ -107,9 +107,7 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
         speaker = speakers[m.id]
         if not speaker:
             continue
-        text = m.text or m.summary or ""
-        body = text[SPEAKER.match(text).end() :]
-        vocatives = frozenset(w.lower() for w in addressed(text)) - named_beyond_address(text)
+        sentences, vocatives = _line_reading(m)
         # What the turn just before (another speaker's, in the same sequence) held as its
         # speaker's own: this line's sentences with no person word that say it again speak
         # of the other one's thing.
@@ -122,7 +120,7 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
         theirs: set[str] = set()
         # Only the speakers' names point at someone: "LGBTQ" in "I went to a LGBTQ
         # support group" is named but nobody the words belong to.
-        for sentence in textutil.sentences(plain_text(body)):
+        for sentence in sentences:
             for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives, echoed=echoed).items():
                 for owner in owners:
                     if owner == whose.SPEAKER:
@@ -140,7 +138,7 @@ def held_by_asked(context: AnswerContext, named: set[str]) -> dict[int, frozense
 def held_by_others(context: AnswerContext, named: set[str]) -> dict[int, frozenset[str]]:
     """For a question naming a speaker: for each line with a speaker, the stems that are
     another speaker's (whose.py), not a third party's. Empty when the question names none."""
-    speakers = {name for name in (_speaker_name(m) for m in context.memories) if name}
+    speakers = {name for name in (speaker_name(m) for m in context.memories) if name}
     if not named & speakers:
         return {}
     out: dict[int, frozenset[str]] = {}
@@ -150,14 +148,21 @@ def held_by_others(context: AnswerContext, named: set[str]) -> dict[int, frozens
     return out
 
 
-def _speakers_own(m: MemoryNote, people: frozenset[str]) -> frozenset[str]:
-    """The stems a line holds as its own speaker's (whose.py), echoes aside."""
+def _line_reading(m: MemoryNote) -> tuple[list[str], frozenset[str]]:
+    """A speaker's line as whose.owners reads it: the sentences after "Name: ", and the names
+    said to someone in it ("Thanks, Caroline!")."""
     text = m.text or m.summary or ""
     body = text[SPEAKER.match(text).end() :]
     vocatives = frozenset(w.lower() for w in addressed(text)) - named_beyond_address(text)
+    return textutil.sentences(plain_text(body)), vocatives
+
+
+def _speakers_own(m: MemoryNote, people: frozenset[str]) -> frozenset[str]:
+    """The stems a line holds as its own speaker's (whose.py), echoes aside."""
+    sentences, vocatives = _line_reading(m)
     return frozenset(
         stem
-        for sentence in textutil.sentences(plain_text(body))
+        for sentence in sentences
         for stem, owners in whose.owners(sentence, people=people, vocatives=vocatives).items()
         if whose.SPEAKER in owners
     )
@@ -168,7 +173,7 @@ def _same_sequence(a: MemoryNote, b: MemoryNote) -> bool:
     return positioned and group_a == textutil.source_group(b.source)[0]
 
 
-def _speaker_name(m: MemoryNote) -> str:
+def speaker_name(m: MemoryNote) -> str:
     """The first name a conversation's line opens with ("Caroline: ..."), lower case, or ""."""
     match = SPEAKER.match(m.text or m.summary or "")
     if not match:

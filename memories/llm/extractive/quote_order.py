@@ -12,8 +12,8 @@ from django.utils import timezone
 from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import similarity
+from .asked_about import speaker_name
 from .changes import cues
-from .asked_about import _speaker_name
 from .changes.kept_apart import not_a_change
 from .quoting import SHORT_SENTENCE_WORDS, quote, quote_text, said_by
 from .sentences import Sentence
@@ -260,7 +260,7 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
         if OWN_SPEAKER_ONLY and _in_conversation(a):
             # In a conversation a fact is said again by the one whose it is: another
             # speaker's later line near it in meaning is a reply, not its newer value.
-            later = [j for j in later if not _in_conversation(notes[j]) or _speaker_name(notes[j]) == _speaker_name(a)]
+            later = [j for j in later if not _in_conversation(notes[j]) or speaker_name(notes[j]) == speaker_name(a)]
         found = [c for c in (current(notes[j]) for j in later) if c is not None and c.id != a.id]
         if found:
             out[a.id] = max(found, key=lambda n: n.occurred_at)
@@ -270,7 +270,7 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
 def _in_conversation(note: MemoryNote) -> bool:
     """A line said by someone at a position of a conversation ("chat:D3:14"), not a note
     opening with a label ("Vet: Dr Reyes ...")."""
-    return bool(_speaker_name(note)) and textutil.source_group(note.source)[1]
+    return bool(speaker_name(note)) and textutil.source_group(note.source)[1]
 
 
 def only_thought_of(text: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ... import textutil
 from ..base import AnswerContext
 from . import asked_for, said_as
-from .asked_about import _speaker_name, asked_nouns, attribute_asked, held_by_asked
+from .asked_about import asked_nouns, attribute_asked, held_by_asked, speaker_name
 
 # Whether the check is made (answers.answer).
 ANOTHERS_THING = True
@@ -25,7 +25,7 @@ ANOTHERS_THING = True
 def anothers_thing(question: str, context: AnswerContext, named: set[str]) -> bool:
     """Whether the question names one speaker of the conversation and a thing that, in the
     recalled lines, is only ever another speaker's (module docstring)."""
-    speakers = {name for name in (_speaker_name(m) for m in context.memories) if name}
+    speakers = {name for name in (speaker_name(m) for m in context.memories) if name}
     asked = named & speakers
     if len(asked) != 1 or len(speakers) < 2:
         return False
