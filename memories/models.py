@@ -382,6 +382,10 @@ class MemoryLink(models.Model):
 
     objects = MemoryLinkQuerySet.as_manager()
 
+    #: How the relationship of the link a marked update writes begins, newer to older:
+    #: "updates: <what changed>" (services/updates.py; read back by recall/result.py).
+    UPDATES = "updates"
+
     class Meta:
         verbose_name = "memory link"
         verbose_name_plural = "memory links"

@@ -113,6 +113,10 @@ class AnswerContext:
     #: (older, newer) memories recall read as one fact said again later, with no update
     #: marked (recall/newer.py): for a question about now the newer one is quoted first.
     restated: tuple[tuple[int, int], ...] = ()
+    #: (older, newer, what changed) for each update marked between two of its memories,
+    #: as the update check said it ("employer: Brightline -> Veloxa"): the slot the two
+    #: hold, in words a question asking for it is near ("Where do I work?").
+    changes: tuple[tuple[int, int, str], ...] = ()
 
     def render(self) -> str:
         """The context as the prompt text every language-model provider sends."""

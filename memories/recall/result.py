@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.db.models import F
 
 from ..llm.base import AnswerContext, InsightNote, MemoryNote
-from ..models import Consolidation, Memory
+from ..models import Consolidation, Memory, MemoryLink
 from ..textutil import estimate_tokens, sentences
 from .speaker import speaker_label
 
@@ -81,8 +81,29 @@ class RecallResult:
                 restated=tuple(
                     (int(m.group(1)), r.memory.pk) for r in self.memories for x in r.reasons if (m := RESTATED.match(x))
                 ),
+                changes=self._changes(),
             )
         return self._context
+
+    def _changes(self) -> tuple[tuple[int, int, str], ...]:
+        """The updates marked between two recalled memories, with what the update check said
+        changed (the link it wrote), in one query."""
+        ids = {r.memory.pk for r in self.memories}
+        pairs = {(r.memory.pk, r.memory.outdated_by_id) for r in self.memories if r.memory.outdated_by_id in ids}
+        if not pairs:
+            return ()
+        owner = self.memories[0].memory.owner_id
+        prefix = f"{MemoryLink.UPDATES}:"
+        links = MemoryLink.objects.owned_by(owner).filter(
+            to_memory_id__in={old for old, _ in pairs}, relationship__startswith=prefix
+        )
+        return tuple(
+            sorted(
+                (old, new, why.removeprefix(prefix).strip())
+                for old, new, why in links.values_list("to_memory_id", "from_memory_id", "relationship")
+                if (old, new) in pairs
+            )
+        )
 
     @property
     def context_tokens(self) -> int:

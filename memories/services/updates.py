@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 # call stays small, and an update is nearly always of something said recently about it.
 CANDIDATES = 8
 LEXICAL_POOL = 30
-LINK_PREFIX = "updates"
+LINK_PREFIX = MemoryLink.UPDATES
 # Words for one attribute said in different words: "I moved to Berlin" must find "I live
 # in Paris", with which it shares no word.
 WORD_FAMILIES = [

@@ -21,6 +21,7 @@ writes each quote.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -131,6 +132,13 @@ STAND_INS_NAMED = False
 # question asks about the slot they share ("Where do I work?" / "I'm a data analyst at
 # Brightline" -> "on Monday I start at Veloxa", -0.032 and -0.033, the rest -0.039 and below).
 CHANGED_FACT = True
+# Whether such a marked pair also answers when the question is within MEANING_TYPED of what
+# the update check said changed ("employer: Brightline -> Veloxa"), though its lines are
+# not: "Where do I work?" / "Started at Brightline as a data analyst this week" -> "Last
+# day at Brightline today. On Monday I start at Veloxa" sit at -0.042 / -0.052, the
+# change at -0.015 ("What is my job?" -0.024; "What is my salary?", "Who is my manager?",
+# "What car do I drive?" -0.041 to -0.043).
+CHANGE_ASKED = True
 # Whether the speaker of a turn before a line counts as named by the line (answer():
 # exchange_words); off, only the words that turn says do. LoCoMo dev replayed, lent ->
 # not: category 5 "not found" 62.5 -> 63.4%, answerable cited 84.1 -> 83.8%; two folds of
@@ -349,7 +357,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         asks = head_stems | {said_as.canonical(t) for w in attribute_asked(question) for t in textutil.terms(w)}
         _replies_stand(sentences, context, named, content_terms, idf, asks, own_words, by_meaning=margin is not None)
     if margin is not None and CHANGED_FACT:
-        for s in _changed_fact_nearest(sentences, context):
+        for s in _changed_fact_nearest(question, sentences, context):
             s.relevant, s.margin = True, max(s.margin, MARGIN_MIN_ANSWER)
     if asked_months:
         for s in sentences:
@@ -488,22 +496,54 @@ def _lead(s: Sentence, kind: asked_for.Asked | None, question: str) -> str:
     return _value_before(s, kind, question) if kind is not None else ""
 
 
-def _changed_fact_nearest(sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:
+def _changed_fact_nearest(question: str, sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:
     """The sentences of the two memories nearest the question in meaning, when they are one
     fact changed (the older superseded by the newer, or read by recall as said again later)
-    and both within MEANING_TYPED of it; else none."""
+    and both within MEANING_TYPED of it, or the question is that near what changed
+    (CHANGE_ASKED); else none."""
     nearest: dict[int, float] = {}
     for s in sentences:
         nearest[s.memory.id] = max(nearest.get(s.memory.id, -1.0), s.margin)
     if len(nearest) < 2:
         return []
     first, second = sorted(nearest, key=lambda i: -nearest[i])[:2]
-    if nearest[second] < MEANING_TYPED:
-        return []
     linked = {(m.id, m.outdated_by) for m in context.memories if m.outdated_by} | set(context.restated)
     if (first, second) not in linked and (second, first) not in linked:
         return []
+    if nearest[second] < MEANING_TYPED and not (CHANGE_ASKED and _asks_what_changed(question, context, {first, second})):
+        return []
     return [s for s in sentences if s.memory.id in (first, second)]
+
+
+# The way a judgement of the update check says how it found the change, after its values:
+# "civic -> tesla (one value swapped for another, 0.87)".
+_HOW_FOUND = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def _what_changed(why: str) -> str:
+    """What an update check's reason says changed, each value by its head: "employer:
+    Brightline as a data analyst -> Veloxa as a senior analyst" is "employer: Brightline ->
+    Veloxa". The rest of a value is what came with it, not the slot: with it "What is my
+    salary?" sits as near the change as "What is my job?" (-0.024 / -0.022)."""
+    slot, _, values = _HOW_FOUND.sub("", why).rpartition(": ")
+    heads = []
+    for value in values.split("->"):
+        words = value.split()
+        cut = next((i for i, w in enumerate(words) if i and w.lower() in textutil.STOPWORDS), len(words))
+        heads.append(" ".join(words[:cut]))
+    said = " -> ".join(h for h in heads if h)
+    return f"{slot}: {said}" if slot else said
+
+
+def _asks_what_changed(question: str, context: AnswerContext, pair: set[int]) -> bool:
+    """Whether the question is within MEANING_TYPED of what the update marked between the
+    two memories says changed: its slot and values ("employer: Brightline -> Veloxa")."""
+    said = [_what_changed(why) for old, new, why in context.changes if {old, new} == pair]
+    said = [why for why in said if why]
+    if not said:
+        return False
+    margin = similarity.question_closeness(question, said).margin
+    return margin is not None and float(margin.max()) >= MEANING_TYPED
 
 
 def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:
