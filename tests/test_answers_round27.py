@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.llm.base import AnswerContext, MemoryNote, cited_ids
-from memories.llm.extractive import answers
+from memories import textutil
+from memories.llm.extractive import answers, spelling
 from memories.models import Memory, MemoryLink
 from memories.recall import recall
 from memories.services import answer_question
@@ -93,3 +94,66 @@ def test_recall_reads_what_changed_of_the_owners_own_links_only(user, other_user
     MemoryLink.objects.create(from_memory=theirs, to_memory=old, relationship="updates: salary: 40k -> 90k")
     context = recall(owner=user, question="Brightline Veloxa", k=10).to_context()
     assert context.changes == ((old.pk, new.pk, "employer: Brightline -> Veloxa"),)
+
+
+# A line that writes the question's word its own way (spelling.py). Found on notes written
+# by someone who read none of the code, in a hurry: "renewed gym membrship", "leah bday 11
+# may", "harbourline 2nd intervew": each was set aside as not saying what was asked.
+
+
+@pytest.mark.parametrize(
+    "written, asked",
+    [
+        ("membrship", "membership"),  # a slip
+        ("intervew", "interview"),
+        ("emial", "email"),  # two letters swapped
+        ("num", "number"),  # clipped
+        ("bday", "birthday"),  # contracted
+        ("appt", "appointment"),
+        ("membrship", "member"),  # a noun of the noun, misspelt
+    ],
+)
+def test_a_slip_a_clipping_or_a_contraction_spells_the_word(written, asked):
+    assert spelling.spells(written, asked)
+    assert spelling.respelled([written], [asked]) == {textutil.stem(asked)}
+
+
+@pytest.mark.parametrize(
+    "written, asked",
+    [
+        ("bay", "birthday"),  # a word of the language is itself, not a contraction
+        ("pass", "password"),
+        ("passport", "password"),
+        ("mo", "month"),  # too short to tell
+        ("leahs", "leah"),  # a name asked is the name check's (asked_about), not a spelling
+        ("dentist", "dental"),
+    ],
+)
+def test_a_word_of_the_language_or_a_near_name_is_not_respelled(written, asked):
+    assert spelling.respelled([written], [asked]) == frozenset()
+
+
+def _notes(*texts: str) -> AnswerContext:
+    return AnswerContext(
+        memories=[
+            MemoryNote(id=i, summary=t, text=t, occurred_at=datetime(2025, 1, i, tzinfo=UTC)) for i, t in enumerate(texts, 1)
+        ]
+    )
+
+
+@needs_meaning
+def test_a_note_typed_in_a_hurry_answers_in_the_words_it_meant(settings):
+    settings.MEMORY_EMBEDDINGS = "local"
+    context = _notes(
+        "renewed gym membrship - Fitzone Bedminster, 25/mo",
+        "leah bday 11 may - wants to try the bouldering place. book for 2",
+        "bin day moved to weds from next month",
+        "the bay window leaks again when it rains sideways",
+    )
+    reply = answers.answer(question="Which gym am I a member of?", context=context)
+    assert cited_ids(reply)[:1] == [1] and "Fitzone" in reply, reply
+    reply = answers.answer(question="When is Leah's birthday?", context=context)
+    assert cited_ids(reply)[:1] == [2] and "11 may" in reply, reply
+    # "bay" is a word, not "birthday" contracted.
+    context = _notes("renewed gym membrship - Fitzone Bedminster, 25/mo", "the bay window leaks again when it rains sideways")
+    assert NOTHING in answers.answer(question="When is my birthday?", context=context)
