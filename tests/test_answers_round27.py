@@ -40,12 +40,16 @@ def test_what_changed_is_the_slot_and_each_value_by_its_head(reason, said):
     assert answers._what_changed(reason) == said
 
 
-def _job_change(*, changes: bool = True) -> AnswerContext:
+def _job_change(*, changes: bool = True, others: tuple[str, ...] = ()) -> AnswerContext:
     old_at, new_at = datetime(2024, 3, 4, tzinfo=UTC), datetime(2025, 10, 31, tzinfo=UTC)
     return AnswerContext(
         memories=[
             MemoryNote(id=2, summary=NEW_JOB, text=NEW_JOB, occurred_at=new_at),
             MemoryNote(id=1, summary=OLD_JOB, text=OLD_JOB, occurred_at=old_at, valid_until=new_at, outdated_by=2),
+            *(
+                MemoryNote(id=3 + i, summary=t, text=t, occurred_at=datetime(2025, 1, 8 + i, tzinfo=UTC))
+                for i, t in enumerate(others)
+            ),
         ],
         changes=((1, 2, "employer: Brightline as a data analyst -> Veloxa as a senior analyst"),) if changes else (),
     )
@@ -59,6 +63,16 @@ def test_a_question_near_what_changed_is_answered_by_the_newer_note(settings):
         assert cited_ids(reply)[:1] == [2] and "Veloxa" in reply, (question, reply)
     # The same marked pair without what changed: only the lines' own closeness, too far.
     assert NOTHING in answers.answer(question="Where do I work?", context=_job_change(changes=False))
+
+
+@needs_meaning
+def test_a_note_nearer_the_question_than_the_older_line_does_not_hide_the_change(settings):
+    """The agent's space held a gym note too, nearer "Where do I work?" (-0.039) than the
+    older job line (-0.052): the change still answers, the gym note does not."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    context = _job_change(others=("renewed gym membrship - Fitzone Bedminster, 25/mo",))
+    reply = answers.answer(question="Where do I work?", context=context)
+    assert cited_ids(reply)[:1] == [2] and 3 not in cited_ids(reply), reply
 
 
 @needs_meaning

@@ -515,20 +515,19 @@ def _lead(s: Sentence, kind: asked_for.Asked | None, question: str) -> str:
 def _changed_fact_nearest(question: str, sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:
     """The sentences of the two memories nearest the question in meaning, when they are one
     fact changed (the older superseded by the newer, or read by recall as said again later)
-    and both within MEANING_TYPED of it, or the question is that near what changed
-    (CHANGE_ASKED); else none."""
+    and both within MEANING_TYPED of it; and those of each marked update the question is
+    that near what it changed (CHANGE_ASKED), wherever its lines rank; else none."""
     nearest: dict[int, float] = {}
     for s in sentences:
         nearest[s.memory.id] = max(nearest.get(s.memory.id, -1.0), s.margin)
-    if len(nearest) < 2:
-        return []
-    first, second = sorted(nearest, key=lambda i: -nearest[i])[:2]
-    linked = {(m.id, m.outdated_by) for m in context.memories if m.outdated_by} | set(context.restated)
-    if (first, second) not in linked and (second, first) not in linked:
-        return []
-    if nearest[second] < MEANING_TYPED and not (CHANGE_ASKED and _asks_what_changed(question, context, {first, second})):
-        return []
-    return [s for s in sentences if s.memory.id in (first, second)]
+    pairs = [{old, new} for old, new in _asked_changes(question, context) if old in nearest and new in nearest]
+    if len(nearest) >= 2:
+        first, second = sorted(nearest, key=lambda i: -nearest[i])[:2]
+        linked = {(m.id, m.outdated_by) for m in context.memories if m.outdated_by} | set(context.restated)
+        if nearest[second] >= MEANING_TYPED and ((first, second) in linked or (second, first) in linked):
+            pairs.append({first, second})
+    chosen = set().union(*pairs)
+    return [s for s in sentences if s.memory.id in chosen]
 
 
 # The way a judgement of the update check says how it found the change, after its values:
@@ -551,15 +550,18 @@ def _what_changed(why: str) -> str:
     return f"{slot}: {said}" if slot else said
 
 
-def _asks_what_changed(question: str, context: AnswerContext, pair: set[int]) -> bool:
-    """Whether the question is within MEANING_TYPED of what the update marked between the
-    two memories says changed: its slot and values ("employer: Brightline -> Veloxa")."""
-    said = [_what_changed(why) for old, new, why in context.changes if {old, new} == pair]
-    said = [why for why in said if why]
-    if not said:
-        return False
-    margin = similarity.question_closeness(question, said).margin
-    return margin is not None and float(margin.max()) >= MEANING_TYPED
+def _asked_changes(question: str, context: AnswerContext) -> list[tuple[int, int]]:
+    """The (older, newer) updates marked in the context whose change, as the update check
+    said it ("employer: Brightline -> Veloxa"), is within MEANING_TYPED of the question."""
+    if not CHANGE_ASKED:
+        return []
+    changes = [(old, new, said) for old, new, why in context.changes if (said := _what_changed(why))]
+    if not changes:
+        return []
+    margin = similarity.question_closeness(question, [said for _, _, said in changes]).margin
+    if margin is None:
+        return []
+    return [(old, new) for (old, new, _), near in zip(changes, margin, strict=True) if float(near) >= MEANING_TYPED]
 
 
 def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:
