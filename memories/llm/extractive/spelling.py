@@ -4,7 +4,7 @@
 People who jot notes or text in a hurry spell that way, and a line that never spells the
 question's word is set aside as not saying it. Which line words may stand so is decided by
 statistics, not a list: only a word that is no word of the language, or a rare one, in a
-spelling dictionary's word frequencies (pyspellchecker's, built from subtitles and web
+spelling dictionary's word frequencies (pyspellchecker's lists, counted over running
 text). "bay" is a word, so it is never "birthday" contracted; "bday" is not. A name the
 owner writes is no word of the language either, which is why the match itself is strict:
 one edit from a word of five letters or more (two from nine), the word's beginning, or its
