@@ -193,8 +193,14 @@ RESULT = re.compile(
 
 
 def _result(clause: str, values: dict[str, str]) -> bool:
-    """A new value right after a preposition of result ("to 2 April")."""
-    return any(_bare(t) in values for m in RESULT.finditer(clause) for t in m.groups() if t)
+    """A new value right after a preposition of result ("to 2 April"), its unit glued on
+    too ("upped to 10mg": the value read is "10")."""
+    return any(
+        _bare(t) in values or _GLUED_UNIT.fullmatch(_bare(t)) and _bare(t).rstrip("abcdefghijklmnopqrstuvwxyzµ") in values
+        for m in RESULT.finditer(clause)
+        for t in m.groups()
+        if t
+    )
 
 
 def _bare(token: str) -> str:
@@ -287,7 +293,13 @@ def _day_of_month(day: str) -> re.Pattern:
     return re.compile(rf"\b{re.escape(day)}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{month})\b|\b(?:{month})\.?\s+{re.escape(day)}\b")
 
 
-_OWNER = re.compile(r"\b(\w+)['’]s\b")
+# "X's" before a word of this closed class, or a number, is "X is" / "X has" ("the
+# amlodipine's been upped to 10mg", "number's 07700 900877 now"), not whose thing follows.
+_OWNER = re.compile(
+    r"\b(\w+)['’]s\b(?!\s+(?:\d|(?:been|got|gone|had|not|just|now|still|never|always|also|already|finally|"
+    r"being|going|getting|back|off|a|an|the|so|very|really|too)\b))",
+    re.I,
+)
 
 
 def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:
