@@ -251,7 +251,7 @@ _WHOLE_SPAN = (
     rf"|tutt[oa] (?:l['’]estate|l['’]inverno|il mese|la settimana|{_MONTHS_OF['it']})"
 )
 BOUNDED = re.compile(
-    rf"\b(?:until|till|til|{_WHOLE_SPAN}|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|months?|nights?)"
+    rf"\b(?:until|till|til|{_WHOLE_SPAN}|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|fortnights?|months?|nights?)"
     # A span spent somewhere ("Spending the week in Edinburgh", "a fortnight at Mum's").
     r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
     # Away on a journey ("on the work trip", "on holiday"): a closed class of its nouns.

@@ -46,6 +46,7 @@ from .cues import (
     FOR_NOW,
     HEDGED,
     NEGATED,
+    NOT_A_THING,
     NEW_THING,
     NO,
     PAST_FRAME,
@@ -233,7 +234,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # subject of its own: it is of the note's writer, whose frame the note's first
     # sentence gives.
     frame_s = new_text if (tokens_of(new_s) or ["-"])[0][:1].isdigit() else new_s
-    if not same_frame(old_s, frame_s, stops, names, lang) and not named_old:
+    if not (same_frame(old_s, frame_s, stops, names, lang) or _one_subject(old_c, new_c, names)) and not named_old:
         return None  # "School starts at 8:00" / "Soccer practice moved to 4:30"
     # A value the newer clause does not repeat is replaced, even when another statement of
     # the note names it ("Diego owns the flow; Priyanka moved to growth").
@@ -320,13 +321,24 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # "Crete fell through, we're doing Sardinia instead": what it names of the older
         # note, of the new value's kind, is the value replaced (not the "two weeks").
         old_values = [v for v in named_old if not kinds_of([v]).isdisjoint(kinds_of(new_values))] or old_values
+    lower_case_value = not old_values and new_values and cue and _said_in_lower_case(old_c, new_c, new_values, stops)
+    if lower_case_value:
+        old_values = lower_case_value
     if not old_values or not new_values:
         return None
     # The writer's first span at a named place, after the writer at another ("Started at
     # Halvorsen" / "First day at Brightwater"): the slot of where, and the older event the
     # beginning of the state the newer one ends, however close the two frames read.
+    # The same holds of one person named as both clauses' subject ("maisie started
+    # reception at st brigid's" / "Maisie had her first day at Oakfield Juniors"), the
+    # older place read by its preposition when written in lower case.
     began_elsewhere = bool(
-        began_at and AT_A_NAME.search(old_s) and first_person(old_s, names, lang) and first_person(new_s, names, lang)
+        began_at
+        and (AT_A_NAME.search(old_s) or lower_case_value)
+        and (
+            (first_person(old_s, names, lang) and first_person(new_s, names, lang))
+            or _one_subject(old_c, new_c, names)
+        )
     )
     if masked_only and not (
         names_old_value
@@ -386,11 +398,44 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None  # "Went to Porto" after "Went to Lisbon"; but "Sam started at Kingsmead" after "Sam is at Oakwood"
     if not cue and not ending and not named_old and one_off(new_values, new_pieces, stops, names):
         return None  # "Finished my shift at X and met Jo for a drink at Y": the new value is a visit's
-    if not shares_subject_or_slot(old_c, new_c, old_s, frame_s, named_old, stops, lang):
+    if not (shares_subject_or_slot(old_c, new_c, old_s, frame_s, named_old, stops, lang) or _one_subject(old_c, new_c, names)):
         return None  # "Book club pick: The Remains of the Day" / "these days my physio is ...": meaning alone
-    if not CHANGE.search(new_text) and leans(new_s, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
+    # A refusal follows what it refuses: read from the value's clause on ("Dan's car failed
+    # its MOT, ... and Maisie had her first day at Oakfield Juniors" refuses nothing).
+    from_value = new_s[new_s.find(new_c) :] if new_c in new_s else new_s
+    if not CHANGE.search(new_text) and leans(from_value, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+def _said_in_lower_case(old_c: str, new_c: str, new_values: list[str], stops: frozenset[str]) -> list[str]:
+    """A clause written with no capitals names nothing by its case ("maisie started
+    reception at st brigid's primary today"): its value is what follows the word of
+    grammar the newer value follows in the newer clause ("first day at Oakfield Juniors"),
+    up to the next word of grammar or of time."""
+    if any(ch.isupper() for ch in old_c):
+        return []
+    new_tokens = [t.lower() for t in tokens_of(new_c)]
+    at = next((i for i, t in enumerate(new_tokens) if t in new_values), 0)
+    if at == 0 or new_tokens[at - 1] not in stops:
+        return []
+    old_tokens = [t.lower() for t in tokens_of(old_c)]
+    if new_tokens[at - 1] not in old_tokens:
+        return []
+    value = []
+    for token in old_tokens[old_tokens.index(new_tokens[at - 1]) + 1 :]:
+        if token in stops or textutil.stem(token) in NOT_A_THING or token[:1].isdigit():
+            break
+        value.append(token)
+    return [" ".join(value)] if value else []
+
+
+def _one_subject(old_c: str, new_c: str, names: frozenset[str]) -> bool:
+    """Both clauses open with one name, its case aside: the frame is that person's ("maisie
+    started reception at St Brigid's" / "Maisie had her first day at Oakfield Juniors"),
+    however many other things the newer sentence tells."""
+    first_old, first_new = ((tokens_of(c) or [""])[0].lower() for c in (old_c, new_c))
+    return first_old == first_new and first_old in names
 
 
 def _clause_of_the_slot(

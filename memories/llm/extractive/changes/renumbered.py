@@ -37,7 +37,7 @@ from .anchors import change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
-from .statements import closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
+from .statements import IS_OR_HAS_NEXT, closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
 from .subjects import CONTRACTED, first_person, other_subject, someone_else
 from .values import names_in, values_in
 
@@ -293,13 +293,8 @@ def _day_of_month(day: str) -> re.Pattern:
     return re.compile(rf"\b{re.escape(day)}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{month})\b|\b(?:{month})\.?\s+{re.escape(day)}\b")
 
 
-# "X's" before a word of this closed class, or a number, is "X is" / "X has" ("the
-# amlodipine's been upped to 10mg", "number's 07700 900877 now"), not whose thing follows.
-_OWNER = re.compile(
-    r"\b(\w+)['’]s\b(?!\s+(?:\d|(?:been|got|gone|had|not|just|now|still|never|always|also|already|finally|"
-    r"being|going|getting|back|off|a|an|the|so|very|really|too)\b))",
-    re.I,
-)
+# "X's" as "X is" / "X has" is no owner ("number's 07700 900877 now").
+_OWNER = re.compile(rf"\b(\w+)['’]s\b(?!\s+{IS_OR_HAS_NEXT})", re.I)
 
 
 def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:

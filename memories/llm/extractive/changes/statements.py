@@ -50,6 +50,13 @@ def content_words(sentence: str, stops: frozenset[str]) -> list[str]:
 # The possessive ending: "Callum's" names Callum ("at Callum's" is his place, not
 # another value beside "Lent Callum my drill").
 POSSESSIVE = re.compile(r"['’]s?$")
+# What follows an "'s" that is "is" or "has", not a possessive: a number, or a word of a
+# closed class (participles of "be", "have" and "get", adverbs, articles): "the
+# amlodipine's been upped", "number's 07700 900877 now", "Dan's been made shift manager".
+IS_OR_HAS_NEXT = (
+    r"(?:\d|(?:been|got|gone|had|not|just|now|still|never|always|also|already|finally|"
+    r"being|going|getting|back|off|a|an|the|so|very|really|too)\b)"
+)
 
 
 def without_possessive(word: str) -> str:

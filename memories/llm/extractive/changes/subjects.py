@@ -14,7 +14,7 @@ import numpy as np
 from .... import textutil
 from .. import grammar, language, similarity
 from .cues import BEGAN_AT, BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
-from .statements import abbreviates, similar_word, tokens_of, words_of
+from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, words_of
 
 FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours"
@@ -162,16 +162,20 @@ def _opens_with_someone(sentence: str, first: str) -> bool:
     return first[:1].isupper() and first.isalpha() and low not in textutil.STOPWORDS and not verb_or_adverb and person_noun(first)
 
 
-# "Dad's phone", and the plural's "the kids' dentist".
-_POSSESSIVE = re.compile(r"\b([A-Za-z][\w-]*?(?:['’]s|s['’]))\s+(\w+)")
+# "Dad's phone", and the plural's "the kids' dentist"; not "Dan's been made ...".
+_POSSESSIVE = re.compile(rf"\b([A-Za-z][\w-]*?(?:['’]s|s['’]))\s+(?!{IS_OR_HAS_NEXT})(\w+)", re.I)
 
 # A preposition (a closed class), with a determiner, just before a possessive: the owned
 # thing is where or with what ("at Ellie's house"), a value of the slot, not whose fact.
-_PLACE_BEFORE = re.compile(r"\b(?:at|in|on|to|into|from|near|by|with|over|inside|outside)(?:\s+(?:the|a|an))?\s*$", re.I)
+# A title of the closed class may come between ("at St Brigid's primary", "at Dr Kaur's").
+_PLACE_BEFORE = re.compile(
+    r"\b(?:at|in|on|to|into|from|near|by|with|over|inside|outside)(?:\s+(?:the|a|an))?(?:\s+(?:st|saint|dr|mr|mrs|ms|mt)\.?)?\s*$",
+    re.I,
+)
 
 # Pronouns whose "'s" is "is" or "has" (a closed class), never a possessive.
 CONTRACTED = frozenset("it he she that what there here who where how let this".split())
-_OWNER_VERB = re.compile(r"^\W*([A-Z][\w-]*)['’]s\s+(\w+)\s+(\w+)")
+_OWNER_VERB = re.compile(rf"^\W*([A-Z][\w-]*)['’]s\s+(?!{IS_OR_HAS_NEXT})(\w+)\s+(\w+)")
 
 
 # The copula of each grammar the notes are read in (a closed class).
@@ -209,7 +213,8 @@ def other_owner(old_s: str, new_s: str) -> bool:
                 continue  # "it's 7781 now" is "it is", no one's
             if _PLACE_BEFORE.search(a[: m.start()]):
                 continue  # "meets at Ellie's house", "in the library's reading room": a value's owner
-            if marked in b_low.replace("’", "'"):
+            # Possessed in the other sentence too ("Dan's been made ..." is Dan's own news).
+            if re.search(rf"(?<!\w){re.escape(marked)}\s+(?!{IS_OR_HAS_NEXT})\w", b_low.replace("’", "'")):
                 # The thing is the noun phrase after "'s": "Mira's phone number" and "Mira's
                 # new number" share its noun.
                 if not any(similar_word(w, words_of(b)) for w in _phrase(a, m.start(2))):

@@ -1,0 +1,75 @@
+"""Round 28 (issue 25): found on update scenarios written by someone who read none of the
+code. An "'s" that is "is" or "has" was read as a possessive: "the amlodipine's been
+upped to 10mg" made the drug an owner (so no word of one thing was shared) and "number's
+07700 ..." gave the number an owner other than Mum's; "Dan's been made shift manager"
+against "Dan's first day as a planner" read as two of Dan's things. A new value with its
+unit glued on after "to" ("upped to 10mg") was no result of a change. A child's school
+written all in lower case ("maisie started reception at st brigid's primary") had no
+value to replace, nor a frame shared with a long newer sentence telling three things, and
+the car that "failed its MOT" earlier in that sentence read as a refusal. False: a stay
+"for a fortnight" with the writer replaced a relative's address. Written here in words of
+their own."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from tests.test_updates import needs_meaning
+from tests.test_updates_plain import marked
+
+renumbered = importlib.import_module("memories.llm.extractive.changes.renumbered")
+subjects = importlib.import_module("memories.llm.extractive.changes.subjects")
+
+UPDATES = [
+    # "'s" as "has" before a participle, the new dose glued to its unit after "to".
+    ("Dad takes 20mg simvastatin at night.", "GP visit with Dad: the simvastatin's been upped to 40mg."),
+    # "'s" as "is" before a number: the number has no owner of its own.
+    ("Gran's landline: 01632 960321", "gran moved into sheltered housing, number's 01632 960777 now"),
+    # One person's news both times, "'s" as "has" in the older note.
+    ("Priya's been made team lead at Corvane Labs.", "Priya's first week as head of data at Tessaly Bank."),
+    # A child's school in lower case, then a first day elsewhere inside a note of other news.
+    (
+        "leo started nursery at little oaks today, no tears",
+        "Busy one. The boiler packed in, the dog ate a sock, and Leo had his first day at Brookfield Primary — loves his teacher.",
+    ),
+]
+
+LOOK_ALIKES = [
+    # A relative staying with the writer for a while: her address holds.
+    ("Gran lives at 4 Mill Lane, Bristol.", "Gran's staying with us for a fortnight while her kitchen is redone."),
+    # Someone else's first week.
+    ("Priya's been made team lead at Corvane Labs.", "Priya's brother had his first week at Tessaly Bank."),
+    # Another child's first day.
+    ("leo started nursery at little oaks today, no tears", "Leo's cousin Ava had her first day at Brookfield Primary."),
+    # Another person's dose of another drug.
+    ("Dad takes 20mg simvastatin at night.", "Mum's been put on 40mg of omeprazole."),
+]
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", UPDATES)
+def test_a_change_told_with_is_or_has_contracted_is_an_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", LOOK_ALIKES)
+def test_someone_elses_or_a_stay_is_no_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)
+
+
+def test_an_s_before_a_participle_a_number_or_an_article_is_no_possessive():
+    assert not subjects._POSSESSIVE.search("the simvastatin's gone up")
+    assert not subjects._POSSESSIVE.search("number's 01632 960777 now")
+    assert not subjects._POSSESSIVE.search("Priya's been made team lead")
+    assert subjects._POSSESSIVE.search("Priya's brother had his first week").group(2) == "brother"
+    assert renumbered._OWNER.findall("Dad's dose, the simvastatin's been upped") == ["Dad"]
+
+
+def test_a_value_with_its_unit_after_to_is_a_result():
+    assert renumbered._result("the simvastatin's been upped to 40mg", {"40": "measure mg"})
+    assert not renumbered._result("the simvastatin's been upped to 40mg", {"20": "measure mg"})
