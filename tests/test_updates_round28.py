@@ -29,6 +29,9 @@ UPDATES = [
     ("Gran's landline: 01632 960321", "gran moved into sheltered housing, number's 01632 960777 now"),
     # One person's news both times, "'s" as "has" in the older note.
     ("Priya's been made team lead at Corvane Labs.", "Priya's first week as head of data at Tessaly Bank."),
+    # The old value ended in words no closed class of endings holds ("Got rid of ...,
+    # nobody used it"), the new one taken "instead": not kept for naming the old one.
+    ("We're on Spotify Family, £17.99.", "Got rid of Spotify, nobody used it. Got YouTube Music for the house instead."),
     # A child's school in lower case, then a first day elsewhere inside a note of other news.
     (
         "leo started nursery at little oaks today, no tears",
@@ -43,6 +46,13 @@ LOOK_ALIKES = [
     ("Priya's been made team lead at Corvane Labs.", "Priya's brother had his first week at Tessaly Bank."),
     # Another child's first day.
     ("leo started nursery at little oaks today, no tears", "Leo's cousin Ava had her first day at Brookfield Primary."),
+    # "instead" of a thing another statement ends, which the older note never names.
+    (
+        "Half term at the caravan in Tenby with the kids, rained every day.",
+        "Dropped Audible, nobody listened. Got Libby for the kids instead, audiobooks free.",
+    ),
+    # A possessor opening the clause: Dan's mother is no one taking Dan's place.
+    ("went to the rugby club with Dan's brother, we lost", "Dan's sister visiting Saturday, need to tidy."),
     # Another person's dose of another drug.
     ("Dad takes 20mg simvastatin at night.", "Mum's been put on 40mg of omeprazole."),
 ]

@@ -220,6 +220,8 @@ def judge(old_text: str, new_text: str) -> Change | None:
         return None
     if PAST_FRAME.search(new_s) or PAST_FRAME.search(old_s):
         return None
+    if not named_old and _ended_elsewhere(new_units, new_s, old_words, stops, names):
+        return None  # "Cancelled Netflix, nobody watched it. Got Disney+ instead": Netflix's slot, not a day trip's
     if BOUNDED.search(new_s) and not CHANGE.search(new_s):
         return None  # "Spending two weeks in Lisbon", "Estou em São Paulo até sexta": a stay
     if said_as_past(old_c, new_c) and not CHANGE.search(new_s):
@@ -430,6 +432,19 @@ def _said_in_lower_case(old_c: str, new_c: str, new_values: list[str], stops: fr
     return [" ".join(value)] if value else []
 
 
+def _ended_elsewhere(new_units, new_s: str, old_words: set[str], stops: frozenset[str], names: frozenset[str]) -> bool:
+    """Another statement of the newer note ends a named thing the older note never names
+    ("Cancelled Netflix, nobody watched it."): the new value ("Got Disney+ ... instead")
+    replaces that thing, not the older note's value."""
+    for piece in dict.fromkeys(p for _, p in new_units):
+        if piece == new_s:
+            continue
+        named = [v for v in values_in(piece, stops, names) if not is_quantity(v)]
+        if named and not any(mentions(v, old_words) for v in named) and says_ended(piece, stops, names):
+            return True
+    return False
+
+
 def _one_subject(old_c: str, new_c: str, names: frozenset[str]) -> bool:
     """Both clauses open with one name, its case aside: the frame is that person's ("maisie
     started reception at St Brigid's" / "Maisie had her first day at Oakfield Juniors"),
@@ -539,7 +554,8 @@ def stays_with(value: str, pieces: list[str], stops: frozenset[str], names: froz
     for piece in pieces:
         if not mentions(value, words_of(piece)) or CHANGE.search(piece) or ENDED.search(piece) or HEDGED.search(piece):
             continue
-        if leans(piece, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names):
+        # "Cancelled Netflix, nobody watched it." names the value too, and ends it.
+        if leans(piece, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names) and not says_ended(piece, stops, names):
             return True
     return False
 
