@@ -32,6 +32,10 @@ UPDATES = [
     # The old value ended in words no closed class of endings holds ("Got rid of ...,
     # nobody used it"), the new one taken "instead": not kept for naming the old one.
     ("We're on Spotify Family, £17.99.", "Got rid of Spotify, nobody used it. Got YouTube Music for the house instead."),
+    # A time moved, "same" said of the day beside it; a rent per month with no currency,
+    # the thing named only by "it".
+    ("train to york sat 08:12 from kx", "lner moved it -> 10:05, same sat"),
+    ("storage unit 95€, due on the 1st", "safestore bumped it -> 110/mo from june"),
     # A child's school in lower case, then a first day elsewhere inside a note of other news.
     (
         "leo started nursery at little oaks today, no tears",
@@ -53,6 +57,11 @@ LOOK_ALIKES = [
     ),
     # A possessor opening the clause: Dan's mother is no one taking Dan's place.
     ("went to the rugby club with Dan's brother, we lost", "Dan's sister visiting Saturday, need to tidy."),
+    # The day kept, the time too: nothing changed.
+    ("train to york sat 08:12 from kx", "still 08:12 on sat, seat 42"),
+    # A route written with an arrow is no change; a lone "@" is "at", not an address.
+    ("bus to leeds 3 may 06:50 NX412", "return LDS->LON 7 may 19:20 booked"),
+    ("fish tacos @ la chula > everywhere else", "phone plan 12€/month, 30GB"),
     # Another person's dose of another drug.
     ("Dad takes 20mg simvastatin at night.", "Mum's been put on 40mg of omeprazole."),
 ]
@@ -83,3 +92,17 @@ def test_an_s_before_a_participle_a_number_or_an_article_is_no_possessive():
 def test_a_value_with_its_unit_after_to_is_a_result():
     assert renumbered._result("the simvastatin's been upped to 40mg", {"40": "measure mg"})
     assert not renumbered._result("the simvastatin's been upped to 40mg", {"20": "measure mg"})
+
+
+def test_a_number_per_month_is_money():
+    assert renumbered._form("110", "they put it up -> 110/mo from june") == "amount"
+    assert renumbered._form("3", "3 times a week") != "amount"
+
+
+def test_an_arrow_between_two_words_is_a_route_and_a_lone_at_sign_no_address():
+    assert not renumbered.ARROW.search("return LDS->LON 7 may 19:20 booked")
+    assert renumbered.ARROW.search("moved it -> 10:05")
+    assert renumbered.ARROW.search("rent 850->920")
+    values = importlib.import_module("memories.llm.extractive.changes.values")
+    assert "@" not in values.values_in("fish tacos @ la chula", frozenset())
+    assert "me@example.org" in values.values_in("email is me@example.org", frozenset())

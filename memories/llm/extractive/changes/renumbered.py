@@ -33,7 +33,7 @@ import re
 
 from .... import textutil
 from .. import language
-from .anchors import change_verbs
+from .anchors import SAME_SLOT_WITH_CUE, change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
@@ -58,8 +58,28 @@ KEPT = re.compile(
     r"toujours|reste|ancora|rimane|ainda|continua)\b",
     re.I,
 )
+# A word of the calendar right after a word of keeping ("same fri", "still Tuesday"):
+# what is kept is that day, not the number that changed beside it.
+_KEPT_DAY = re.compile(r"\s+(?:on\s+)?(?:the\s+)?([^\W\d_]+)")
+
+
+def _keeps(clause: str, new_values: dict[str, str]) -> bool:
+    """A word of keeping in the clause says the value holds, unless it keeps a day named
+    right after it ("tap moved it -> 13:15, same fri")."""
+    for m in KEPT.finditer(clause):
+        after = _KEPT_DAY.match(clause, m.end())
+        if after and after.group(1).lower() in CALENDAR and after.group(1).lower() not in new_values:
+            continue
+        return True
+    return False
+
+
+# "it" / "them" as the object of the change, the new value after it ("moved it -> 13:15",
+# "put it up to ..."). English only: other grammars' object pronouns are also articles.
+_IT = re.compile(r"\b(?:it|them)\s*(?:->|→|=>|\bto\b|\bup\b|\bdown\b)", re.I)
 # "->", "→", "=>": a note's shorthand for "changed to".
-ARROW = re.compile(r"->|→|=>")
+# Not between two words with no space ("LHR->LIS" is a route, "Lisbon→Porto" a train).
+ARROW = re.compile(r"(?<![^\W\d_])(?:->|→|=>)|(?:->|→|=>)(?![^\W\d_])")
 
 # Forms a slot holds one of at a time. A plain short number ("2-bed", "3 yrs", "12 day
 # streak") counts things and is left to the other judges.
@@ -93,7 +113,11 @@ def renumbered(old_text: str, new_text: str):
         return None
     closeness, old_c, new_c = closest
     one_thing = _one_thing(old_text, new_text, stops, set(old_held[old_c]) | set(new_held[new_c]))
-    if closeness < RENUMBER_SLOT and not one_thing:
+    # A newer note that names its thing only by "it" ("landlord bumped it -> 920/mo") and
+    # says it changed points back to an older note: its clause need only be as close as
+    # a changed slot with a change word is.
+    points_back = bool(_IT.search(new_c)) and _says_changed(new_text) and closeness >= SAME_SLOT_WITH_CUE
+    if closeness < RENUMBER_SLOT and not one_thing and not points_back:
         return None
     # A value said to hold since a point ("Desde noviembre son 820 €") began then: a change.
     if not (_says_changed(new_text) or _result(new_c, new_held[new_c]) or since_then(new_c)):
@@ -109,7 +133,9 @@ def renumbered(old_text: str, new_text: str):
     # Kept as it was, said in the new value's clause or in one naming the older value
     # ("rent unchanged at £950"); "still" of something else does not keep it ("bp still
     # high at checkup, lisinopril is 20mg as of today").
-    if any(KEPT.search(c) for c, _ in new_units if c == new_c or any(mentions(v, words_of(c)) for v in old_held[old_c])):
+    if any(
+        _keeps(c, new_held[new_c]) for c, _ in new_units if c == new_c or any(mentions(v, words_of(c)) for v in old_held[old_c])
+    ):
         return None
     if (
         someone_else(new_s, old_text, lang)
@@ -219,6 +245,8 @@ def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) ->
 
 # An amount whose currency is written after it ("89€", "97 €").
 _CURRENCY_AFTER = re.compile(r"\d\s?[$€£¥]")
+# A number per span of time written with a slash ("920/mo", "35/wk", "12k/yr").
+_PER_SPAN = re.compile(r"k?\s?/\s?(?:mo|mth|month|wk|week|yr|year|day|hr|hour)\b")
 # A clock time written with an "h" ("17h", "10h30"), as in French and much of Europe.
 _CLOCK_H = re.compile(r"\d{1,2}h(?:\d{2})?\b")
 # A number with two decimal places ("11.99", "1,299.00").
@@ -235,6 +263,8 @@ def _form(value: str, clause: str, stops: frozenset[str] = frozenset()) -> str:
         return "clock"
     if form == "number" and at >= 0 and _CURRENCY_AFTER.match(text[at + len(low) - 1 : at + len(low) + 2]):
         return "amount"
+    if form == "number" and at >= 0 and _PER_SPAN.match(text, at + len(low)):
+        return "amount"  # "920/mo": a rate, money's however the note leaves out its currency
     if low.rstrip("s") in WEEKDAYS:
         return "weekday"
     if low in MONTHS:

@@ -24,7 +24,8 @@ def values_in(sentence: str, stops: frozenset[str], names: frozenset[str] = froz
     out = []
     for i, token in enumerate(tokens_of(sentence)):
         low = token.lower()
-        if any(c.isdigit() for c in token) or "@" in token or low in NUMBER_WORDS:
+        # An address has its "@" inside it; a lone "@" is a note's "at" ("day 1 @ solinca").
+        if any(c.isdigit() for c in token) or re.search(r"\w@\w", token) or low in NUMBER_WORDS:
             out.append(low)
         elif token[:1].isupper() and low not in stops and len(token) > 1 and (i > 0 or low in names):
             out.append(without_possessive(low))
