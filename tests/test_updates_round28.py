@@ -36,6 +36,8 @@ UPDATES = [
     # the thing named only by "it".
     ("train to york sat 08:12 from kx", "lner moved it -> 10:05, same sat"),
     ("storage unit 95€, due on the 1st", "safestore bumped it -> 110/mo from june"),
+    # A weekday in lower case is a weekday.
+    ("standup: thursdays 9:30", "standup = tuesdays from now"),
     # A child's school in lower case, then a first day elsewhere inside a note of other news.
     (
         "leo started nursery at little oaks today, no tears",
@@ -62,6 +64,8 @@ LOOK_ALIKES = [
     # A route written with an arrow is no change; a lone "@" is "at", not an address.
     ("bus to leeds 3 may 06:50 NX412", "return LDS->LON 7 may 19:20 booked"),
     ("fish tacos @ la chula > everywhere else", "phone plan 12€/month, 30GB"),
+    # Another thing's day.
+    ("standup: thursdays 9:30", "climbing = tuesdays from now w/ sara"),
     # Another person's dose of another drug.
     ("Dad takes 20mg simvastatin at night.", "Mum's been put on 40mg of omeprazole."),
 ]

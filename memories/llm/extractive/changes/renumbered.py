@@ -240,6 +240,12 @@ def _numbers(clause: str, stops: frozenset[str], names: frozenset[str], keep) ->
         form = _form(value, clause, stops)
         if (form in FORMS or form.startswith("measure ")) and keep(value):
             out[value] = form
+    # A weekday written in lower case is one all the same ("on-call = wednesdays from
+    # now"): the weekdays are a closed class, whatever the writer's capitals.
+    for token in tokens_of(clause):
+        low = token.lower()
+        if low == token and low.rstrip("s") in WEEKDAYS and len(low) > 3 and low not in out and keep(low):
+            out[low] = "weekday"
     return out
 
 
