@@ -1,14 +1,15 @@
 """Round 28 (issue 25): found on update scenarios written by someone who read none of the
-code. An "'s" that is "is" or "has" was read as a possessive: "the amlodipine's been
-upped to 10mg" made the drug an owner (so no word of one thing was shared) and "number's
-07700 ..." gave the number an owner other than Mum's; "Dan's been made shift manager"
-against "Dan's first day as a planner" read as two of Dan's things. A new value with its
-unit glued on after "to" ("upped to 10mg") was no result of a change. A child's school
-written all in lower case ("maisie started reception at st brigid's primary") had no
-value to replace, nor a frame shared with a long newer sentence telling three things, and
-the car that "failed its MOT" earlier in that sentence read as a refusal. False: a stay
-"for a fortnight" with the writer replaced a relative's address. Written here in words of
-their own."""
+code. An "'s" that is "is" or "has" was read as a possessive ("the amlodipine's been
+upped", "number's 07700 ...", "Dan's been made shift manager"); a value with its unit
+glued on after "to" ("upped to 10mg") was no result of a change, a rate per month
+("920/mo") no money, a lower-case weekday no weekday; "same fri" kept the time beside it;
+a note naming its thing only by "it" ("landlord bumped it -> ...") was too far in meaning.
+A child's school written in lower case had no value to replace nor a frame shared with a
+long newer sentence, where a car that "failed its MOT" read as a refusal. False: a stay
+"for a fortnight", "instead" of a thing another statement of the note ends, a clause
+opening with a possessor ("Dan's mum ..."), a route written with an arrow, a lone "@".
+Answers: a dose with its unit glued on ("5mg") was no amount for "How much ...?".
+Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -110,3 +111,13 @@ def test_an_arrow_between_two_words_is_a_route_and_a_lone_at_sign_no_address():
     values = importlib.import_module("memories.llm.extractive.changes.values")
     assert "@" not in values.values_in("fish tacos @ la chula", frozenset())
     assert "me@example.org" in values.values_in("email is me@example.org", frozenset())
+
+
+def test_a_dose_with_its_unit_glued_on_answers_how_much():
+    asked_for = importlib.import_module("memories.llm.extractive.asked_for")
+    question = "How much simvastatin was Dad on last year?"
+    kind = asked_for.kind_asked(question)
+    assert asked_for.holds("Dad takes 20mg simvastatin at night.", kind, question)
+    assert not asked_for.holds("Dad takes his simvastatin at night.", kind, question)
+    # An ordinal's ending is no unit.
+    assert not asked_for.holds("Dad is on the 4th floor of the ward.", kind, question)

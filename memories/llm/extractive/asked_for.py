@@ -137,8 +137,9 @@ _KIND_Q = re.compile(
 )
 
 # Forms of an answer.
+# (A number's unit may be glued on: "5mg", "2.5ml", "10km"; not an ordinal's ending.)
 _NUMBER_SPAN = re.compile(
-    r"\b\d+(?:[.,]\d+)*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"\b\d+(?:[.,]\d+)*(?:\b|(?=(?!(?:st|nd|rd|th)\b)[^\W\d_]{1,3}\b))|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"twenty|thirty|forty|fifty|sixty|hundred|thousand|million|dozen|once|twice|half|a\s+couple)\b",
     re.I,
 )
