@@ -337,10 +337,7 @@ def judge(old_text: str, new_text: str) -> Change | None:
     began_elsewhere = bool(
         began_at
         and (AT_A_NAME.search(old_s) or lower_case_value)
-        and (
-            (first_person(old_s, names, lang) and first_person(new_s, names, lang))
-            or _one_subject(old_c, new_c, names)
-        )
+        and ((first_person(old_s, names, lang) and first_person(new_s, names, lang)) or _one_subject(old_c, new_c, names))
     )
     if masked_only and not (
         names_old_value

@@ -37,7 +37,17 @@ from .anchors import SAME_SLOT_WITH_CUE, change_verbs
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
-from .statements import IS_OR_HAS_NEXT, closest_pair, is_stopword, mentions, similar_word, tokens_of, units_of, without_possessive, words_of
+from .statements import (
+    IS_OR_HAS_NEXT,
+    closest_pair,
+    is_stopword,
+    mentions,
+    similar_word,
+    tokens_of,
+    units_of,
+    without_possessive,
+    words_of,
+)
 from .subjects import CONTRACTED, first_person, other_subject, someone_else
 from .values import names_in, values_in
 
@@ -221,12 +231,13 @@ RESULT = re.compile(
 def _result(clause: str, values: dict[str, str]) -> bool:
     """A new value right after a preposition of result ("to 2 April"), its unit glued on
     too ("upped to 10mg": the value read is "10")."""
-    return any(
-        _bare(t) in values or _GLUED_UNIT.fullmatch(_bare(t)) and _bare(t).rstrip("abcdefghijklmnopqrstuvwxyzµ") in values
-        for m in RESULT.finditer(clause)
-        for t in m.groups()
-        if t
-    )
+    return any(_bare(t) in values or _unit_dropped(_bare(t)) in values for m in RESULT.finditer(clause) for t in m.groups() if t)
+
+
+def _unit_dropped(token: str) -> str:
+    """ "10mg" -> "10"; a token with no unit glued on as it is."""
+    glued = _GLUED_UNIT.fullmatch(token)
+    return token[: -len(glued.group(1))] if glued else token
 
 
 def _bare(token: str) -> str:
