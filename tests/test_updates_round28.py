@@ -7,7 +7,8 @@ a note naming its thing only by "it" ("landlord bumped it -> ...") was too far i
 A child's school written in lower case had no value to replace nor a frame shared with a
 long newer sentence, where a car that "failed its MOT" read as a refusal. False: a stay
 "for a fortnight", "instead" of a thing another statement of the note ends, a clause
-opening with a possessor ("Dan's mum ..."), a route written with an arrow, a lone "@".
+opening with a possessor ("Dan's mum ..."), a route written with an arrow, a lone "@", an
+intention told in the past ("iba a mudarse ... pero al final se queda").
 Answers: a dose with its unit glued on ("5mg") was no amount for "How much ...?".
 Written here in words of their own."""
 
@@ -67,6 +68,9 @@ LOOK_ALIKES = [
     ("fish tacos @ la chula > everywhere else", "phone plan 12€/month, 30GB"),
     # Another thing's day.
     ("standup: thursdays 9:30", "climbing = tuesdays from now w/ sara"),
+    # An intention told in the past, then not carried out.
+    ("Lena vit à Lyon.", "Lena allait déménager à Paris, mais finalement elle reste à Lyon."),
+    ("Nuria vive en Valencia.", "Nuria iba a mudarse a Madrid, pero al final se queda en Valencia."),
     # Another person's dose of another drug.
     ("Dad takes 20mg simvastatin at night.", "Mum's been put on 40mg of omeprazole."),
 ]

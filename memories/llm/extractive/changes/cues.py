@@ -108,6 +108,9 @@ PAST_FRAME = re.compile(
 HEDGED = re.compile(
     r"\b(?:might|(?-i:may)|could|would|i'd|we'd|maybe|perhaps|probably|possibly|if|unless|whether"
     r"|think(?:ing)? (?:about|of)|consider(?:ing)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
+    # An intention told in the past, which may not have come about ("was going to move",
+    # "iba a mudarse", "allait déménager", "stava per", "wollte umziehen", "ia mudar").
+    r"|(?:was|were) going to|iba(?:mos|n)? a|allai(?:s|t|ent)|stava(?:no)? per|wollte(?:n)?|ia(?:m)? (?=\w+(?:ar|er|ir)\b)"
     r"|quizás?|tal vez|a lo mejor|pensé en|pienso en|pensando en|podría|me gustaría"
     r"|peut-être|envisage|je pense à|pourrais|pourrait|j'aimerais"
     r"|vielleicht|überlege|falls|wenn|würde|könnte|möchte"
