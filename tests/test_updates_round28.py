@@ -78,14 +78,14 @@ LOOK_ALIKES = [
 
 @needs_meaning
 @pytest.mark.parametrize("old, new", UPDATES)
-def test_a_change_told_with_is_or_has_contracted_is_an_update(settings, old, new):
+def test_a_change_in_another_writers_grammar_is_an_update(settings, old, new):
     settings.MEMORY_EMBEDDINGS = "local"
     assert marked(old, new)
 
 
 @needs_meaning
 @pytest.mark.parametrize("old, new", LOOK_ALIKES)
-def test_someone_elses_or_a_stay_is_no_update(settings, old, new):
+def test_a_look_alike_in_another_writers_grammar_is_no_update(settings, old, new):
     settings.MEMORY_EMBEDDINGS = "local"
     assert not marked(old, new)
 
