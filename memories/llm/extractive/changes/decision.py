@@ -46,7 +46,6 @@ from .cues import (
     FOR_NOW,
     HEDGED,
     NEGATED,
-    NOT_A_THING,
     NEW_THING,
     NO,
     PAST_FRAME,
@@ -58,7 +57,7 @@ from .cues import (
     said_as_past,
     since_then,
 )
-from .plain import shares_subject_or_slot
+from .plain import lower_case_values, shares_subject_or_slot
 from .slots import (
     frame_word_swapped,
     modifier_of_another,
@@ -323,7 +322,15 @@ def judge(old_text: str, new_text: str) -> Change | None:
         # "Crete fell through, we're doing Sardinia instead": what it names of the older
         # note, of the new value's kind, is the value replaced (not the "two weeks").
         old_values = [v for v in named_old if not kinds_of([v]).isdisjoint(kinds_of(new_values))] or old_values
-    lower_case_value = not old_values and new_values and cue and _said_in_lower_case(old_c, new_c, new_values, stops)
+    # A clause with no capitals names nothing by its case ("maisie started reception at st
+    # brigid's primary"): its value is read after its copula or first preposition.
+    lower_case_value = (
+        not old_values
+        and new_values
+        and cue
+        and not any(ch.isupper() for ch in old_c)
+        and lower_case_values(old_c, new_text, stops)
+    )
     if lower_case_value:
         old_values = lower_case_value
     if not old_values or not new_values:
@@ -405,28 +412,6 @@ def judge(old_text: str, new_text: str) -> Change | None:
     if not CHANGE.search(new_text) and leans(from_value, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
     return Change(tuple(old_values), tuple(new_values), closeness)
-
-
-def _said_in_lower_case(old_c: str, new_c: str, new_values: list[str], stops: frozenset[str]) -> list[str]:
-    """A clause written with no capitals names nothing by its case ("maisie started
-    reception at st brigid's primary today"): its value is what follows the word of
-    grammar the newer value follows in the newer clause ("first day at Oakfield Juniors"),
-    up to the next word of grammar or of time."""
-    if any(ch.isupper() for ch in old_c):
-        return []
-    new_tokens = [t.lower() for t in tokens_of(new_c)]
-    at = next((i for i, t in enumerate(new_tokens) if t in new_values), 0)
-    if at == 0 or new_tokens[at - 1] not in stops:
-        return []
-    old_tokens = [t.lower() for t in tokens_of(old_c)]
-    if new_tokens[at - 1] not in old_tokens:
-        return []
-    value = []
-    for token in old_tokens[old_tokens.index(new_tokens[at - 1]) + 1 :]:
-        if token in stops or textutil.stem(token) in NOT_A_THING or token[:1].isdigit():
-            break
-        value.append(token)
-    return [" ".join(value)] if value else []
 
 
 def _ended_elsewhere(new_units, new_s: str, old_words: set[str], stops: frozenset[str], names: frozenset[str]) -> bool:

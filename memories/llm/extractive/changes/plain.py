@@ -131,7 +131,7 @@ def reads_as_name(word: str, stops: frozenset[str]) -> bool:
 _VALUE_OPENS = re.compile(r"\b(?:is|are|was|were|at|in|to|with|from|by)\b|:", re.I)
 
 
-def _lower_case_values(clause: str, other_text: str, stops: frozenset[str]) -> list[str]:
+def lower_case_values(clause: str, other_text: str, stops: frozenset[str]) -> list[str]:
     """In notes with no values by case or digits ("dr okoro at the harbour clinic"): the
     words after the clause's copula or first preposition that the other note does not say."""
     other = words_of(other_text)
@@ -299,7 +299,7 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         return None  # an event is not a state: "Went to Lisbon" is not undone by "Went to Porto"
     old_values, new_values = _values(old_c, stops, names), _values(new_c, stops, names)
     if lower and not old_values and not new_values:
-        old_values, new_values = _lower_case_values(old_c, new_text, stops), _lower_case_values(new_c, old_text, stops)
+        old_values, new_values = lower_case_values(old_c, new_text, stops), lower_case_values(new_c, old_text, stops)
     old_words, new_words = words_of(old_text), words_of(new_text)
     if any(_only_as_possessor(v, old_text, new_text) for v in old_values):
         return None
