@@ -311,7 +311,10 @@ def said_as_past(old_c: str, new_c: str) -> bool:
             continue
         for other in old_words:
             common = len(os.path.commonprefix([root, other]))
-            if other != word and common >= 3 and common >= len(root) - 1:
+            # The whole root, or all of it but an "i" that was a "y" ("studied" / "study"):
+            # "showed" is not a tense of "shop".
+            whole = common == len(root) or (common == len(root) - 1 and root[-1] == "i" and other[common:][:1] == "y")
+            if other != word and common >= 3 and whole:
                 return True
     return False
 

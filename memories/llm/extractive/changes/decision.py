@@ -655,6 +655,8 @@ def stays_after_all(text: str) -> bool:
 # Adverbs of return, a closed class of each grammar: "back", "zurück", "terug", "de
 # vuelta", "de retour", "di ritorno", "de volta".
 RETURN = re.compile(r"\b(?:back|zurück|terug|de vuelta|de regreso|de retour|di ritorno|de volta)\b", re.I)
+# Prepositions of purpose, a closed class: what follows them is why, not where.
+PURPOSE = re.compile(r"\b(?:for|für|voor|pour|para|per)\b", re.I)
 
 
 def back_to_old(old_text: str, new_text: str) -> bool:
@@ -673,9 +675,12 @@ def back_to_old(old_text: str, new_text: str) -> bool:
     ):
         return False  # "keys handed back at Elm Grove! new place is 3 Hawthorn Close": a new one named
     for clause, _ in units_of(new_text):
-        if not RETURN.search(clause) or CHANGE.search(clause) or past_event(clause, any_language=True):
+        back = RETURN.search(clause)
+        if not back or CHANGE.search(clause) or past_event(clause, any_language=True):
             continue
-        words = words_of(clause)
+        # Where the return goes is said after "back", not before it or after a purpose:
+        # "Marta will claw some back", "go back for a blood test" return to no value.
+        words = words_of(PURPOSE.split(clause[back.end() :])[0])
         if any(mentions(part, words) for v in old_values for part in [v, *v.split("-")] if len(part) > 2):
             return True
     return False

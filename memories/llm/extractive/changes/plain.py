@@ -347,6 +347,13 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     new_rest = [w for w in new_attr if not similar_word(w, set(old_attr)) and not _past_form(w)]
     if old_rest and new_rest and not _close(old_rest, new_rest):
         return None
+    # The subject replaced (the name the older clause opens with) and a word of what is
+    # said of it as well, with no word of change: another person's own fact ("Dad takes
+    # 20mg simvastatin" / "Grandad takes 20mg atorvastatin"), not a role handed over
+    # ("Yusuf runs the demo" / "Marta runs the demo").
+    new_opener = (tokens_of(new_c) or [""])[0].lower()
+    if opener in old_only and new_opener in new_only and old_rest and not CHANGE.search(new_s):
+        return None
     if types & {"amount", "number", "time"} and other_thing(old_c, new_c, old_text, new_text, stops):
         return None  # "The Falcon launch is March 15" / "The team offsite is March 20"
     if _subject_differs(old_s, new_s, old_text, new_text, names, lang):

@@ -39,6 +39,7 @@ from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
 from .statements import (
     IS_OR_HAS_NEXT,
+    LABEL,
     closest_pair,
     is_stopword,
     mentions,
@@ -106,7 +107,7 @@ def renumbered(old_text: str, new_text: str):
     older one's, else None."""
     if " ".join(old_text.split()).lower() == " ".join(new_text.split()).lower() or old_text.rstrip().endswith("?"):
         return None
-    if ADDITION.search(new_text) or PAST_FRAME.search(new_text):
+    if PAST_FRAME.search(new_text):
         return None
     lang = language.language_of(f"{old_text} {new_text}")
     stops = language.stopwords_for(f"{old_text} {new_text}")
@@ -138,6 +139,11 @@ def renumbered(old_text: str, new_text: str):
             return None
     sentence_of = dict(old_units) | dict(new_units)
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
+    # A second one beside the first ("also", "another", "a second"), said in the new value's
+    # clause or elsewhere in a note that does not say that clause changed ("Another slip,
+    # sorry all ... v3.0 now goes out Monday 22 April": another slip, the one date moved).
+    if ADDITION.search(new_c) or (ADDITION.search(new_text) and not CHANGE.search(new_c)):
+        return None
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"
     # Kept as it was, said in the new value's clause or in one naming the older value
@@ -181,6 +187,10 @@ def _named_apart(old_c: str, new_c: str, old_words: set[str], new_words: set[str
     # opening a clause is no subject ("Desde noviembre son 820 €").
     openers = [(tokens_of(c) or [""])[0] for c in (old_c, new_c)]
     old_bare, new_bare = ({without_possessive(w) for w in words} for words in (old_words, new_words))
+    # Nor is a label ("Planning: v3.0 GA targeted for 15 March") or a verb's "-ing" form
+    # ("Aiming for 4 April instead"): what the note does, not whose the number is.
+    if LABEL.match(old_c) or LABEL.match(new_c) or any(o.lower().endswith("ing") and len(o) > 5 for o in openers):
+        return False
     return (
         all(o[:1].isupper() and not is_stopword(o.lower(), stops) for o in openers)
         and not similar_word(without_possessive(openers[0].lower()), new_bare)
@@ -348,8 +358,11 @@ def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[
     """The two notes share a word of what they are about: not a value, an owner, a word of
     time or one of change (read with typos and abbreviations)."""
     new_words = {without_possessive(w) for w in words_of(new_text)}
-    # Whose it is ("Mum's", "Dad's") says whose, not what: "Dad's birthday" is not "Dad's op".
-    owners = {m.group(1).lower() for text in (old_text, new_text) for m in _OWNER.finditer(text)}
+    # Whose it is ("Mum's", "Dad's") in both notes says whose, not what: "Dad's birthday"
+    # is not "Dad's op". A name that owns in one note only is what the other is about
+    # ("Sentry Team plan, $26/mo" / "Sentry's new event quotas pushed the invoice up").
+    old_owners, new_owners = ({m.group(1).lower() for m in _OWNER.finditer(text)} for text in (old_text, new_text))
+    owners = old_owners & new_owners
 
     def about(word: str) -> bool:
         return (

@@ -81,6 +81,8 @@ def modifier_of_another(
         head = new_lower[j + 1]
         if not _plain_noun(head, new_tokens[j + 1], stops, names) or any(_one_root(head, w) for w in old_tokens):
             continue  # "Release process owner: ..." / "Nadia owns the release process": the same slot
+        if _said_in_other_words(head, old_tokens, stops):
+            continue  # "Salary: £48,000 base" / "base pay is £61,500": the pay is the salary
         if word in names:
             # A name ending its phrase, punctuation after it ("a grey VW Golf, reg ..."),
             # then opening the newer clause as the modifier of a noun ("Golf insurance
@@ -93,6 +95,17 @@ def modifier_of_another(
         if not after_old or after_old in stops or not after_old.isalpha():
             return word, head
     return None
+
+
+def _said_in_other_words(head: str, old_tokens: list[str], stops: frozenset[str]) -> bool:
+    """A content word of the older statement means the head noun, by meaning ("salary" /
+    "pay" 0.93; "car" / "insurance" 0.87): the same thing in other words."""
+    words = [w for w in dict.fromkeys(old_tokens) if w.isalpha() and w not in stops and w != head]
+    vectors = similarity.meaning_vectors([head, *words]) if words else None
+    if vectors is None:
+        return False
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return float((vectors[1:] @ vectors[0]).max()) >= SAME_THING
 
 
 def _one_root(a: str, b: str) -> bool:

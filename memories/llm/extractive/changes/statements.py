@@ -165,7 +165,15 @@ def units_of(text: str) -> list[tuple[str, str]]:
             if len(piece.split()) < 2:
                 continue
             parts = [p.strip() for p in CLAUSE_BREAK.split(piece)] if len(piece.split()) > 8 else [piece]
-            out.extend((p, piece) for p in parts if len(p.split()) >= 2)
+            kept: list[str] = []
+            for part in parts:
+                if len(part.split()) >= 2:
+                    kept.append(part)
+                elif kept and any(c.isdigit() for c in part):
+                    # A number alone between commas ("Sentry Team plan, $26/mo, on Marta's
+                    # card") is the value of the clause before it.
+                    kept[-1] = f"{kept[-1]}, {part}"
+            out.extend((p, piece) for p in kept)
     return out[:MAX_SENTENCES] or [(text, text)]
 
 
