@@ -107,12 +107,15 @@ PAST_FRAME = re.compile(
 # conjunctions are closed classes of each grammar. A value said only so is not yet held.
 HEDGED = re.compile(
     r"\b(?:might|(?-i:may)|could|would|i'd|we'd|maybe|perhaps|probably|possibly|if|unless|whether"
-    r"|think(?:ing)? (?:about|of)|consider(?:ing)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
+    r"|think(?:ing)? (?:about|of)|consider(?:ing|ed)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
+    # Considering told in the past, the verbs of each grammar ("considered", "se planteó",
+    # "a envisagé", "überlegte", "pensou em", "ha valutato").
+    r"|(?:me|te|se|nos) plante\w+|consider[óé]|envisag\w*|überlegt\w*|pensou em|considerou|cogitou|valutat[oi]|considerat[oi]"
     # An intention told in the past, which may not have come about ("was going to move",
     # "iba a mudarse", "allait déménager", "stava per", "wollte umziehen", "ia mudar").
     r"|(?:was|were) going to|iba(?:mos|n)? a|allai(?:s|t|ent)|stava(?:no)? per|wollte(?:n)?|ia(?:m)? (?=\w+(?:ar|er|ir)\b)"
     r"|quizás?|tal vez|a lo mejor|pensé en|pienso en|pensando en|podría|me gustaría"
-    r"|peut-être|envisage|je pense à|pourrais|pourrait|j'aimerais"
+    r"|peut-être|je pense à|pourrais|pourrait|j'aimerais"
     r"|vielleicht|überlege|falls|wenn|würde|könnte|möchte"
     r"|forse|penso di|sto pensando|potrei|vorrei|magari"
     r"|talvez|penso em|pensando em|poderia|gostaria)\b",
@@ -259,6 +262,7 @@ BOUNDED = re.compile(
     r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
     # Away on a journey ("on the work trip", "on holiday"): a closed class of its nouns.
     r"|on (?:(?:a|the|my|our) )?(?:\w+ )?(?:trip|holidays?|vacation)"
+    r"|im urlaub|auf reisen|en vacances|en voyage|de vacaciones|de viaje|in vacanza|in ferie|in viaggio|de férias|em viagem"
     rf"|{_RETURNING}"
     r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
     r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?)"

@@ -48,6 +48,9 @@ WITH_ANCHORS = (
 HANDOVER_MARGIN = 0.008
 # A clause opening with a possessor ("Dan's mum ..."), not with "Dan's been ...".
 _POSSESSOR_OPENS = re.compile(rf"^\W*[\w-]+['’]s\s+(?!{IS_OR_HAS_NEXT})\w", re.I)
+# Whom a thing handed goes to: a preposition of the recipient before the taker ("over to
+# Elif", "an Elif", "à Elif", "a Elif", "para a Elif"), a closed class of each grammar.
+_RECIPIENT = r"\b(?:to|an|à|a|al|ao|para|alla|zu)\s+(?:(?:the|la|el|o|a|il|der|die|den)\s+)?"
 # Two values side by side in one role ("Aisha and Tomasz ran ..."), not one handing it on.
 _TOGETHER = r"\s*(?:,|&|\band\b|\bwith\b|\by\b|\bund\b|\bet\b|\be\b)\s*"
 
@@ -115,6 +118,8 @@ def handed_over(old_text: str, new_text: str):
         low = new_c.lower()
         if any(re.search(rf"\b{re.escape(holder)}{_TOGETHER}{re.escape(t)}\b", low) for t in takers):
             continue  # "Karim and Elif run the project"
+        if not any(re.search(rf"{_RECIPIENT}{re.escape(t)}\b", low) for t in takers):
+            continue  # "User got a MacBook Air as the replacement": a thing got, no one it went to
         if leans(new_c, HANDOVER_ANCHORS, WITH_ANCHORS, HANDOVER_MARGIN, stops, names | {holder}):
             return (holder,), tuple(takers), closeness
     return None

@@ -33,7 +33,7 @@ import re
 
 from .... import textutil
 from .. import language
-from .anchors import SAME_SLOT_WITH_CUE, change_verbs
+from .anchors import REFUSAL_ANCHORS, REFUSAL_MARGIN, SAME_SLOT_WITH_CUE, TAKING_ANCHORS, change_verbs, leans
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
 from .slots import modifier_of_another, other_kind, two_holders
@@ -146,6 +146,12 @@ def renumbered(old_text: str, new_text: str):
         return None
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"
+    # A refusal follows what it refuses, in the rest of the value's sentence ("Proposal to
+    # shift design review to Monday mornings — rejected 5-2"): a change declined.
+    sentence = next((t for t in textutil.sentences(new_text) if new_c in t), new_s)
+    from_value = sentence[sentence.find(new_c) :]
+    if not CHANGE.search(new_text) and leans(from_value, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
+        return None
     # Kept as it was, said in the new value's clause or in one naming the older value
     # ("rent unchanged at £950"); "still" of something else does not keep it ("bp still
     # high at checkup, lisinopril is 20mg as of today").
