@@ -608,6 +608,13 @@ def _ordinary(
         return True
     if alone and written_lower_case(word):
         return True
+    return ends_as_a_word(word)
+
+
+def ends_as_a_word(word: str) -> bool:
+    """An English word by its ending: a verb's, an adverb's or an abstract noun's
+    ("Cancelled", "Moving", "Finally", "Promotion"), not a name's."""
+    low = word.lower()
     # Short "-ly" words are as often names (Emily, Molly, Lily) as adverbs.
     return word.isascii() and len(word) > 4 and low.endswith(SUFFIXES_OF_WORDS) and not (low.endswith("ly") and len(low) < 7)
 

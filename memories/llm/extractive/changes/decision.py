@@ -61,6 +61,7 @@ from .plain import lower_case_values, shares_subject_or_slot
 from .slots import (
     frame_word_swapped,
     modifier_of_another,
+    named_by_kind,
     other_kind,
     other_thing,
     said_in_parallel,
@@ -199,14 +200,16 @@ def judge(old_text: str, new_text: str) -> Change | None:
     # I called it off"): read with a looser margin and bar, and only on the ended path
     # below; only when both statements are the writer's, not a thing's own news ("Chess
     # club has a tournament", "Austin traffic is getting worse").
+    # The older value or its slot named in the newer clause: by the value, a word of the
+    # slot, or the kind a camel-case name carries ("the PureGym" / "the gym membership").
+    slot_named = names_old_value or shares_slot_word(old_c, new_c, stops, names) or named_by_kind(old_c, new_c, stops)
     ended_named = (
-        not ending
-        and closeness >= SAME_SLOT_ENDED
-        and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
+        closeness >= SAME_SLOT_ENDED
+        and slot_named
         and first_person(old_s, names, lang)
         and first_person(new_s, names, lang)
         and not HEDGED.search(new_s)
-        and says_ended(new_s, stops, names, ENDING_MARGIN_NAMED)
+        and (ending or says_ended(new_s, stops, names, ENDING_MARGIN_NAMED))
     )
     if closeness < bar and not ended_named:
         return None
@@ -266,8 +269,10 @@ def judge(old_text: str, new_text: str) -> Change | None:
         and not denied_head(new_s, lang)
         # "Rosa is off next Tuesday, back the week after": an end for a while.
         and not TEMPORARY.search(new_s)
-        and not past_event(old_s, any_language=True)
-        and (names_old_value or shares_slot_word(old_c, new_c, stops, names))
+        # An event ends nothing, but what it named may end ("Joined the PureGym" /
+        # "Cancelled the gym membership"): the newer note names that value or its kind.
+        and (not past_event(old_s, any_language=True) or names_old_value or named_by_kind(old_c, new_c, stops))
+        and slot_named
     ):
         # "Sold the T4, no more van", "Quit smoking": the fact ended with no new value.
         ended = [v for v in named_old if not is_quantity(v) or v in in_names]

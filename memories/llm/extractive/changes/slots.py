@@ -43,6 +43,21 @@ def shares_slot_word(old_c: str, new_c: str, stops: frozenset[str], names: froze
     return any(similar_word(w, new_slot) for w in old_slot)
 
 
+# A name written in camel case, each part capitalised ("PureGym", "EasyJet", "OneDrive").
+_CAMEL_PARTS = re.compile(r"[A-Z][a-z]{2,}")
+
+
+def named_by_kind(old_c: str, new_c: str, stops: frozenset[str]) -> bool:
+    """The newer clause names the older one's value by the kind its camel-case name
+    carries ("Joined the PureGym" / "Cancelled the gym membership")."""
+    new_words = set(content_words(new_c, stops))
+    for token in tokens_of(old_c):
+        parts = _CAMEL_PARTS.findall(token)
+        if len(parts) >= 2 and "".join(parts) == token and any(p.lower() in new_words for p in parts[1:]):
+            return True
+    return False
+
+
 def same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str], lang: str = "") -> bool:
     """Both sentences are the writer's, or they share a word that is not a value ("the
     rent", "yoga", "number")."""

@@ -40,6 +40,15 @@ def names_in(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _a_word(opener: str) -> bool:
+    """An opening word that is a word, not a name: one the model's vocabulary mostly writes
+    in lower case, or an English verb's ending ("Joined the gym" / "Cancelled the
+    membership": a note that drops its subject, no holder)."""
+    from ..entities import ends_as_a_word, written_lower_case
+
+    return written_lower_case(opener) or ends_as_a_word(opener)
+
+
 def parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
     """Capitalised words that open statements of the two notes in the same frame ("Yusuf
     runs the demo" / "Marta runs the demo"): in the place of a value, so names, though a
@@ -51,7 +60,7 @@ def parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
             for piece in HARD_BREAK.split(sentence):
                 tokens = tokens_of(piece)
                 # Not a label's words ("Home phone: ..." / "Office phone: ..."): two kinds.
-                if len(tokens) > 1 and tokens[0][:1].isupper() and not LABEL.match(piece):
+                if len(tokens) > 1 and tokens[0][:1].isupper() and not LABEL.match(piece) and not _a_word(tokens[0]):
                     out.setdefault(tokens[1].lower(), set()).add(tokens[0].lower())
         return out
 
