@@ -85,7 +85,7 @@ ADDITION = re.compile(
     # savings account", "one more cat"): the first is kept.
     # "too" before a word is a degree ("Dana was too slow"), not an addition ("tea too.").
     # "second-hand" is how a thing was bought, not a second one of it.
-    r"\b(?:also|too(?!\s+[^\W\d_])|as well|another|in addition|additionally|besides|second(?!-hand)|third|one more|an extra"
+    r"\b(?!second-hand)(?:also|too(?!\s+[^\W\d_])|as well|another|in addition|additionally|besides|second|third|one more|an extra"
     r"|zweite[nmrs]?|weitere[nmrs]?|segund[oa]s?|deuxième|seconde?|second[oa]"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|auch|ebenfalls|zusätzlich|también|además|aussi|également|en plus|também|além disso)\b",

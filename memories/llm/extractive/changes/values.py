@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .... import textutil
+from .. import entities
 from .statements import HARD_BREAK, LABEL, joined_numbers, tokens_of, without_possessive
 
 NUMBER_WORDS = frozenset(w for w in textutil.NUMBER_WORDS if len(w) > 2)
@@ -40,13 +41,11 @@ def names_in(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _a_word(opener: str) -> bool:
+def a_word(opener: str) -> bool:
     """An opening word that is a word, not a name: one the model's vocabulary mostly writes
     in lower case, or an English verb's ending ("Joined the gym" / "Cancelled the
     membership": a note that drops its subject, no holder)."""
-    from ..entities import ends_as_a_word, written_lower_case
-
-    return written_lower_case(opener) or ends_as_a_word(opener)
+    return entities.written_lower_case(opener) or entities.ends_as_a_word(opener)
 
 
 def parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
@@ -60,7 +59,7 @@ def parallel_openers(old_text: str, new_text: str) -> frozenset[str]:
             for piece in HARD_BREAK.split(sentence):
                 tokens = tokens_of(piece)
                 # Not a label's words ("Home phone: ..." / "Office phone: ..."): two kinds.
-                if len(tokens) > 1 and tokens[0][:1].isupper() and not LABEL.match(piece) and not _a_word(tokens[0]):
+                if len(tokens) > 1 and tokens[0][:1].isupper() and not LABEL.match(piece) and not a_word(tokens[0]):
                     out.setdefault(tokens[1].lower(), set()).add(tokens[0].lower())
         return out
 
