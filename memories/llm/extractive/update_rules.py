@@ -756,6 +756,8 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
             continue  # "My brother, Tom, ..." / "Lunch with my brother Sam": another brother
         if changes.someone_elses_role(old_text, new_text) or changes.writer_away_for_now(new_text):
             continue  # "Took Mum to her dentist, Dr Quayle"; "Working out of the Leeds office this week"
+        if changes.news_of_someone_new(old_text, new_text):
+            continue  # "We're with Octopus" / "Priya next door has switched to EDF for her gas"
         if not reason and (change := changes.judge(old_text, new_text)) is not None:
             reason = change.reason
         for name, how, form, joined in LATER_JUDGEMENTS:

@@ -46,7 +46,7 @@ from .relocations import moved_by_noun
 from .renumbered import renumbered
 from .restated import restated
 from .roles import another_of_several, new_holder
-from .subjects import someone_elses_role, writer_away_for_now
+from .subjects import news_of_someone_new, someone_elses_role, writer_away_for_now
 from .successions import succeeded
 from .swaps import swapped
 
@@ -63,6 +63,7 @@ __all__ = [
     "judge",
     "keeps_old_value",
     "moved_by_noun",
+    "news_of_someone_new",
     "other_thing_of_slot",
     "plain_state",
     "restated",

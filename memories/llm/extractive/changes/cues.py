@@ -107,7 +107,8 @@ PAST_FRAME = re.compile(
 # moving", "if the Leaf dies"): modal verbs, verbs of intending and conditional
 # conjunctions are closed classes of each grammar. A value said only so is not yet held.
 HEDGED = re.compile(
-    r"\b(?:might|(?-i:may)|could|would|i'd|we'd|maybe|perhaps|probably|possibly|if|unless|whether"
+    # "I'd" before a past participle is "I had" ("I'd been twice"), no conditional.
+    r"\b(?:might|(?-i:may)|could|would|(?:i|we)'d(?!\s+(?:been|gone|had|done|seen|got|\w+ed)\b)|maybe|perhaps|probably|possibly|if|unless|whether"
     r"|think(?:ing)? (?:about|of)|consider(?:ing|ed)?|plan(?:ning)? to|hop(?:e|ing) to|want(?:ing)? to|tempted"
     # Considering told in the past, the verbs of each grammar ("considered", "se planteó",
     # "a envisagé", "überlegte", "pensou em", "ha valutato").

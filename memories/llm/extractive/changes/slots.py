@@ -47,15 +47,17 @@ def shares_slot_word(old_c: str, new_c: str, stops: frozenset[str], names: froze
 _CAMEL_PARTS = re.compile(r"[A-Z][a-z]{2,}")
 
 
-def named_by_kind(old_c: str, new_c: str, stops: frozenset[str]) -> bool:
-    """The newer clause names the older one's value by the kind its camel-case name
-    carries ("Joined the PureGym" / "Cancelled the gym membership")."""
+def named_by_kind(old_c: str, new_c: str, stops: frozenset[str]) -> list[str]:
+    """The older clause's values the newer clause names by the kind their camel-case name
+    carries ("Joined the PureGym" / "Cancelled the gym membership": "puregym")."""
     new_words = set(content_words(new_c, stops))
-    for token in tokens_of(old_c):
-        parts = _CAMEL_PARTS.findall(token)
-        if len(parts) >= 2 and "".join(parts) == token and any(p.lower() in new_words for p in parts[1:]):
-            return True
-    return False
+    return [
+        token.lower()
+        for token in tokens_of(old_c)
+        if len(parts := _CAMEL_PARTS.findall(token)) >= 2
+        and "".join(parts) == token
+        and any(p.lower() in new_words for p in parts[1:])
+    ]
 
 
 def same_frame(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[str], lang: str = "") -> bool:

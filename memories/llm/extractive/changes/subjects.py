@@ -14,7 +14,8 @@ import numpy as np
 from .... import textutil
 from .. import grammar, language, similarity
 from .cues import BEGAN_AT, BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
-from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, words_of
+from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, units_of, words_of
+from .values import a_word, names_in
 
 FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours"
@@ -335,3 +336,28 @@ def writer_away_for_now(text: str) -> bool:
     if BOUNDED.search(text) and not CHANGE.search(text) and not PRICED.search(text):
         return True
     return for_now(text) and first_person(text, names, lang)
+
+
+# The third person's pronouns and possessives, in English: a statement going on about
+# its subject.
+_THIRD_PERSON_EN = re.compile(r"\b(?:he|she|his|her|hers|him|they|their|them)\b", re.I)
+
+
+def news_of_someone_new(old_text: str, new_text: str, lang: str = "") -> bool:
+    """The older note states a fact of the writer's (in any of its statements: "British Gas
+    man came to read the meter. We're on their fixed tariff"), and the newer one opens with
+    a person the older never names, going on about them with no word of the writer's
+    ("Joan next door has gone over to Octopus for her gas"): that person's news, not a
+    change of the writer's fact. English only: the third person is read in English."""
+    lang = lang or language.language_of(f"{old_text} {new_text}")
+    if lang not in ("en", ""):
+        return False
+    names = names_in(old_text) | names_in(new_text)
+    opening = next((sentence for _, sentence in units_of(new_text)), new_text)
+    tokens = tokens_of(opening)
+    if not tokens or first_person(opening, names, lang) or FIRST_PERSON.search(opening) or not _THIRD_PERSON_EN.search(opening):
+        return False
+    first = tokens[0]
+    if not first[:1].isupper() or a_word(first) or first.lower() in words_of(old_text) or first.lower() in textutil.STOPWORDS:
+        return False
+    return any(first_person(sentence, names, lang) for _, sentence in units_of(old_text))
