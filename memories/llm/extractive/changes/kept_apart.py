@@ -82,9 +82,7 @@ def not_a_change(old_text: str, new_text: str) -> bool:
         return True
     if news_of_someone_new(old_text, new_text, lang):
         return True  # "We're on their fixed tariff ..." / "Joan next door has gone over to Octopus ..."
-    return (
-        first_person(opening, names, lang) and bool(_OWNED_SUBJECT.match(old_opening)) and other_owner(old_opening, opening)
-    )
+    return first_person(opening, names, lang) and bool(_OWNED_SUBJECT.match(old_opening)) and other_owner(old_opening, opening)
 
 
 # A sentence whose subject is someone's thing: "Mira's number ...", "My sister Ines's
