@@ -184,6 +184,10 @@ PRESENT = re.compile(
 )
 
 
+# Up to six words and a colon opening a sentence (not a clock time's colon).
+_LABEL_COLON = re.compile(r"^\W*(?:[^\s:]+\s+){0,5}[^\s:]+\s*:(?!\d)")
+
+
 def past_event(sentence: str, *, any_language: bool = False) -> bool:
     """A report of something done, in the past tense, with no present in it: the English
     past, or, with `any_language`, a note that opens with a past form of its language's
@@ -192,6 +196,11 @@ def past_event(sentence: str, *, any_language: bool = False) -> bool:
     how a change is told ("Dejé el bar; ahora trabajo en una librería")."""
     if PRESENT.search(sentence):
         return False
+    # A label's words name what the value after its colon is ("Preferred email for
+    # bookings: ..."): a participle there is an adjective, no event.
+    label = _LABEL_COLON.match(sentence)
+    if label:
+        sentence = sentence[label.end() :]
     words = tokens_of(sentence)
     # A capitalised word inside the sentence is a name ("Dr. Ahmed"), not a verb.
     tokens = [t.lower() for i, t in enumerate(words[:5]) if i == 0 or not t[:1].isupper()]
