@@ -168,3 +168,9 @@ def test_answers_keep_a_neighbours_news_and_another_dated_thing_apart(settings):
     )
     # Someone named in the older note is no newcomer.
     assert not kept_apart.not_a_change("My brother Kai lives in Manchester.", "Kai has relocated to Sheffield for his PhD.")
+
+
+def test_a_labels_participle_is_no_past_event():
+    assert not cues.past_event("Preferred email for bookings and newsletters: jmarsh@example.org")
+    assert cues.past_event("Update: moved to Berlin in May.")
+    assert cues.past_event("Booked the flight to Porto.")
