@@ -217,13 +217,14 @@ def _judge_pair(old_text: str, new_text: str, rank: int) -> Change | None:
     worded = cue  # a change in words, not only by meaning
     cue = cue or began
     bar = SAME_SLOT_WITH_CUE if cue or names_old_value or ending else SAME_SLOT
-    # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
-    # I called it off"): read with a looser margin and bar, and only on the ended path
-    # below; only when both statements are the writer's, not a thing's own news ("Chess
-    # club has a tournament", "Austin traffic is getting worse").
     # The older value or its slot named in the newer clause: by the value, a word of the
     # slot, or the kind a camel-case name carries ("the PureGym" / "the gym membership").
     slot_named = names_old_value or shares_slot_word(old_c, new_c, stops, names) or bool(named_by_kind(old_c, new_c, stops))
+    # An ending that names the old value or a word of its slot ("Quit vaping", "Nadia and
+    # I called it off"): read with a looser margin and bar (a plain ending too, which the
+    # bar above holds to the stricter one), and only on the ended path below; only when
+    # both statements are the writer's, not a thing's own news ("Chess club has a
+    # tournament", "Austin traffic is getting worse").
     ended_named = (
         closeness >= SAME_SLOT_ENDED
         and slot_named

@@ -50,7 +50,7 @@ from .statements import (
     words_of,
 )
 from .subjects import CONTRACTED, first_person, other_subject, someone_else
-from .values import names_in, values_in
+from .values import a_word, names_in, values_in
 
 # Clauses said in other words of one thing (no word shared): how close in meaning they
 # must be (multilingual-e5-small, as written). Measured on the update files: the clauses
@@ -193,9 +193,10 @@ def _named_apart(old_c: str, new_c: str, old_words: set[str], new_words: set[str
     # opening a clause is no subject ("Desde noviembre son 820 €").
     openers = [(tokens_of(c) or [""])[0] for c in (old_c, new_c)]
     old_bare, new_bare = ({without_possessive(w) for w in words} for words in (old_words, new_words))
-    # Nor is a label ("Planning: v3.0 GA targeted for 15 March") or a verb's "-ing" form
-    # ("Aiming for 4 April instead"): what the note does, not whose the number is.
-    if LABEL.match(old_c) or LABEL.match(new_c) or any(o.lower().endswith("ing") and len(o) > 5 for o in openers):
+    # Nor is a label ("Planning: v3.0 GA targeted for 15 March") or a word, not a name, such
+    # as a verb's "-ing" form ("Aiming for 4 April instead"): what the note does, not whose
+    # the number is.
+    if LABEL.match(old_c) or LABEL.match(new_c) or any(a_word(o) for o in openers):
         return False
     return (
         all(o[:1].isupper() and not is_stopword(o.lower(), stops) for o in openers)
