@@ -148,10 +148,12 @@ def extract_memory(memory_id: int, *, actor: Actor = SYSTEM, embed: bool = True,
     if embed:
         embed_after_extraction(memory)
     if updates:
-        from .updates import detect_updates, needs_update_check
+        from .updates import detect_updates, detect_updates_by_newer, needs_update_check
 
         if needs_update_check(memory):
             detect_updates(memory, actor=actor)
+            # And as the older note of what was read before it (notes finished out of order).
+            detect_updates_by_newer(memory, actor=actor)
     return memory
 
 

@@ -240,6 +240,55 @@ def detect_updates(memory: Memory, *, actor: Actor = SYSTEM, provider: Provider 
     return outdated
 
 
+# Newer memories judged against one that became ready after them, at most.
+NEWER_READY_FIRST = 4
+
+
+def newer_ready_first(memory: Memory) -> list[Memory]:
+    """The owner's memories that arrived after this one and tell of a later time, yet were
+    read (and their update checks run) while it was still waiting: an agent adds notes in
+    quick succession, the worker finishes them out of order, and this one was no candidate
+    then. Empty when notes are read in the order they arrive."""
+    later = Q(occurred_at__gt=memory.occurred_at) | Q(occurred_at=memory.occurred_at, pk__gt=memory.pk)
+    rows = (
+        Memory.objects.owned_by(memory.owner_id)
+        .filter(pk__gt=memory.pk, status=Memory.Status.READY, outdated_by__isnull=True, duplicate_of__isnull=True)
+        .filter(later)
+        .filter(not_expired())
+        .exclude(pk__in=(memory.metadata or {}).get("not_updated_by", []))
+        .order_by("occurred_at", "pk")
+    )
+    return [m for m in rows[:NEWER_READY_FIRST] if not m.metadata.get("said_by")]
+
+
+def detect_updates_by_newer(memory: Memory, *, actor: Actor = SYSTEM) -> list[Memory]:
+    """Judge this memory as the older one of each newer memory read before it
+    (newer_ready_first): the check that memory's own reading could not make. Returns the
+    newer memory that superseded it, if one did."""
+    if memory.status != Memory.Status.READY or not memory.is_live or memory.outdated_by_id:
+        return []
+    newer = newer_ready_first(memory)
+    if not newer or circuit.is_open(provider_name()):
+        return []
+    provider = get_provider()
+    try:
+        for later in newer:
+            try:
+                verdicts = provider.judge_updates(new=note_of(later), candidates=[note_of(memory)])
+            except ProviderError as exc:
+                log.warning("update check of memory %s by %s failed; nothing marked: %s", memory.pk, later.pk, exc)
+                return []
+            except Exception:  # a judge's bug must not fail the extraction that already succeeded
+                log.exception("update check of memory %s by %s crashed; nothing marked", memory.pk, later.pk)
+                return []
+            verdict = next((v for v in verdicts if v.old_id == memory.pk), None)
+            if verdict is not None and mark_superseded(old=memory, new=later, reason=verdict.reason, actor=actor):
+                return [later]
+    finally:
+        provider.close()
+    return []
+
+
 def mark_superseded(*, old: Memory, new: Memory, reason: str = "", actor: Actor = SYSTEM) -> bool:
     """The old memory's fact was true until the new one's date; never across owners."""
     if old.owner_id != new.owner_id or old.pk == new.pk:
