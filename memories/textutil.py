@@ -48,6 +48,15 @@ _WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['’\-])*")
 # does not end a sentence.
 _TITLE_STOP = "".join(f"(?<!\\b{t}\\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof", "mr", "mrs", "ms", "dr", "prof"))
 _SENTENCE_RE = re.compile(rf"(?<=[.!?]){_TITLE_STOP}\s+(?=[\"'“(\[]?[A-Z0-9])|\n{{2,}}|\n(?=[-*•#]|\d+[.)]\s)")
+# Notes typed on a phone start sentences in lower case ("ECF approved!! new deadline is 16
+# May. breathe."): "!" or "?" ends one whatever follows, and so does a full stop after a
+# word of three letters or more that is no abbreviation of the closed class below ("approx.
+# two hours", "etc. and", "z.B. morgen"); a dotted one ("e.g.", "i.e.") has inner dots.
+_ABBREVIATIONS = frozenset(
+    """approx appt apt ave bzw ca cf dept env esp est etc excl fig incl max min mins misc nos pcs ref sec tel usw viz vol vs
+    wks yrs hrs aprox pág resp""".split()
+)
+_LOWER_START = re.compile(r"(?<=[!?])\s+(?=[a-zà-ÿ])|(?<=[^\W\d_]{3}\.)\s+(?=[a-zà-ÿ])")
 
 
 def words(text: str) -> list[str]:
@@ -108,7 +117,20 @@ def terms(text: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     parts = (p.strip(" \t\r\n-*•") for p in _SENTENCE_RE.split(text))
-    return [" ".join(p.split()) for p in parts if p and len(p.strip()) > 1]
+    return [" ".join(q.split()) for p in parts if p for q in _lower_case_starts(p) if len(q.strip()) > 1]
+
+
+def _lower_case_starts(text: str) -> list[str]:
+    out, start = [], 0
+    for m in _LOWER_START.finditer(text):
+        before = text[start : m.start()]
+        last = before.rsplit(None, 1)[-1] if before.split() else ""
+        if last.endswith(".") and ("." in last[:-1] or last[:-1].lower() in _ABBREVIATIONS):
+            continue
+        out.append(before)
+        start = m.end()
+    out.append(text[start:])
+    return out
 
 
 def estimate_tokens(text: str) -> int:

@@ -21,7 +21,7 @@ from .statements import similar_word, tokens_of, words_of
 CHANGE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
     # (with their other forms: "as replacement", "switching", "changing").
-    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|reset"
+    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|hand(?:ed|ing)\s+(?:it\s+)?over|reset"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de"
@@ -37,7 +37,8 @@ UP_OR_DOWN = re.compile(r"\b(?:up|down)\b", re.I)
 # a fact already held (a stay has its end too: BOUNDED).
 EFFECTIVE = re.compile(
     r"\b(?:from|starting|as of|effective|beginning)\s+(?:next|this|today|tomorrow|the\s+\d|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    # A weekday as people shorten it ("from Tues", "starting Weds").
+    r"|(?:mon|tues?|wed(?:nes)?|weds|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b)"
     r"|\bab\s+(?:nächste\w*|\d|januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)"
     r"|\b(?:a partir d[eu]|à partir d[eu]|dal|dalla|da)\s+(?:\d|el\s+\d|le\s+\d|(?:pr[oó]xim|prochain|prossim)\w*|"
     r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
@@ -281,6 +282,22 @@ BOUNDED = re.compile(
     r"|per (?:un|una|due|tre|qualche|\d+) (?:giorni|settimane?|mesi|notti))\b",
     re.I,
 )
+
+
+def bound_to_a_span(text: str) -> bool:
+    """A statement of the note is bound to a span ("on the work trip", "until Friday"),
+    and no other statement says from when a state holds with no bound of its own: "6:30
+    was a flop, 4 people before 7 all month. Going to a 7:15 opening from Tues" tells a
+    span gone, then a change."""
+    statements = textutil.sentences(text) or [text]
+    return any(BOUNDED.search(s) for s in statements) and not starts_unbound(statements)
+
+
+def starts_unbound(statements: list[str]) -> bool:
+    """A statement says from when a state holds ("from Tues"), with no span bounding it."""
+    return any(EFFECTIVE.search(s) and not BOUNDED.search(s) and not THIS_SPAN.search(s) for s in statements)
+
+
 # An end said of a day to come ("Rosa is off next Tuesday") is no end now.
 TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
 # The span of time the writer is in ("this week", "diese Woche", "por ahora"): a closed

@@ -37,6 +37,7 @@ from .cues import (
     AT_A_NAME,
     BEGAN_AT,
     BOUNDED,
+    bound_to_a_span,
     BUT,
     CHANGE,
     CONTRAST,
@@ -657,9 +658,10 @@ def _writers_role(sentence: str, modifier: str) -> bool:
 
 
 def _only_hedged(values: list[str], text: str) -> bool:
-    """Every sentence of the text that names one of the values says it only as thought of
-    ("would", "might", "someday if"): what the older note held is not said to have gone."""
-    naming = [t for t in textutil.sentences(text) or [text] if any(mentions(v, words_of(t)) for v in values)]
+    """Every clause of the text that names one of the values says it only as thought of
+    ("would", "might", "someday if"): what the older note held is not said to have gone.
+    A hedge in another clause is of something else ("6:30 was a flop, maybe 4 people")."""
+    naming = [c for c, _ in units_of(text) if any(mentions(v, words_of(c)) for v in values)]
     return bool(naming) and all(HEDGED.search(t) for t in naming)
 
 
@@ -760,7 +762,7 @@ def said_not_as_a_change(old_text: str, new_text: str) -> bool:
         return False
     statements = list(dict.fromkeys(p for _, p in units_of(new_text)))
     lang = language.language_of(f"{old_text} {new_text}")
-    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text) or BOUNDED.search(new_text):
+    if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text) or bound_to_a_span(new_text):
         return True  # a time gone, or a stay ("for two weeks", "until Friday")
     old_words = frozenset(words_of(old_text))
     return bool(statements) and all(HEDGED.search(p) or negated(p, lang, old_words) for p in statements)

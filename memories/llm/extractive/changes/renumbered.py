@@ -36,7 +36,7 @@ from .. import language
 from .anchors import REFUSAL_ANCHORS, REFUSAL_MARGIN, SAME_SLOT_WITH_CUE, TAKING_ANCHORS, change_verbs, leans
 from .cues import ADDITION, CHANGE, EFFECTIVE, HEDGED, NEW_THING, NOT_A_THING, PAST_FRAME, UP_OR_DOWN, negated, since_then
 from .plain import TIME_WORDS, value_type
-from .slots import modifier_of_another, other_kind, two_holders
+from .slots import modifier_of_another, other_kind, other_thing, two_holders
 from .statements import (
     IS_OR_HAS_NEXT,
     LABEL,
@@ -141,8 +141,9 @@ def renumbered(old_text: str, new_text: str):
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     # A second one beside the first ("also", "another", "a second"), said in the new value's
     # clause or elsewhere in a note that does not say that clause changed ("Another slip,
-    # sorry all ... v3.0 now goes out Monday 22 April": another slip, the one date moved).
-    if ADDITION.search(new_c) or (ADDITION.search(new_text) and not CHANGE.search(new_c)):
+    # sorry all ... v3.0 now goes out Monday 22 April": another slip, the one date moved;
+    # "Going to a 7:15 opening from Tues, gives us time to get the second bake out").
+    if ADDITION.search(new_c) or (ADDITION.search(new_text) and not (CHANGE.search(new_c) or EFFECTIVE.search(new_c))):
         return None
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"
@@ -168,6 +169,8 @@ def renumbered(old_text: str, new_text: str):
         return None  # "Mum's number" / "Dad's number"
     if other_kind(old_s, new_s, stops, names) or modifier_of_another(old_s, new_s, stops, names):
         return None  # "the team meeting" / "the client meeting"; "the car" / "the car insurance"
+    if other_thing(old_c, new_c, old_text, new_text, stops, borrowed_only=True):
+        return None  # "Cinnamon buns at £2.80, 4 for £10" / "Cardamom knots ..., pricing them at £3.10"
     if _two_definite_subjects(old_c, new_c, stops):
         return None  # "The Falcon launch" / "The team offsite"
     if two_holders(old_s, new_s, stops, names) or _named_apart(old_c, new_c, old_words, new_words, stops, names):

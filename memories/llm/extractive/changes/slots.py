@@ -17,7 +17,7 @@ import numpy as np
 from .... import textutil
 from .. import language, similarity
 from .cues import CHANGE, IRREGULAR_PAST, NOT_A_THING
-from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, words_of
+from .statements import abbreviates, content_words, is_stopword, similar_word, tokens_of, without_possessive, words_of
 from .subjects import first_person, person_noun
 from .values import PLACEHOLDER, is_quantity, mask_values
 
@@ -238,16 +238,25 @@ def said_in_parallel(old_s: str, new_s: str) -> bool:
 SAME_THING = 0.92
 
 
-def other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: frozenset[str]) -> bool:
+# Pronouns of a thing, as an object ("pricing them at £2.40"): English's closed class.
+_STANDS_FOR_A_THING = re.compile(r"\b(?:them|those|these)\b", re.I)
+
+
+def other_thing(
+    old_c: str, new_c: str, old_text: str, new_text: str, stops: frozenset[str], *, borrowed_only: bool = False
+) -> bool:
     """A date or an amount of another thing: each note names what it is of (the content
     words before the clause's first value) with a word the other note does not have ("the
     tax return" / "the passport renewal"); a change verb or a word of time does not count
-    ("the standup moves to X from next week")."""
+    ("the standup moves to X from next week"). With `borrowed_only`, only when a clause
+    names nothing of its own and its sentence names the thing (see head_of)."""
 
-    def head(clause: str) -> list[str]:
+    def head(clause: str, *, whole: bool = False) -> list[str]:
         words = []
         for token in tokens_of(clause):
             if is_quantity(token):
+                if whole:
+                    continue
                 break
             low = token.lower()
             # A change word says that it changed, not of what ("maintenant", "now").
@@ -260,8 +269,34 @@ def other_thing(old_c: str, new_c: str, old_text: str, new_text: str, stops: fro
                 words.append(low)
         return words
 
+    def head_of(clause: str, text: str) -> list[str]:
+        # A clause that names nothing before its value ("4 for £10 after 1pm", "we're at
+        # $45 a month now") gives the value of what its sentence names before it
+        # ("Cinnamon buns at £2.80 each", "Render's new bandwidth limits pushed the bill
+        # up"), when that is a thing of two words or more, not a verb alone ("They put
+        # it up - we're paying £35 now"). A clause with a word after its value names its
+        # thing ("from Monday Dad's evening call will be 7.30pm"); one with a pronoun for
+        # it names it before ("Pain au raisin from Saturday, pricing them at £2.40").
+        if not borrows(clause):
+            return head(clause)
+        sentence = next((t for t in textutil.sentences(text) if clause.strip(" .") in t), "")
+        before = head(sentence[: sentence.find(clause.strip(" ."))])
+        return before if len(before) >= 2 else head(clause)
+
+    def borrows(clause: str) -> bool:
+        return not head(clause, whole=True) or bool(_STANDS_FOR_A_THING.search(clause))
+
+    if borrowed_only and not (borrows(old_c) or borrows(new_c)):
+        return False
     old_words, new_words = words_of(old_text), words_of(new_text)
-    old_head, new_head = head(old_c), head(new_c)
+    old_head, new_head = head_of(old_c, old_text), head_of(new_c, new_text)
+    # What a sentence names before a clause that names nothing is its thing when the
+    # other note names it too ("Render starter plan, $19/mo" / "Render's new bandwidth
+    # limits pushed the bill up - we're at $45 a month now").
+    if (borrows(old_c) or borrows(new_c)) and any(
+        similar_word(without_possessive(w), {without_possessive(o) for o in old_head}) for w in new_head
+    ):
+        return False
     old_only = [w for w in old_head if not similar_word(w, new_words)]
     new_only = [w for w in new_head if not similar_word(w, old_words)]
     if not (old_only and new_only):

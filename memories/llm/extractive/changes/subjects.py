@@ -13,7 +13,7 @@ import numpy as np
 
 from .... import textutil
 from .. import grammar, language, similarity
-from .cues import BEGAN_AT, BOUNDED, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, for_now
+from .cues import BEGAN_AT, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, bound_to_a_span, for_now, starts_unbound
 from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, units_of, words_of
 from .values import a_word, names_in
 
@@ -53,7 +53,7 @@ def first_person(sentence: str, names: frozenset[str], lang: str = "") -> bool:
 
 def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
     """The sentence is about someone the other note is not about."""
-    if grammar.third_person_subject(lang).search(sentence):
+    if grammar.third_person_subject(lang).search(sentence) and not _names_whom_it_is_about(sentence, other_text):
         return True
     other = words_of(other_text)
     subject = grammar.possessive_subject(lang).search(sentence)
@@ -79,6 +79,17 @@ def someone_else(sentence: str, other_text: str, lang: str = "") -> bool:
         for m in (subject, *grammar.possessive_of(lang).finditer(sentence))
         if m
     )
+
+
+def _names_whom_it_is_about(sentence: str, other_text: str) -> bool:
+    """The other note opens with a person, by name or by what the writer calls them ("Mum
+    settled in at Rosewood", "Dad's GP: Dr Hennessy"), and the sentence names them too:
+    its pronoun goes on about them or about those around them ("They've moved Mum
+    downstairs to room 3", "she was at Parkside with Dad, he's been moved onto ...")."""
+    m = re.match(r"^\W*((?-i:[A-ZÀ-Ý])[^\W\d_'’]+)", other_text)
+    if not m or m.group(1).lower() in language.stopwords_for(other_text) | {"i"}:
+        return False
+    return bool(re.search(rf"\b{re.escape(m.group(1))}\b", sentence))
 
 
 def _named_in_apposition(sentence: str, after: int, other: set[str]) -> bool:
@@ -333,9 +344,9 @@ def writer_away_for_now(text: str) -> bool:
     # Bound to a span ("on the work trip", "for three days"), whoever's and whenever it
     # was, with no word of change: a stay, or a stand-in for a while. A price for a span
     # ("down to £29/month for 18 months") is the thing's value, no one's stay.
-    if BOUNDED.search(text) and not CHANGE.search(text) and not PRICED.search(text):
+    if bound_to_a_span(text) and not CHANGE.search(text) and not PRICED.search(text):
         return True
-    return for_now(text) and first_person(text, names, lang)
+    return for_now(text) and first_person(text, names, lang) and not starts_unbound(textutil.sentences(text) or [text])
 
 
 # The third person's pronouns and possessives, in English: a statement going on about

@@ -1,0 +1,83 @@
+"""Round 30 (issue 25): found on update scenarios written by someone who read none of the
+code, in three voices (a baker's shop notes, a student's, a carer's notes about a parent).
+Missed: a note typed in lower case ("approved!! new deadline is 16 May. breathe.") read as
+one sentence; "handed over to" no word of change; a span gone in one sentence ("all
+month") read as a stay of the whole note whose next sentence says a change from a day
+("from Tues", a weekday as people shorten it); a hedge in another clause ("maybe 4
+people") read as hedging the change; a pronoun going on about the person the older note
+is about ("They've moved Mum downstairs") read as someone else. False: a price in a
+clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now") read as the
+price of the other note's thing. Written here in words of their own."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from memories import textutil
+from tests.test_updates import needs_meaning
+from tests.test_updates_plain import marked
+
+cues = importlib.import_module("memories.llm.extractive.changes.cues")
+subjects = importlib.import_module("memories.llm.extractive.changes.subjects")
+
+UPDATES = [
+    # Typed in lower case after "!!" and a full stop.
+    ("Thesis due 9 June, 5pm, upload to the portal.", "extension granted!! new thesis deadline is 23 June. phew."),
+    # "handed over to", with someone else's span beside it.
+    ("My caseworker is Tanya at the Eastside office.", "Tanya's off till spring so I've been handed over to Marcus."),
+    # A span gone, then a change from a shortened weekday; a hedge of another clause.
+    (
+        "Opening at 7:30 from Monday for the commuters.",
+        "7:30 was pointless, maybe 3 people before 8 all week. Opening at 8:15 from Weds so we can get a second batch baked.",
+    ),
+    # A pronoun going on about the person the older note is about.
+    ("Grandad moved into Oakfield Lodge, room 7 by the lounge.", "They've moved Grandad upstairs to room 21, it's quieter there."),
+]
+
+LOOK_ALIKES = [
+    # A price in a clause that names nothing: of what its sentence names before it.
+    ("Croissants at £1.90 each, 3 for £5 before 10am.", "Pain au raisin on the counter from Saturday, pricing them at £2.40."),
+    ("Joined PureGym by the station, £24.99 a month.", "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now."),
+    # Guard: a span of the writer's with a start in the same sentence is still a stay.
+    ("I live in Bristol.", "Staying at Jo's in Leeds from Monday until Friday."),
+]
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", UPDATES)
+def test_a_change_in_another_writers_words_is_an_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", LOOK_ALIKES)
+def test_a_look_alike_in_another_writers_words_is_no_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)
+
+
+def test_a_sentence_typed_in_lower_case_is_a_sentence():
+    assert textutil.sentences("extension granted!! new deadline is 23 June. phew.") == [
+        "extension granted!!",
+        "new deadline is 23 June.",
+        "phew.",
+    ]
+    # An abbreviation's full stop, a dotted one and a title's end no sentence.
+    assert len(textutil.sentences("It takes approx. two hours, e.g. on the bus.")) == 1
+    assert len(textutil.sentences("Saw Dr. okafor today.")) == 1
+
+
+def test_a_span_gone_is_no_stay_when_the_note_says_from_when_it_changes():
+    assert cues.bound_to_a_span("We were in Porto for two weeks.")
+    assert not cues.bound_to_a_span("Tried it for two weeks. Opening at 8:15 from Weds.")
+    assert cues.bound_to_a_span("Staying at Jo's from Monday until Friday.")
+
+
+def test_a_pronoun_about_the_person_the_older_note_opens_with_is_no_one_else():
+    older = "Grandad moved into Oakfield Lodge, room 7."
+    assert not subjects.someone_else("They've moved Grandad upstairs to room 21.", older, "en")
+    assert subjects.someone_else("She moved to room 21.", older, "en")
+    assert subjects.someone_else("They've moved Grandad upstairs.", "I live in room 7.", "en")
