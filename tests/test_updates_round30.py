@@ -33,13 +33,19 @@ UPDATES = [
         "7:30 was pointless, maybe 3 people before 8 all week. Opening at 8:15 from Weds so we can get a second batch baked.",
     ),
     # A pronoun going on about the person the older note is about.
-    ("Grandad moved into Oakfield Lodge, room 7 by the lounge.", "They've moved Grandad upstairs to room 21, it's quieter there."),
+    (
+        "Grandad moved into Oakfield Lodge, room 7 by the lounge.",
+        "They've moved Grandad upstairs to room 21, it's quieter there.",
+    ),
 ]
 
 LOOK_ALIKES = [
     # A price in a clause that names nothing: of what its sentence names before it.
     ("Croissants at £1.90 each, 3 for £5 before 10am.", "Pain au raisin on the counter from Saturday, pricing them at £2.40."),
-    ("Joined PureGym by the station, £24.99 a month.", "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now."),
+    (
+        "Joined PureGym by the station, £24.99 a month.",
+        "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now.",
+    ),
     # Guard: a span of the writer's with a start in the same sentence is still a stay.
     ("I live in Bristol.", "Staying at Jo's in Leeds from Monday until Friday."),
 ]
