@@ -186,6 +186,21 @@ MONTH_NAMES = (
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 # The weekdays as one regex alternation, for patterns compiled case-insensitively.
 WEEKDAY_PATTERN = "|".join(day.lower() for day in WEEKDAYS)
+# Weekdays as people shorten them ("Tues", "Weds"). "mon", "wed", "sat" and "sun" are also
+# words of their own in lower case: a reader that cannot tell by case leaves them out.
+WEEKDAY_SHORT = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
 # Capitalised words that are not names: a sentence's opening word, a label, a month. The
 # offline engine's entity finder and recall's speaker signal ("Note: ..." is nobody) read it.
 NOT_ENTITIES = (

@@ -5,7 +5,9 @@ one sentence; "handed over to" no word of change; a span gone in one sentence ("
 month") read as a stay of the whole note whose next sentence says a change from a day
 ("from Tues", a weekday as people shorten it); a hedge in another clause ("maybe 4
 people") read as hedging the change; a pronoun going on about the person the older note
-is about ("They've moved Mum downstairs") read as someone else. False: a price in a
+is about ("They've moved Mum downstairs") read as someone else; a correction with no
+comma ("are Fridays not weds") and the shortened day; "Niet verlengd" read as staying
+(Dutch negation); "Also" of something else after a price put up. False: a price in a
 clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now") read as the
 price of the other note's thing. Written here in words of their own."""
 
@@ -32,6 +34,15 @@ UPDATES = [
         "Opening at 7:30 from Monday for the commuters.",
         "7:30 was pointless, maybe 3 people before 8 all week. Opening at 8:15 from Weds so we can get a second batch baked.",
     ),
+    # A correction with no comma, the old day shortened ("not thurs").
+    ("Bin collection is on Thursdays.", "correction, bins are Tuesdays not thurs - I was thinking of the recycling."),
+    # "Niet verlengd": not renewed, no staying with the old insurer.
+    ("Onze energie komt van Eneco, €140 per maand.", "Niet verlengd bij Eneco, we zitten nu bij Vattenfall voor €128 per maand."),
+    # A price put up in a long note with "Also" of something else.
+    (
+        "Flour from Shipton Mill, £18 a sack.",
+        "Busy week: new mixer arrived Monday, and Shipton Mill have put the flour up to £21 a sack. Also need to book the chimney sweep.",
+    ),
     # A pronoun going on about the person the older note is about.
     (
         "Grandad moved into Oakfield Lodge, room 7 by the lounge.",
@@ -46,6 +57,8 @@ LOOK_ALIKES = [
         "Joined PureGym by the station, £24.99 a month.",
         "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now.",
     ),
+    # Guard: a correction naming a day the older note never had.
+    ("Yoga is on Saturdays.", "Yoga is Saturdays not Sundays, Tom got it wrong."),
     # Guard: a span of the writer's with a start in the same sentence is still a stay.
     ("I live in Bristol.", "Staying at Jo's in Leeds from Monday until Friday."),
 ]

@@ -17,28 +17,16 @@ from django.db import connection
 from django.utils import timezone
 
 from .readable import READABLE_BY_DATE_SQL
-from ..textutil import NUMBER_WORDS, WEEKDAY_PATTERN
+from ..textutil import NUMBER_WORDS, WEEKDAY_PATTERN, WEEKDAY_SHORT
 from .sql import MEMORY_TABLE
 
 MONTH_NUMBERS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTH_NUMBERS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTH_NUMBERS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-# How people shorten a weekday in a chat ("last Fri", "since Tues"): a closed class. "Mon",
-# "Wed", "Sat" and "Sun" are words of their own in lower case ("on sun loungers", "I sat"),
-# so those four are read capitalised only.
-WEEKDAY_SHORT = {
-    "mon": "monday",
-    "tue": "tuesday",
-    "tues": "tuesday",
-    "wed": "wednesday",
-    "thu": "thursday",
-    "thur": "thursday",
-    "thurs": "thursday",
-    "fri": "friday",
-    "sat": "saturday",
-    "sun": "sunday",
-}
+# How people shorten a weekday in a chat ("last Fri", "since Tues": textutil.WEEKDAY_SHORT).
+# "Mon", "Wed", "Sat" and "Sun" are words of their own in lower case ("on sun loungers", "I
+# sat"), so those four are read capitalised only.
 _WEEKDAY_SHORT = r"(?:Mon|Wed|Sat|Sun|(?i:tues?|thu(?:rs?)?|fri))"
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"

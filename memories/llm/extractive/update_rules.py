@@ -87,6 +87,12 @@ REPLACED = [
     re.compile(r"\breplac(?:ed|ing|es|e)\s+(?P<old>[^,.;!?]{1,40}?)(?:\s+(?:with|by)\b|\s*[,.;!?]|\s*$)", re.I),
     re.compile(r"\b(?:swapped|traded)(?:\s+in)?\s+(?P<old>[^,.;!?]{1,40}?)\s+for\b", re.I),
     re.compile(r",\s*not\s+(?P<old>[^,.;!?]{1,40})", re.I),
+    # A correction with no comma: "pickups are Fridays not weds", "it's Flat 4 not 2".
+    re.compile(
+        r"\b(?:is|are|'s|'re)\s+(?!(?:really|just|still|actually|definitely|certainly|even|so|too|quite|exactly|probably)\b)"
+        r"[^\W_][\w-]*(?:\s+\d+)?\s+not\s+(?P<old>[^,.;!?]{1,40}?)(?=\s+[-–—]|[,.;!?]|$)",
+        re.I,
+    ),
     re.compile(r"\bnot\s+(?P<old>[^,.;!?]{1,30}?)\s*(?:,\s*)?but\b", re.I),
     re.compile(
         r"\b(?:no longer|stopped|quit|gave up|cancell?ed|called off|moved out of|moved away from|left)\s+(?P<old>[^,.;!?]{1,40})",
@@ -320,6 +326,9 @@ _STOP_ROOTS: set[str] = set()
 
 
 def _root(word: str) -> str:
+    # A weekday as people shorten it is the weekday ("not weds" / "on Wednesdays").
+    if word not in ("mon", "wed", "sat", "sun"):
+        word = textutil.WEEKDAY_SHORT.get(word, word)
     # The stemmer leaves "take" but cuts "taking" to "tak": drop a final e on both sides.
     root = textutil.stem(word)
     return root[:-1] if root.endswith("e") and len(root) > 3 else root

@@ -127,7 +127,9 @@ HEDGED = re.compile(
 # A plain negation denies what its clause says ("we're not moving to Braga", "didn't take
 # the job"); "no longer", "no more" and their kind say an old fact ended (ENDED) instead.
 NEGATED = re.compile(
-    r"\b(?:not|never|won't|didn't|don't|doesn't|isn't|aren't|wasn't|can't|cannot|nicht|kein\w*|nie|ne|n'|non|não|nunca|jamais)\b"
+    # (Dutch: "niet", "geen", "nooit".)
+    r"\b(?:not|never|won't|didn't|don't|doesn't|isn't|aren't|wasn't|can't|cannot|nicht|kein\w*|nie|ne|n'|non|não|nunca|jamais"
+    r"|niet|geen|nooit)\b"
     r"|n't\b",
     re.I,
 )
@@ -147,7 +149,7 @@ def negated(sentence: str, lang: str = "", old_words: frozenset[str] = frozenset
     # Within the negation's own clause: "Não vamos nos mudar para Braga, decidimos ficar no
     # Porto" denies Braga, though its next clause names the older note's Porto.
     return not any(
-        w.lower() in old_words
+        w.lower() in old_words or similar_word(w.lower(), old_words) and w.lower() in textutil.WEEKDAY_SHORT
         for m in found
         for w in tokens_of(re.split(r"[,;!?—]|[:.](?:\s|$)", sentence[m.end() :])[0])
         if len(w) > 2 or w[:1].isdigit()

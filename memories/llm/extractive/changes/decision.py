@@ -566,7 +566,14 @@ def stays_with(value: str, pieces: list[str], stops: frozenset[str], names: froz
     meaning ("Staying with Virgin." +0.054, "Keeping the Golf." +0.053 against "Went with X
     in the end." -0.010, "Signed up with X." +0.000), with no word of change or end."""
     for piece in pieces:
-        if not mentions(value, words_of(piece)) or CHANGE.search(piece) or ENDED.search(piece) or HEDGED.search(piece):
+        # Negated, it says the opposite ("Niet verlengd bij Centraal Beheer": not renewed).
+        if (
+            not mentions(value, words_of(piece))
+            or CHANGE.search(piece)
+            or ENDED.search(piece)
+            or HEDGED.search(piece)
+            or NEGATED.search(piece)
+        ):
             continue
         # "Cancelled Netflix, nobody watched it." names the value too, and ends it.
         if leans(piece, STAYING_ANCHORS, GOING_ANCHORS, STAYING_MARGIN, stops, names) and not says_ended(piece, stops, names):

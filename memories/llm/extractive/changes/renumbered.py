@@ -142,8 +142,9 @@ def renumbered(old_text: str, new_text: str):
     # A second one beside the first ("also", "another", "a second"), said in the new value's
     # clause or elsewhere in a note that does not say that clause changed ("Another slip,
     # sorry all ... v3.0 now goes out Monday 22 April": another slip, the one date moved;
-    # "Going to a 7:15 opening from Tues, gives us time to get the second bake out").
-    if ADDITION.search(new_c) or (ADDITION.search(new_text) and not (CHANGE.search(new_c) or EFFECTIVE.search(new_c))):
+    # "Going to a 7:15 opening from Tues, gives us time to get the second bake out";
+    # "... put the butter up to £7.80 a kilo. Also need to chase the council").
+    if ADDITION.search(new_c) or (ADDITION.search(new_text) and not _says_changed(new_c)):
         return None
     if HEDGED.search(new_s) or negated(new_c, lang, frozenset(old_words)):
         return None  # "might go up to £40", "won't be 10:00 after all"

@@ -76,8 +76,14 @@ def mentions(value: str, text_words: set[str]) -> bool:
     return any(textutil.stem(w) == stem for w in text_words)
 
 
+# (Not "mon", "wed", "sat" and "sun", words of their own in lower case.)
+_SHORT_DAYS = {k: v for k, v in textutil.WEEKDAY_SHORT.items() if k not in ("mon", "wed", "sat", "sun")}
+
+
 def similar_word(word: str, words: set[str]) -> bool:
-    """The word, another form of it, or a typo of it ("favorit" for "favourite")."""
+    """The word, another form of it, or a typo of it ("favorit" for "favourite"); a weekday
+    as people shorten it ("thurs") is the weekday."""
+    word = _SHORT_DAYS.get(word, word)
     stem = _root(word)
     for other in words:
         if other == word or _root(other) == stem or other.rstrip("s") == word.rstrip("s"):
