@@ -26,7 +26,7 @@ class MemoriesConfig(AppConfig):
         from .llm.extractive import entities, similarity
 
         similarity.use_meaning(active_meaning)
-        entities.use_casing(vocabulary.lower_case_preference)
+        entities.use_casing(vocabulary.lower_case_preference, vocabulary.pieces)
         # What recall stores of a memory when it is written (models may not import recall).
         from . import models
         from .recall import stored

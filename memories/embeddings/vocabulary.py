@@ -54,6 +54,12 @@ def log_probability(word: str) -> tuple[float, int] | None:
     return float(sum(model.scores[i] for i in ids)), pieces
 
 
+def pieces(word: str) -> int | None:
+    """How many pieces the vocabulary cuts `word` (lower case) into, or None without it."""
+    found = log_probability(word.lower())
+    return found[1] if found else None
+
+
 def lower_case_preference(word: str) -> tuple[float, bool] | None:
     """How much likelier `word` is written lower-case than as given (a natural log-odds),
     and whether its lower-case form is one whole piece of the vocabulary (a common word

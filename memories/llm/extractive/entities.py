@@ -29,11 +29,21 @@ from . import language
 # similarity its meaning: the model boundary does not import the vectors' layer. Without
 # it (no local model), no opener is read as an ordinary word by the vocabulary.
 _casing: Callable[[str], tuple[float, bool] | None] = lambda word: None
+# How many pieces the vocabulary cuts a word into (None without the model).
+_pieces: Callable[[str], int | None] = lambda word: None
 
 
-def use_casing(source: Callable[[str], tuple[float, bool] | None]) -> None:
-    global _casing
+def use_casing(source: Callable[[str], tuple[float, bool] | None], pieces: Callable[[str], int | None] | None = None) -> None:
+    global _casing, _pieces
     _casing = source
+    if pieces is not None:
+        _pieces = pieces
+
+
+def pieces_of(word: str) -> int | None:
+    """How many pieces the local model's vocabulary cuts the word into: a word it holds
+    only as four or more ("amlodipine") is one it barely knows."""
+    return _pieces(word)
 
 
 MAX_CHARS = 100_000

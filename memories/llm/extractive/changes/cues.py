@@ -21,7 +21,7 @@ from .statements import similar_word, tokens_of, words_of
 CHANGE = re.compile(
     r"\b(?:now|no longer|not anymore|any ?more|any longer|instead|from now on|these days|currently|"
     # (with their other forms: "as replacement", "switching", "changing").
-    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|took\s+(?:it\s+)?over|handover|hand(?:ed|ing)\s+(?:it\s+)?over|reset"
+    r"switch(?:ed|ing)|chang(?:ed|ing)|moved|replac(?:ed|ing|ement)|(?:took|taken|takes|taking)\s+(?:it\s+)?over|handover|hand(?:ed|ing)\s+(?:it\s+)?over|reset"
     # The same closed class in German, Spanish, French and Portuguese.
     r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de"

@@ -534,6 +534,9 @@ def kept(value: str, pieces: list[str], lang: str = "") -> bool:
         said = FOR_NOW.sub(" ", piece)
         contrast = CONTRAST.search(piece) or (lang == "it" and CONTRAST_IT.search(piece))
         if mentions(value, words_of(piece)) and contrast and not CHANGE.search(said) and not ENDED.search(said):
+            at = piece.lower().find(value.lower())
+            if 0 <= at < contrast.start() and re.search(r"[,;:—–]|\s-\s", piece[at : contrast.start()]):
+                continue  # "Dropped Econometrics II, it was just maths but worse": another clause's "but"
             if _told_as_gone(value, [piece]):
                 continue  # "Corvid was fun but the hours were brutal": a time gone, not kept
             return True

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from .... import textutil
-from .. import grammar, language, similarity
+from .. import entities, grammar, language, similarity
 from .cues import BEGAN_AT, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, bound_to_a_span, for_now, starts_unbound
 from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, units_of, words_of
 from .values import a_word, names_in
@@ -274,8 +274,15 @@ def possessed_thing(sentence: str, lang: str = "") -> bool:
 PERSON_MARGIN = -0.025
 
 
+UNKNOWN_PIECES = 4
+
+
 def person_noun(noun: str) -> bool:
-    """Whether the noun names someone ("grandad", "sister"), by the prototypes above."""
+    """Whether the noun names someone ("grandad", "sister"), by the prototypes above. A
+    word the vocabulary holds only in four pieces or more ("amlodipine", "lisinopril") is
+    one the model barely knows, and its reading of it no evidence of a person."""
+    if (entities.pieces_of(noun.lower()) or 0) >= UNKNOWN_PIECES:
+        return False
     margin = _thing_margin(noun.lower())
     return margin is not None and margin < PERSON_MARGIN
 
