@@ -8,9 +8,9 @@ people") read as hedging the change; a pronoun going on about the person the old
 is about ("They've moved Mum downstairs") read as someone else; a correction with no
 comma ("are Fridays not weds") and the shortened day; "Niet verlengd" read as staying
 (Dutch negation); "Also" of something else after a price put up; "but" of another clause
-read as keeping the older value. False: a price in a
-clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now") read as the
-price of the other note's thing. Written here in words of their own."""
+read as keeping the older value. False: a price or a
+day in a clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now",
+"due Thursday") read as the other note's thing's. Written here in words of their own."""
 
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ LOOK_ALIKES = [
     (
         "Joined PureGym by the station, £24.99 a month.",
         "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now.",
+    ),
+    # A day in a clause naming nothing but when ("due Tuesday"): of the order its
+    # sentence names, not the fitter's booking.
+    (
+        "Ordered 25 Galaxy S21 screens and 10 iPad batteries, due Tuesday.",
+        "Boiler's dead - engineer says not worth fixing. Picked up a reconditioned Worcester from Plumb Centre for £1,150, fitter booked Wednesday.",
     ),
     # Guard: a correction naming a day the older note never had.
     ("Yoga is on Saturdays.", "Yoga is Saturdays not Sundays, Tom got it wrong."),

@@ -280,7 +280,7 @@ def other_thing(
         if not borrows(clause):
             return head(clause)
         sentence = next((t for t in textutil.sentences(text) if clause.strip(" .") in t), "")
-        before = head(sentence[: sentence.find(clause.strip(" ."))])
+        before = head(sentence[: sentence.find(clause.strip(" ."))], whole=True)
         return before if len(before) >= 2 else head(clause)
 
     def borrows(clause: str) -> bool:
