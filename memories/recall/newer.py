@@ -258,8 +258,12 @@ class _SameFacts:
         A -> B marked, B -> C missed: C says nearly what A said, so C continues B too)."""
         if self.same(a, b) or self.same(b, a):
             return True
+        # Through what a replaced, only by the tighter reading: a note that reads only a
+        # little like the replaced one, nearest to it of a few, is no continuation of a
+        # chain the update check has already read ("Dentist check-up booked for 3 June,
+        # 4:15pm" near "Opening at 6:30 from next Tuesday", 0.852, after the 7:15 note).
         before = [pk for pk, nxt in self.successor.items() if nxt == a and pk in self.index and pk != b]
-        if any(self.same(pk, b) or self.same(b, pk) for pk in before):
+        if any(self.same(pk, b, loose=False) or self.same(b, pk, loose=False) for pk in before):
             return True
         # A -> C marked, B missed between: B says nearly what A said, and C replaced A.
         replaced = [pk for pk, nxt in self.successor.items() if nxt == b and pk in self.index and pk != a]
@@ -275,11 +279,11 @@ class _SameFacts:
             self._texts = {pk: (raw or summary or "")[:TEXT_CHARS] for pk, raw, summary in rows}
         return not_a_change(self._texts.get(older, ""), self._texts.get(newer, ""))
 
-    def same(self, a: int, b: int) -> bool:
+    def same(self, a: int, b: int, *, loose: bool = True) -> bool:
         close = float(self.matrix[self.index[a], self.index[b]])
         # A superseded one's nearest is its successor, not the older note: a's nearest suffices.
         if self.nearest[a] == b and self.nearest[b] == a:
             return close >= EACH_OTHERS_NEAREST
         return close >= SAME_FACT or (
-            close >= NEAR_FACT and self.nearest[a] == b and (b in self.superseded or a in self.superseded)
+            loose and close >= NEAR_FACT and self.nearest[a] == b and (b in self.superseded or a in self.superseded)
         )

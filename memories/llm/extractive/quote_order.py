@@ -227,7 +227,9 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
                 or (bound is not None and close[i, j] >= bound and nearest[i] == j and nearest[j] == i)
             )
         ]
-        # The chain A -> B marked, B -> C missed: C says nearly what A said, so it continues B.
+        # The chain A -> B marked, B -> C missed: C says nearly what A said, so it continues B
+        # (by the tighter reading, as recall/newer.py: a note nearest to A alone, a little
+        # like it, is no continuation of a chain the update check has read).
         before = [j for j, p in enumerate(notes) if p.outdated_by == a.id and p.valid_until]
         later += [
             j
@@ -235,7 +237,10 @@ def _newer_by_meaning(context: AnswerContext, bound: float | None = None) -> dic
             if b.occurred_at > a.occurred_at
             and not b.valid_until
             and j not in later
-            and any(close[p, j] >= SAME_FACT or (close[p, j] >= NEAR_FACT and nearest[j] == p) for p in before)
+            and any(
+                close[p, j] >= SAME_FACT or (close[p, j] >= EACH_OTHERS_NEAREST and nearest[j] == p and nearest[p] == j)
+                for p in before
+            )
         ]
         # A -> C marked, B (this one) missed between: B says nearly what A said, C replaced A.
         later += [

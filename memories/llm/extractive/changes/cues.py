@@ -384,7 +384,7 @@ NOT_A_THING = {
     for w in (
         "day days week weeks month months year years next last every each this today tomorrow tonight morning evening "
         "weekend now switched changed moved moves replaced reset"
-        # When a thing is, not what it is ("due Thursday", "booked Friday").
-        " due booked scheduled"
+        # When a thing is, not what it is ("due Thursday"). ("booked" would stem to "book".)
+        " due scheduled"
     ).split()
 }
