@@ -120,3 +120,12 @@ def test_a_word_the_vocabulary_barely_knows_is_no_person(settings):
     assert subjects.person_noun("grandad")
     # A drug's name, cut into four pieces or more, reads as a name to the model.
     assert not subjects.person_noun("atorvastatin")
+
+
+def test_an_adverb_of_an_adjective_is_no_thing_asked():
+    from memories.llm.extractive.asked_about import asked_nouns
+
+    # "originally" is how it was booked: the notes never say it, and need not.
+    assert asked_nouns("When was Mum's eye appointment originally booked for?") == ["eye", "appointment"]
+    assert asked_nouns("What does my family eat on Sundays?") == ["family"]
+    assert asked_nouns("What is the monthly fee?") == ["monthly", "fee"]

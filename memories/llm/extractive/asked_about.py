@@ -252,6 +252,8 @@ def asked_phrases(question: str) -> list[list[str]]:
             room = 0
         if room and out and out[-1] and _PARTICIPLE.search(bare):
             room = 0
+        if room and _ADVERB.search(bare):
+            room = 0  # "Dad's cardiology appointment originally booked": how, not a thing
         if room and i + 1 == len(tokens) and copula and _participle(bare) and out:
             # "Where is my father staying?": after the copula's subject, a last word in
             # -ing or -ed is the verb ("is ... staying", "is ... parked"), not a thing named.
@@ -271,6 +273,9 @@ def asked_phrases(question: str) -> list[list[str]]:
     return [phrase for phrase in out if phrase]
 
 
+# An English adverb made of an adjective ("originally", "currently", "usually"): the
+# adjective's ending, then "-ly" (not "family", "supply", "assembly").
+_ADVERB = re.compile(r"^\w{2,}(?:al|ful|ous|ive|ent|ant|less|ate|ar|ish|ed|ing|ic)ly$")
 # The endings of an English participle ("getting", "serviced"; not "breed" nor "bed").
 _PARTICIPLE = re.compile(r"^\w{3,}(?:ing|[^e]ed)$")
 
