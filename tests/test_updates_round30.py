@@ -41,8 +41,9 @@ UPDATES = [
     ("Onze energie komt van Eneco, €140 per maand.", "Niet verlengd bij Eneco, we zitten nu bij Vattenfall voor €128 per maand."),
     # A price put up in a long note with "Also" of something else.
     (
-        "Flour from Shipton Mill, £18 a sack.",
-        "Busy week: new mixer arrived Monday, and Shipton Mill have put the flour up to £21 a sack. Also need to book the chimney sweep.",
+        "Cheese from Harveys - 5kg wheels, £9.40/kg. Best price for mature cheddar.",
+        "Mad week. Fridge engineer came Tues, Leo started his apprenticeship (Mon/Thu), and Harveys have put the mature"
+        " cheddar up to £10.60 a kilo which is going to hurt on the toasties. Also need to ring the council about the bins.",
     ),
     # "but" in a clause that does not name the older value keeps nothing.
     (
@@ -60,8 +61,8 @@ LOOK_ALIKES = [
     # A price in a clause that names nothing: of what its sentence names before it.
     ("Croissants at £1.90 each, 3 for £5 before 10am.", "Pain au raisin on the counter from Saturday, pricing them at £2.40."),
     (
-        "Joined PureGym by the station, £24.99 a month.",
-        "ugh, Vercel's new usage limits bumped our bill right up — we're at $60 a month now.",
+        "Signed up at PureGym on the high street, £24.99 a month.",
+        "heads up, Vercel's new usage limits pushed the bill up a lot — we're at $60 a month now.",
     ),
     # A day in a clause naming nothing but when ("due Tuesday"): of the order its
     # sentence names, not the fitter's booking.
@@ -119,7 +120,7 @@ def test_a_word_the_vocabulary_barely_knows_is_no_person(settings):
     settings.MEMORY_EMBEDDINGS = "local"
     assert subjects.person_noun("grandad")
     # A drug's name, cut into four pieces or more, reads as a name to the model.
-    assert not subjects.person_noun("atorvastatin")
+    assert not subjects.person_noun("amlodipine")
 
 
 def test_an_adverb_of_an_adjective_is_no_thing_asked():
