@@ -8,9 +8,10 @@ people") read as hedging the change; a pronoun going on about the person the old
 is about ("They've moved Mum downstairs") read as someone else; a correction with no
 comma ("are Fridays not weds") and the shortened day; "Niet verlengd" read as staying
 (Dutch negation); "Also" of something else after a price put up; "but" of another clause
-read as keeping the older value. False: a price or a
-day in a clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now",
-"due Thursday") read as the other note's thing's. Written here in words of their own."""
+read as keeping the older value; a drug's name read as a person. False: a price or a day
+in a clause that names nothing ("4 for £10 after 1pm", "we're at $45 a month now", "due
+Thursday") read as the other note's thing's. Answers: "originally" read as a thing asked.
+Written here in words of their own."""
 
 from __future__ import annotations
 
