@@ -352,6 +352,24 @@ def without_later_mark(question: str) -> str:
     return (question[: m.start()] + question[m.end() :]).strip() if m else question
 
 
+# How a question asks about now ("What's the band called these days?", "Wer ist zurzeit
+# ..."): a closed class of deictic adverbials of each grammar. They say when, not what
+# about: a line need not say "days" to answer it.
+_NOW_ASKED = re.compile(
+    r"\b(?:these days|nowadays|at the moment|at present|right now|currently|presently|as things stand"
+    r"|zurzeit|derzeit|momentan|aktuell|im moment|gerade|actuellement|en ce moment|de nos jours|à présent"
+    r"|actualmente|hoy en día|en este momento|hoje em dia|atualmente|neste momento|attualmente|al momento|oggigiorno"
+    r"|tegenwoordig|momenteel|op dit moment|obecnie|w tej chwili|för närvarande|numera|nuförtiden)\b",
+    re.I,
+)
+
+
+def without_now_words(question: str) -> str:
+    """The question without the words by which it asks about now: "What's the band called
+    these days?" asks "What's the band called?" of the present."""
+    return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(_NOW_ASKED.sub(" ", question).split()))
+
+
 def asks_for_the_earliest(question: str | None) -> bool:
     """Of those, a question about the first ("What editor did I use first?")."""
     return bool(_EARLIEST.search(question or ""))

@@ -191,17 +191,31 @@ def held_then_first(ranked: list, *, owner, spans) -> list:
             head.insert(order.index(b), moved)
             lift(moved)
     # Of two that say nearly the same about one thing, both said by the period's end, the
-    # later one is what held at its end (A then B before 2024: "in 2024" asks for B).
-    for b in sorted((pk for pk in (c.id for c in head) if pk in facts.index and day[pk] <= until), key=lambda pk: day[pk]):
+    # one that held for more of the period goes first: A then B before 2024, "in 2024" asks
+    # for B; A in January and B in November, "in 2025" asks for A, which held ten months.
+    said_by_end = sorted((pk for pk in (c.id for c in head) if pk in facts.index and day[pk] <= until), key=lambda pk: day[pk])
+    held = _days_held(said_by_end, day, facts, spans, until)
+    for b in said_by_end:
         order = [c.id for c in head]
         earlier = [
             pk
             for pk in order[: order.index(b)]
-            if pk in facts.index and day[pk] < day[b] and facts.continues(pk, b) and not facts.kept_apart(pk, b)
+            if pk in held and day[pk] < day[b] and _follows(facts, pk, b) and not facts.kept_apart(pk, b) and held[b] >= held[pk]
         ]
         if earlier:
             moved = head.pop(order.index(b))
             head.insert(order.index(earlier[0]), moved)
+            lift(moved)
+    for a in said_by_end:
+        order = [c.id for c in head]
+        later = [
+            pk
+            for pk in order[: order.index(a)]
+            if pk in held and day[pk] > day[a] and _follows(facts, a, pk) and held[a] > held[pk]
+        ]
+        if later:
+            moved = head.pop(order.index(a))
+            head.insert(order.index(later[0]), moved)
             lift(moved)
     for c in held_through:
         if HELD_THROUGH_CREDIT:
@@ -210,6 +224,26 @@ def held_then_first(ranked: list, *, owner, spans) -> list:
             higher = next((i for i, other in enumerate(head[:at]) if other.score < c.score), at)
             head.insert(higher, head.pop(at))
     return head + list(ranked[len(head) :])
+
+
+def _days_held(ids: list[int], day: dict, facts, spans, until) -> dict[int, int]:
+    """How many days of the asked period each fact held: from when it was said (or the
+    period's start) to when the next of them that says the same replaced it (or the
+    period's end)."""
+    starts = [s.start for s in spans if getattr(s, "start", None) is not None]
+    since = min(starts) if starts else None
+    held = {}
+    for pk in ids:
+        replaced = min((day[x] for x in ids if day[x] > day[pk] and _follows(facts, pk, x)), default=None)
+        ends = min(replaced, until) if replaced is not None else until
+        begins = max(day[pk], since) if since is not None else day[pk]
+        held[pk] = max(0, (ends - begins).days)
+    return held
+
+
+def _follows(facts, a: int, b: int) -> bool:
+    """b replaced a (marked), or says nearly the same about one thing."""
+    return facts.successor.get(a) == b or facts.continues(a, b)
 
 
 def _label(spans) -> str:

@@ -207,7 +207,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # "Where did I work before Brightwater?": what the time before is dated by is no word
     # the answer must say (the older line never names its successor).
     asked_past = question
-    question = textutil.without_later_mark(question)
+    question = textutil.without_now_words(textutil.without_later_mark(question))
     q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
     kind = asked_for.kind_asked(question)
     if kind is not None and kind.kind == asked_for.NAME:
@@ -477,6 +477,8 @@ def answer(*, question: str, context: AnswerContext) -> str:
             else:
                 seen.add(lead_key)
         picked.append(s)
+    if not asks_about_the_past(asked_past, bool(dated)):
+        picked = _naming_the_new_value(picked, sentences, context)
     return "From your memories:\n\n" + "\n".join(
         current_first(
             picked,
@@ -562,6 +564,34 @@ def _asked_changes(question: str, context: AnswerContext) -> list[tuple[int, int
     if margin is None:
         return []
     return [(old, new) for (old, new, _), near in zip(changes, margin, strict=True) if float(near) >= MEANING_TYPED]
+
+
+def _new_values(why: str) -> frozenset[str]:
+    """The words of the new value an update check's reason names ("loose, ends -> brass,
+    monkey, union (same fact by meaning, 0.91)": brass, monkey, union)."""
+    _, _, values = _HOW_FOUND.sub("", why).rpartition(": ")
+    if "->" not in values:
+        return frozenset()
+    new = values.rsplit("->", 1)[1]
+    return frozenset(w for w in textutil.words(new) if w not in textutil.STOPWORDS and w != "ended")
+
+
+def _naming_the_new_value(picked: list[Sentence], sentences: list[Sentence], context: AnswerContext) -> list[Sentence]:
+    """For a question about now, a memory that changed a fact is quoted by its sentence
+    that names the new value, not by one that names only what went before ("Turns out
+    there's a Loose Ends in Leeds ... Going forward we're Brass Monkey Union")."""
+    new_values: dict[int, set[str]] = {}
+    for _, new, why in context.changes:
+        new_values.setdefault(new, set()).update(_new_values(why))
+    out = []
+    for s in picked:
+        values = new_values.get(s.memory.id)
+        if values and not values & set(textutil.words(s.text)):
+            naming = [o for o in sentences if o.memory.id == s.memory.id and values & set(textutil.words(o.text))]
+            if naming and all(o is not naming[0] for o in picked):
+                s = naming[0]
+        out.append(s)
+    return out
 
 
 def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:

@@ -128,8 +128,8 @@ _NAME_Q = re.compile(
     r"|\bwhat(?:\s+is|\s+was|\s+are|\s+were|'s|’s)\s.*\b(?:called|named)\W*$"
     r"|\bwhat\s+(?:did|does|do|will)\b.+\b(?:name|call)\b"
     r"|\bwhat\s+(?:name|title)\b"
-    # "What is my brother's name?", "What's the band's name?"
-    r"|\bwhat(?:\s+is|'s|’s|\s+was|\s+are|\s+were)\s+(?:(?:the|my|your|his|her|our|their)\s+)?[\w-]+['’]s?\s+(?:\w+\s+)?(?:name|names|title|titles)\s*\??\s*$",
+    # "What is my brother's name?", "What's the band's name?", "What's our band name?"
+    r"|\bwhat(?:\s+is|'s|’s|\s+was|\s+are|\s+were)\s+(?:(?:the|my|your|his|her|our|their)\s+)?[\w-]+(?:['’]s?)?\s+(?:\w+\s+)?(?:name|names|title|titles)\s*\??\s*$",
     re.I,
 )
 _KIND_Q = re.compile(

@@ -737,6 +737,7 @@ LATER_JUDGEMENTS = (
     ("plain_state", "same subject and slot", ".2f", ", "),
     ("swapped", "one value swapped for another", ".2f", ", "),
     ("handed_over", "a role handed over", ".2f", ", "),
+    ("taken_over", "a role taken over", ".2f", ", "),
     ("moved_by_noun", "a move told by its noun", "+.3f", ", "),
     ("new_holder", "the role named with another holder", "+.3f", ", "),
     ("succeeded", "an end and its successor", ".2f", ", "),

@@ -40,7 +40,7 @@ thing changed, whoever's thing it is.
 
 from .anchors import change_verbs
 from .decision import Change, back_to_old, judge, keeps_old_value, said_not_as_a_change, stays_after_all
-from .handovers import handed_over
+from .handovers import handed_over, taken_over
 from .plain import other_thing_of_slot, plain_state
 from .relocations import moved_by_noun
 from .renumbered import renumbered
@@ -60,6 +60,7 @@ __all__ = [
     "new_holder",
     "renumbered",
     "handed_over",
+    "taken_over",
     "judge",
     "keeps_old_value",
     "moved_by_noun",

@@ -300,6 +300,18 @@ def starts_unbound(statements: list[str]) -> bool:
     return any(EFFECTIVE.search(s) and not BOUNDED.search(s) and not THIS_SPAN.search(s) for s in statements)
 
 
+# A span and "only" ("Christmas week only", "just for this week", "nur diese Woche"): the
+# writer says the change holds for that span and no longer, whatever words of change the
+# note uses. A closed class of each grammar: the restrictive adverb and the span's nouns.
+_SPAN_NOUN = r"(?:week|weekend|day|night|month|fortnight)"
+ONE_SPAN_ONLY = re.compile(
+    rf"\b(?:(?:just|only)\s+(?:for\s+)?(?:(?:this|that|the|one|next)\s+{_SPAN_NOUN}|today|tonight|tomorrow|once)"
+    rf"|\w+\s+{_SPAN_NOUN}\s+only|(?:today|tonight|tomorrow|this time)\s+only|this once"
+    r"|nur (?:diese|für diese|heute|morgen|einmal)|(?:seulement|uniquement) (?:cette|ce|pour cette|pour ce|aujourd'hui)"
+    r"|solo (?:esta|este|por esta|por este|hoy|questa|questo|per questa|oggi)|alleen (?:deze|vandaag|morgen)"
+    r"|só (?:esta|este|hoje)|(?:tylko|jedynie) (?:w tym|dziś|dzisiaj|jutro))\b",
+    re.I,
+)
 # An end said of a day to come ("Rosa is off next Tuesday") is no end now.
 TEMPORARY = re.compile(rf"{BOUNDED.pattern}|\bnext\b", re.I)
 # The span of time the writer is in ("this week", "diese Woche", "por ahora"): a closed

@@ -21,7 +21,7 @@ from .anchors import SAME_SLOT_WITH_CUE, leans
 from .cues import ADDITION, HEDGED, PAST_FRAME, TEMPORARY, negated
 from .plain import reads_as_name
 from .slots import modifier_of_another, shares_slot_word
-from .statements import IS_OR_HAS_NEXT, content_words, tokens_of, units_of, words_of
+from .statements import IS_OR_HAS_NEXT, content_words, tokens_of, units_of, without_possessive, words_of
 from .values import is_quantity, mask_values, names_in, parallel_openers, values_in
 
 # What a handover means, against what someone does with another person and keeps the role.
@@ -43,6 +43,25 @@ WITH_ANCHORS = (
     "X thanked X for X.",
     "X asked X for help with X.",
 )
+# A role taken, told by its taker ("Carol's taken over Mum's money from Neil"), against
+# what one person gets from another and leaves the other holding.
+TAKEOVER_ANCHORS = (
+    "X took over X from X.",
+    "X has taken over X from X.",
+    "X took X over from X.",
+    "X inherited X from X.",
+    "X replaced X as X.",
+)
+FROM_ANCHORS = (
+    "X borrowed X from X.",
+    "X got X from X.",
+    "X bought X from X.",
+    "X heard about X from X.",
+    "X learned X from X.",
+    "X received X from X.",
+    "X got a lift from X.",
+    "X got help with X from X.",
+)
 # Calibrated on the handovers of tests/data/updates*.json and dev look-alikes (a role
 # shared, shown, presented, a meeting): CHANGELOG, round 16.
 HANDOVER_MARGIN = 0.008
@@ -51,6 +70,10 @@ _POSSESSOR_OPENS = re.compile(rf"^\W*[\w-]+['’]s\s+(?!{IS_OR_HAS_NEXT})\w", re
 # Whom a thing handed goes to: a preposition of the recipient before the taker ("over to
 # Elif", "an Elif", "à Elif", "a Elif", "para a Elif"), a closed class of each grammar.
 _RECIPIENT = r"\b(?:to|an|à|a|al|ao|para|alla|zu)\s+(?:(?:the|la|el|o|a|il|der|die|den)\s+)?"
+# Whom a thing is taken from: a preposition of the source before the holder, a closed
+# class of each grammar ("from Neil", "von Neil", "de Neil", "van Neil", "od Neila").
+_SOURCE = r"\b(?:from|von|de|da|van|od|di|från|fra)\s+"
+_HAS_VERB_OVER = re.compile(r"^\W*[\w-]+['’]s\s+\w+\s+over\b", re.I)
 # Two values side by side in one role ("Aisha and Tomasz ran ..."), not one handing it on.
 _TOGETHER = r"\s*(?:,|&|\band\b|\bwith\b|\by\b|\bund\b|\bet\b|\be\b)\s*"
 
@@ -122,4 +145,62 @@ def handed_over(old_text: str, new_text: str):
             continue  # "User got a MacBook Air as the replacement": a thing got, no one it went to
         if leans(new_c, HANDOVER_ANCHORS, WITH_ANCHORS, HANDOVER_MARGIN, stops, names | {holder}):
             return (holder,), tuple(takers), closeness
+    return None
+
+
+def taken_over(old_text: str, new_text: str):
+    """(old holder, new holder, closeness) when the newer note says, in the taker's words,
+    that a person took the older note's role from its holder ("Neil does Mum's bills" /
+    "Carol's taken over Mum's money stuff from Neil"); else None."""
+    old_units, new_units = units_of(old_text), units_of(new_text)
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    lang = language.language_of(f"{old_text} {new_text}")
+    names = names_in(old_text) | names_in(new_text) | parallel_openers(old_text, new_text)
+    old_words = words_of(old_text)
+    candidates = []
+    for old_c, _ in old_units:
+        holders = {
+            t.lower()
+            for i, t in enumerate(tokens_of(old_c))
+            if t[:1].isupper() and (i > 0 or t.lower() in names or reads_as_name(t, stops))
+        }
+        holders = {h for h in holders if h not in stops and not is_quantity(h)}
+        for new_c, new_s in new_units:
+            opener = (tokens_of(new_c) or [""])[0]
+            taker = without_possessive(opener).lower()
+            # The taker opens the clause, is a person the older note does not name, and
+            # owns nothing there: "Carol's mum took over" is the mum's doing, while a word
+            # followed by the particle is a verb ("Carol's taken over", has taken over).
+            if not opener[:1].isupper() or taker in old_words or taker in stops:
+                continue
+            if _POSSESSOR_OPENS.match(new_c) and not _HAS_VERB_OVER.match(new_c):
+                continue
+            low = new_c.lower()
+            given_up = [h for h in holders if re.search(rf"{_SOURCE}{re.escape(h)}\b", low)]
+            if given_up:
+                candidates.append((old_c, new_c, new_s, given_up[0], taker, opener.lower()))
+    if not candidates:
+        return None
+    vectors = similarity.meaning_vectors(
+        [mask_values(c[0], stops, names | {c[3]}) for c in candidates]
+        + [mask_values(c[1], stops, names | {c[3], c[4], c[5]}) for c in candidates]
+    )
+    if vectors is None:
+        return None
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n = len(candidates)
+    for i, (old_c, new_c, new_s, holder, taker, opener) in enumerate(candidates):
+        closeness = float(vectors[i] @ vectors[n + i])
+        if closeness < SAME_SLOT_WITH_CUE and not shares_slot_word(old_c, new_c, stops, names | {holder, taker, opener}):
+            continue
+        if (
+            ADDITION.search(new_s)
+            or HEDGED.search(new_s)
+            or PAST_FRAME.search(new_s)
+            or TEMPORARY.search(new_c)
+            or negated(new_c, lang, frozenset(old_words))
+        ):
+            continue
+        if leans(new_c, TAKEOVER_ANCHORS, FROM_ANCHORS, HANDOVER_MARGIN, stops, names | {holder, taker, opener}):
+            return (holder,), (taker,), closeness
     return None

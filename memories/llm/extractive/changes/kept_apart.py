@@ -6,7 +6,7 @@ change no update check marked still reads as current. Closeness in meaning alone
 takes in a newer note that only sits beside the older fact: another thing of the same
 shop ("they also sell ..."), someone else's news ("my brother got a job at ..."), a
 price looked at and not taken ("it'd be $23, not worth it"), a stand-in for a while
-("covering until she's back"), or another appointment set by the older one ("right after
+("covering until she's back"), a change for one span only ("Christmas week only"), or another appointment set by the older one ("right after
 the dentist"). Those keep their place; this says which they are, by the same closed
 classes of grammar the update check reads (cues.py, subjects.py), never by phrasings of
 facts.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from .. import language
-from .cues import ADDITION, BOUNDED, HEDGED, PAST_FRAME, said_as_past
+from .cues import ADDITION, BOUNDED, HEDGED, ONE_SPAN_ONLY, PAST_FRAME, said_as_past
 from .statements import units_of, words_of
 from .subjects import first_person, news_of_someone_new, other_owner, someone_else
 from .slots import other_thing
@@ -41,6 +41,8 @@ _STILL_A_CHANGE = re.compile(r"\b(?:instead|no longer|anymore|any more)\b", re.I
 def not_a_change(old_text: str, new_text: str) -> bool:
     """Whether the newer note, by its grammar, does not replace the older one's fact,
     however close the two are in meaning."""
+    if ONE_SPAN_ONLY.search(new_text):
+        return True  # "Christmas week only, collection is Saturday instead": the standing fact holds
     if _STILL_A_CHANGE.search(new_text):
         return False
     if PAST_FRAME.search(new_text) or said_as_past(old_text, new_text):

@@ -13,7 +13,17 @@ import numpy as np
 
 from .... import textutil
 from .. import entities, grammar, language, similarity
-from .cues import BEGAN_AT, CHANGE, IRREGULAR_PAST, PRICED, SAME_FORM_PAST, bound_to_a_span, for_now, starts_unbound
+from .cues import (
+    BEGAN_AT,
+    CHANGE,
+    IRREGULAR_PAST,
+    ONE_SPAN_ONLY,
+    PRICED,
+    SAME_FORM_PAST,
+    bound_to_a_span,
+    for_now,
+    starts_unbound,
+)
 from .statements import IS_OR_HAS_NEXT, abbreviates, similar_word, tokens_of, units_of, words_of
 from .values import a_word, names_in
 
@@ -353,6 +363,8 @@ def writer_away_for_now(text: str) -> bool:
     # ("down to £29/month for 18 months") is the thing's value, no one's stay.
     if bound_to_a_span(text) and not CHANGE.search(text) and not PRICED.search(text):
         return True
+    if ONE_SPAN_ONLY.search(text):
+        return True  # "Christmas week only, collection is Saturday instead"
     return for_now(text) and first_person(text, names, lang) and not starts_unbound(textutil.sentences(text) or [text])
 
 

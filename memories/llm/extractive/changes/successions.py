@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import language, similarity
 from .anchors import ENDING_MARGIN_NAMED, SAME_SLOT_WITH_CUE, leans, says_ended
-from .cues import CHANGE, EFFECTIVE, HEDGED, PAST_FRAME, TEMPORARY, THIS_SPAN, negated, since_then
+from .cues import CHANGE, HEDGED, PAST_FRAME, TEMPORARY, THIS_SPAN, negated
 from .plain import reads_as_name
 from .slots import shares_slot_word
 from .statements import mentions, tokens_of, units_of, words_of
@@ -46,7 +46,8 @@ def succeeded(old_text: str, new_text: str):
     old_words = words_of(old_text)
     # The older values: its values, and a name that opens it (the holder of "Marta leads ...").
     old_values = {}
-    for old_c, _ in old_units:
+    old_sentence = {}
+    for old_c, old_s in old_units:
         found = list(values_in(old_c, stops, names))
         opener = (tokens_of(old_c) or [""])[0]
         # (or a capitalised word that opens a statement of the newer note too: "Dana ...")
@@ -56,6 +57,7 @@ def succeeded(old_text: str, new_text: str):
         for v in found:
             if v.lower() not in stops and not is_quantity(v):
                 old_values.setdefault(v, old_c)
+                old_sentence.setdefault(v, old_s)
     if not old_values:
         return None
     endings = [
@@ -74,18 +76,24 @@ def succeeded(old_text: str, new_text: str):
         for piece in statements:
             if piece == ended_s or HEDGED.search(piece) or PAST_FRAME.search(piece):
                 continue
-            if not (CHANGE.search(piece) or EFFECTIVE.search(piece) or since_then(piece)):
-                continue
             if someone_else(piece, old_text, lang) and not mentions(ended[0], words_of(new_text)):
                 continue
-            news = [
-                v for v in values_in(piece, stops, names) if not mentions(v, old_words) and not is_quantity(v) and v not in stops
-            ]
+            # The successor: the piece's values, and a name that opens it ("Marie (Jo's
+            # sister) is doing our bookings").
+            found = list(values_in(piece, stops, names))
+            opener = (tokens_of(piece) or [""])[0]
+            if opener[:1].isupper() and (opener.lower() in names or reads_as_name(opener, stops)):
+                found.append(opener.lower())
+            news = [v for v in dict.fromkeys(found) if not mentions(v, old_words) and not is_quantity(v) and v not in stops]
             news = [v for v in news if not kinds_of([v]).isdisjoint(kinds_of(ended) or {"word"})]
             if not news:
                 continue
             closeness = _closeness(old_c, piece, stops, names)
             if shares_slot_word(old_c, piece, stops, names) or closeness >= SAME_SLOT_WITH_CUE:
+                return tuple(ended), tuple(news), closeness
+            # The ending names the slot the successor takes on ("Dave stepped down from
+            # being rep. Amara Lewis took it on" after "RCN rep for our ward: Dave").
+            if shares_slot_word(old_sentence[ended[0]], ended_s, stops, names | set(ended)):
                 return tuple(ended), tuple(news), closeness
     return None
 
