@@ -3,7 +3,7 @@ code, in three voices (a landlord's notes on two flats, a nurse's, a pub band's
 guitarist's). Missed: a role taken over told by its taker ("X's taken over ... from Y");
 an end and its successor with no word of change in the successor's statement ("Dave
 stepped down from being rep. Amara took it on"), the successor named by the name that
-opens it. False: a change said to hold for one span only ("Christmas week only",
+opens it; Swedish, Dutch and Polish words of change. False: a change said to hold for one span only ("Christmas week only",
 "just for this week"), whatever words of change the note uses. Past questions: of two
 notes said within the period asked, the one that held for more of it goes first. Written
 here in words of their own."""
@@ -32,6 +32,12 @@ UPDATES = [
     (
         "Health and safety officer for the site: Gareth Blake.",
         "Gareth resigned as safety officer after the audit. Yusuf Adeyemi took it on straight away.",
+    ),
+    # Swedish words of change ("från och med nu", "istället"), a closed class as in the
+    # other languages.
+    (
+        "Vårt husband spelar alltid Dancing Queen först.",
+        "Ny öppningslåt från och med nu: Valerie. Dancing Queen blir sista låten istället.",
     ),
 ]
 

@@ -26,7 +26,10 @@ CHANGE = re.compile(
     r"|jetzt|nun|nicht mehr|stattdessen|inzwischen|ahora|ya no|en lugar de|en vez de|maintenant|désormais"
     r"|ne\s+\w+\s+plus|au lieu de|agora|já não|não\s+\w+\s+mais|em vez de"
     # ... and in Italian ("adesso è ...", "non ... più", "invece").
-    r"|adesso|ora|ormai|non\s+\w+\s+più|invece|anziché)\b",
+    r"|adesso|ora|ormai|non\s+\w+\s+più|invece|anziché"
+    # ... and in Dutch, Swedish and Polish ("voortaan", "istället", "od teraz").
+    r"|nu|niet meer|voortaan|vanaf nu|in plaats van|inmiddels|inte längre|istället|i stället|från och med nu|numera"
+    r"|teraz|już nie|zamiast|od teraz)\b",
     re.I,
 )
 # An amount said to go up or down changed ("put the rent up", "went down to 40"): the
@@ -43,7 +46,11 @@ EFFECTIVE = re.compile(
     r"|\b(?:a partir d[eu]|à partir d[eu]|dal|dalla|da)\s+(?:\d|el\s+\d|le\s+\d|(?:pr[oó]xim|prochain|prossim)\w*|"
     r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
     r"janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|"
-    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|novembre|dicembre)",
+    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|novembre|dicembre)"
+    # Dutch "vanaf", Swedish "från och med" / "fr.o.m.", Polish "od" before a date or "next".
+    r"|\b(?:vanaf|från och med|fr\.o\.m\.|od)\s+(?:\d|volgende|nästa|przyszł\w*|następn\w*|"
+    r"januari|februari|maart|april|mei|juni|juli|augusti?|september|oktober|november|december|"
+    r"mars|maj|stycz\w+|lut\w+|mar\w+|kwie\w+|maj\w*|czerw\w+|lip\w+|sierp\w+|wrze\w+|paźdz\w+|listopad\w*|grud\w+)",
     re.I,
 )
 # The first span of a state at a named place ("First day at Brightwater Analytics",
