@@ -3,10 +3,12 @@ code, in three voices (a landlord's notes on two flats, a nurse's, a pub band's
 guitarist's). Missed: a role taken over told by its taker ("X's taken over ... from Y");
 an end and its successor with no word of change in the successor's statement ("Dave
 stepped down from being rep. Amara took it on"), the successor named by the name that
-opens it; Swedish, Dutch and Polish words of change. False: a change said to hold for one span only ("Christmas week only",
-"just for this week"), whatever words of change the note uses. Past questions: of two
-notes said within the period asked, the one that held for more of it goes first. Written
-here in words of their own."""
+opens it; Swedish, Dutch and Polish words of change. False: a change said to hold for
+one span only ("Christmas week only", "just for this week"), whatever words of change
+the note uses. Past questions: of two notes said within the period asked, the one that
+held for more of it goes first. Answers: "these days" read as a topic; "our band name"
+not read as asking a name; a changed note quoted by a sentence naming only the older
+value. Written here in words of their own."""
 
 from __future__ import annotations
 
