@@ -207,7 +207,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # "Where did I work before Brightwater?": what the time before is dated by is no word
     # the answer must say (the older line never names its successor).
     asked_past = question
-    question = textutil.without_now_words(textutil.without_later_mark(question))
+    question = textutil.without_later_mark(question)
+    # The words that ask about now ("these days", "currently") say when, not what about: a
+    # line need not hold them to cover the question, though one that does may still match.
+    now_terms = set(textutil.terms(question)) - set(textutil.terms(textutil.without_now_words(question)))
     q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
     kind = asked_for.kind_asked(question)
     if kind is not None and kind.kind == asked_for.NAME:
@@ -290,6 +293,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     asked = set(q_terms)
     named_stems = {said_as.canonical(textutil.stem(n)) for n in named}
     content_terms = [t for t in q_terms if t not in named_stems]
+    covered_terms = [t for t in content_terms if t not in now_terms] or content_terms
     margins = margin if margin is not None else np.full(n, -1.0, dtype=np.float32)
     content_total = sum(idf[t] for t in content_terms) or 1.0
     # A question about one of the conversation's speakers is answered by what is theirs:
@@ -317,9 +321,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
     asked_months = said_as.months_named(question) if OTHER_MONTH else frozenset()
     for s, sim, meant in zip(sentences, closeness, margins, strict=True):
         theirs = held.get(s.memory.id, exchange_stems[s.memory.id])
-        terms = content_terms
+        terms = covered_terms
         if head_stems and not head_stems & theirs and asked_for.holds(_said(s), kind, question):
-            terms = [t for t in content_terms if t not in head_stems] or content_terms
+            terms = [t for t in covered_terms if t not in head_stems] or covered_terms
         s.coverage = sum(idf[t] for t in terms if t in theirs) / (sum(idf[t] for t in terms) or content_total)
         others = (
             s.memory.id in held
