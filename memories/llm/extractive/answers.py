@@ -212,7 +212,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # line need not hold them to cover the question, though one that does may still match.
     now_terms = set(textutil.terms(question)) - set(textutil.terms(textutil.without_now_words(question)))
     q_terms = [t for t in dict.fromkeys(textutil.terms(question)) if t not in META_TERMS and t not in QUESTION_WORDS]
-    kind = asked_for.kind_asked(question)
+    kind = asked_for.kind_asked(textutil.without_now_words(question))
     if kind is not None and kind.kind == asked_for.NAME:
         # "What's our new pet called?" asks for a name: "called" is how it asks, not what
         # about ("Teacher is called Ffion" says it and nothing of the pet).

@@ -78,23 +78,31 @@ _HAS_VERB_OVER = re.compile(r"^\W*[\w-]+['’]s\s+\w+\s+over\b", re.I)
 _TOGETHER = r"\s*(?:,|&|\band\b|\bwith\b|\by\b|\bund\b|\bet\b|\be\b)\s*"
 
 
-def handed_over(old_text: str, new_text: str):
-    """(old holder, new holder, closeness) when the newer note hands the older one's role
-    from its holder to another person; else None."""
-    old_units, new_units = units_of(old_text), units_of(new_text)
+def _read(old_text: str, new_text: str):
+    """The two notes' clauses, stopwords, language, names and the older note's words."""
     stops = language.stopwords_for(f"{old_text} {new_text}")
     lang = language.language_of(f"{old_text} {new_text}")
     names = names_in(old_text) | names_in(new_text) | parallel_openers(old_text, new_text)
-    old_words = words_of(old_text)
+    return units_of(old_text), units_of(new_text), stops, lang, names, words_of(old_text)
+
+
+def _holders(old_c: str, stops: frozenset[str], names: frozenset[str]) -> set[str]:
+    """Who holds the older clause's role: its capitalised words that read as names."""
+    holders = {
+        t.lower()
+        for i, t in enumerate(tokens_of(old_c))
+        if t[:1].isupper() and (i > 0 or t.lower() in names or reads_as_name(t, stops))
+    }
+    return {h for h in holders if h not in stops and not is_quantity(h)}
+
+
+def handed_over(old_text: str, new_text: str):
+    """(old holder, new holder, closeness) when the newer note hands the older one's role
+    from its holder to another person; else None."""
+    old_units, new_units, stops, lang, names, old_words = _read(old_text, new_text)
     candidates = []
     for old_c, _ in old_units:
-        old_tokens = tokens_of(old_c)
-        holders = {
-            t.lower()
-            for i, t in enumerate(old_tokens)
-            if t[:1].isupper() and (i > 0 or t.lower() in names or reads_as_name(t, stops))
-        }
-        holders = {h for h in holders if h not in stops and not is_quantity(h)}
+        holders = _holders(old_c, stops, names)
         for new_c, new_s in new_units:
             tokens = tokens_of(new_c)
             opener = (tokens or [""])[0]
@@ -152,19 +160,10 @@ def taken_over(old_text: str, new_text: str):
     """(old holder, new holder, closeness) when the newer note says, in the taker's words,
     that a person took the older note's role from its holder ("Neil does Mum's bills" /
     "Carol's taken over Mum's money stuff from Neil"); else None."""
-    old_units, new_units = units_of(old_text), units_of(new_text)
-    stops = language.stopwords_for(f"{old_text} {new_text}")
-    lang = language.language_of(f"{old_text} {new_text}")
-    names = names_in(old_text) | names_in(new_text) | parallel_openers(old_text, new_text)
-    old_words = words_of(old_text)
+    old_units, new_units, stops, lang, names, old_words = _read(old_text, new_text)
     candidates = []
     for old_c, _ in old_units:
-        holders = {
-            t.lower()
-            for i, t in enumerate(tokens_of(old_c))
-            if t[:1].isupper() and (i > 0 or t.lower() in names or reads_as_name(t, stops))
-        }
-        holders = {h for h in holders if h not in stops and not is_quantity(h)}
+        holders = _holders(old_c, stops, names)
         for new_c, new_s in new_units:
             opener = (tokens_of(new_c) or [""])[0]
             taker = without_possessive(opener).lower()
