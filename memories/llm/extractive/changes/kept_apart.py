@@ -6,10 +6,10 @@ change no update check marked still reads as current. Closeness in meaning alone
 takes in a newer note that only sits beside the older fact: another thing of the same
 shop ("they also sell ..."), someone else's news ("my brother got a job at ..."), a
 price looked at and not taken ("it'd be $23, not worth it"), a stand-in for a while
-("covering until she's back"), a change for one span only ("Christmas week only"), or another appointment set by the older one ("right after
-the dentist"). Those keep their place; this says which they are, by the same closed
-classes of grammar the update check reads (cues.py, subjects.py), never by phrasings of
-facts.
+("covering until she's back"), a change for one span only ("Christmas week only"), or
+another appointment set by the older one ("right after the dentist"). Those keep their
+place; this says which they are, by the same closed classes of grammar the update check
+reads (cues.py, subjects.py), never by phrasings of facts.
 """
 
 from __future__ import annotations

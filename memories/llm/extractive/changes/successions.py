@@ -6,8 +6,10 @@ The other judgements read one clause against the older one's: here neither claus
 both values. One statement of the newer note names the older value and says, by the
 embedding model or the closed class of endings, that it ended; another statement of the
 same note keeps the older slot (a word of it in common, or its clause as close in meaning
-as a changed slot is), says a change in grammar ("now", "since September", "from next
-month"), and names a new value of the older value's kind that the older note does not.
+as a changed slot is; or the ending statement names the slot: "Dave stepped down from
+being rep. Amara Lewis took it on") and names a new value of the older value's kind that
+the older note does not (a name opening it counts). The end told beside it is the change:
+the successor's statement needs no word of change of its own (round 31).
 """
 
 from __future__ import annotations
