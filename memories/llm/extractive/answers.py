@@ -400,7 +400,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 own = set(plain_words(speaker.group(1))) | (exchange_words[s.memory.id] - spoken_to)
             else:
                 own = exchange_words[s.memory.id]
-            if s.relevant and not named <= own:
+            if s.relevant and not all(_name_said(n, own) for n in named):
                 s.relevant = False
     # "... before Octopus?": a memory that names what the time asked ended with is of the
     # time after, and no answer. One that superseded another stays: its older value is
@@ -494,6 +494,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
             best_said={s.memory.id: s.text for s in sorted(sentences, key=lambda s: s.score)},
         )
     )
+
+
+def _name_said(name: str, words: set[str] | frozenset[str]) -> bool:
+    """The name is among the words, as written or with a plural "s" on one side only ("the
+    U12s" names the "U12 captain"'s side)."""
+    return name in words or (name.endswith("s") and name[:-1] in words) or f"{name}s" in words
 
 
 def _value_before(s: Sentence, kind: asked_for.Asked, question: str) -> str:
@@ -599,11 +605,24 @@ def _naming_the_new_value(picked: list[Sentence], sentences: list[Sentence], con
 
 
 def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:
-    """For each memory of the context, the ids of the memories in it that it superseded."""
-    out: dict[int, tuple[int, ...]] = {}
+    """For each memory of the context, the ids of the memories in it that it superseded,
+    down the chain: C that replaced B that replaced A holds both older values of the slot
+    ("Square Terminal is live" after "Zettle reader arrived" after "Card payments go through
+    SumUp" answers "Which card machine ...?")."""
+    direct: dict[int, list[int]] = {}
     for m in context.memories:
         if m.outdated_by:
-            out[m.outdated_by] = (*out.get(m.outdated_by, ()), m.id)
+            direct.setdefault(m.outdated_by, []).append(m.id)
+    out: dict[int, tuple[int, ...]] = {}
+    for newer in direct:
+        seen: list[int] = []
+        waiting = list(direct[newer])
+        while waiting:
+            older = waiting.pop(0)
+            if older not in seen and older != newer:
+                seen.append(older)
+                waiting.extend(direct.get(older, ()))
+        out[newer] = tuple(seen)
     return out
 
 

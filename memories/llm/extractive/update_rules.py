@@ -760,6 +760,8 @@ def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement
             continue  # "the guest wifi password", "Dr Patel's receptionist": another thing
         if changes.back_to_old(old_text, new_text):
             continue  # "im Juli kommt sie zurück nach Hamburg": away for a while, the old value holds
+        if changes.as_usual(old_text, new_text):
+            continue  # "Bought new astro boots, ..., the wide ones as always": the habit holds
         if changes.stays_after_all(new_text) or changes.keeps_old_value(old_text, new_text):
             continue  # "Haben eine Wohnung in Bonn besichtigt, aber wir bleiben"; "... Staying with Virgin."
         if changes.another_of_several(old_text, new_text):

@@ -41,6 +41,7 @@ thing changed, whoever's thing it is.
 from .anchors import change_verbs
 from .decision import Change, back_to_old, judge, keeps_old_value, said_not_as_a_change, stays_after_all
 from .handovers import handed_over, taken_over
+from .kept_apart import as_usual
 from .plain import other_thing_of_slot, plain_state
 from .relocations import moved_by_noun
 from .renumbered import renumbered
@@ -51,6 +52,7 @@ from .successions import succeeded
 from .swaps import swapped
 
 __all__ = [
+    "as_usual",
     "Change",
     "another_of_several",
     "back_to_old",

@@ -29,7 +29,12 @@ CHANGE = re.compile(
     r"|adesso|ora|ormai|non\s+\w+\s+più|invece|anziché"
     # ... and in Dutch, Swedish and Polish ("voortaan", "istället", "od teraz").
     r"|nu|niet meer|voortaan|vanaf nu|in plaats van|inmiddels|inte längre|istället|i stället|från och med nu|numera"
-    r"|teraz|już nie|zamiast|od teraz)\b",
+    r"|teraz|już nie|zamiast|od teraz"
+    # A change said to last: "for good", "permanently", "going forward" (not "for good
+    # food"), and their kind in the other grammars ("für immer", "pour de bon", "na stałe").
+    r"|for good(?=\s*(?:[,.;:!?)—–-]|$))|for keeps|permanently|going forward|from here on|from then on"
+    r"|für immer|dauerhaft|ab sofort|para siempre|de ahora en adelante|pour de bon|définitivement|per sempre"
+    r"|d'ora in poi|de vez|daqui em diante|voorgoed|för gott|na stałe|na dobre)\b",
     re.I,
 )
 # An amount said to go up or down changed ("put the rent up", "went down to 40"): the
@@ -171,6 +176,15 @@ CONTRAST_IT = re.compile(r"\bma\b", re.I)
 # The adversative conjunctions alone (a closed class): what follows one answers what came
 # before it ("Haben eine Wohnung in Bonn besichtigt, aber wir bleiben").
 BUT = re.compile(r"\b(?:but|aber|doch|pero|mais|mas|però)\b", re.I)
+# A value said to be the usual one ("the wide ones as always", "alla fine tutto come al
+# solito"): the habit holds, nothing changed. The adverbials of habit of each grammar.
+AS_USUAL = re.compile(
+    r"\b(?:as (?:usual|always|ever|normal)|same as (?:always|ever|usual|before)|like always"
+    r"|wie immer|wie gewohnt|como siempre|como de costumbre|comme d'habitude|comme toujours"
+    r"|come al solito|come sempre|como sempre|como de costume|zoals gewoonlijk|zoals altijd"
+    r"|som vanligt|som alltid|jak zwykle|jak zawsze)\b",
+    re.I,
+)
 # "for now", "for the time being": how long, not a change ("keep the Jazz for now").
 FOR_NOW = re.compile(r"\b(?:for now|for the time being|por ahora|de momento|pour l'instant|per ora|por enquanto|vorerst)\b", re.I)
 
@@ -258,7 +272,11 @@ _PRESENT_BE = re.compile(r"is|are|am|ist|sind|es|son|est|sont|è|sono|é|são|ge
 # A bound in time: what is said holds for a while, then the older state resumes ("Rosa is
 # off next Tuesday", "on leave until May", "for two weeks"); closed classes of each grammar.
 # A return said with its day ("back on Monday", "back home Sunday"): away for a while.
-_RETURNING = rf"back (?:home )?(?:on|in|after|next|from|tomorrow|{textutil.WEEKDAY_PATTERN})"
+# ("Back on" a day, not "Keys handed back on Larch Close": there "back" is the verb's.)
+_RETURNING = (
+    rf"back (?:home )?(?:on (?=(?:the\s+)?\d|tomorrow|{textutil.WEEKDAY_PATTERN})|in|after|next|from|tomorrow"
+    rf"|{textutil.WEEKDAY_PATTERN})"
+)
 RETURNING = re.compile(rf"\b{_RETURNING}\b", re.I)
 _MONTHS_OF = {
     "en": "january|february|march|april|may|june|july|august|september|october|november|december",
@@ -277,15 +295,22 @@ _WHOLE_SPAN = (
     rf"|(?:den|die|das) ganzen? (?:sommer|winter|monat|woche|{_MONTHS_OF['de']})"
     rf"|tutt[oa] (?:l['’]estate|l['’]inverno|il mese|la settimana|{_MONTHS_OF['it']})"
 )
+# "Until" bounds a stay ("at Mum's till Friday", "from Monday until Friday"), not a range
+# of hours ("every Sunday 9 till 2", "open until 5pm", "8 bis 17 Uhr") nor the noun ("live
+# on the till"): not after a number or a time, nor a determiner, nor before a time of day.
+_AFTER_NO_RANGE = r"(?<!\d\s)(?<![ap]m\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bmy\s)(?<!\bour\s)"
+_UNTIL = (
+    rf"{_AFTER_NO_RANGE}(?:until|till|til|bis|hasta|jusqu'(?:à|au)|fino a|até)"
+    r"(?!\s+(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|uhr|h)\b|\d{1,2}[:.]\d{2}\b|late\b|midnight\b|noon\b|close\b))"
+)
 BOUNDED = re.compile(
-    rf"\b(?:until|till|til|{_WHOLE_SPAN}|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|fortnights?|months?|nights?)"
+    rf"\b(?:{_UNTIL}|{_WHOLE_SPAN}|for (?:a|one|two|three|four|a few|\d+) (?:days?|weeks?|fortnights?|months?|nights?)"
     # A span spent somewhere ("Spending the week in Edinburgh", "a fortnight at Mum's").
     r"|(?:the|a|one) (?:week|weekend|fortnight|night|summer|holidays) (?:in|at)"
     # Away on a journey ("on the work trip", "on holiday"): a closed class of its nouns.
     r"|on (?:(?:a|the|my|our) )?(?:\w+ )?(?:trip|holidays?|vacation)"
     r"|im urlaub|auf reisen|en vacances|en voyage|de vacaciones|de viaje|in vacanza|in ferie|in viaggio|de férias|em viagem"
     rf"|{_RETURNING}"
-    r"|bis|hasta|jusqu'(?:à|au)|fino a|até"
     r"|pour (?:un|une|deux|trois|quatre|\d+) (?:jours?|semaines?|mois)|por (?:un|una|dos|tres|uma|duas|\d+) (?:días?|dias?|semanas?)"
     r"|für (?:einen|eine|ein paar|zwei|drei|vier|\d+) (?:Tage?|Wochen?|Monate?|Nächte)"
     r"|per (?:un|una|due|tre|qualche|\d+) (?:giorni|settimane?|mesi|notti))\b",

@@ -74,7 +74,7 @@ from .slots import (
     two_named_things,
 )
 from .statements import CLAUSE_BREAK, content_words, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
+from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else, values_of_another
 from .successions import AWHILE_ANCHORS
 from .transitions import handed_on, state_begun, writer_moved_on
 from .values import (
@@ -277,6 +277,8 @@ def _judge_pair(old_text: str, new_text: str, rank: int) -> Change | None:
     # A value said only as thought of, planned or denied is not held ("might get an
     # iPhone", "we're not moving to Braga").
     new_values = [v for v in new_values if not denied(v, new_pieces, lang, frozenset(old_words))]
+    if first_person(old_s, names, lang) and values_of_another(new_s, new_values, lang):
+        return None  # "We rent at 14 Hollis Street" / "... into his new place, 31 Hollis Street"
     if new_values and kinds_of(new_values) == {"quantity"} and UP_OR_DOWN.search(new_s):
         cue = True  # "Landlord put the rent up, £1,240 from May"
     # What an ending holds beside the end is when it ended ("in January", "three weeks

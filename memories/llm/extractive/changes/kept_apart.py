@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 
+from .... import textutil
 from .. import language
-from .cues import ADDITION, BOUNDED, HEDGED, ONE_SPAN_ONLY, PAST_FRAME, said_as_past
+from .cues import ADDITION, AS_USUAL, BOUNDED, CHANGE, HEDGED, ONE_SPAN_ONLY, PAST_FRAME, said_as_past
 from .statements import units_of, words_of
 from .subjects import first_person, news_of_someone_new, other_owner, someone_else
 from .slots import other_thing
@@ -36,6 +37,26 @@ RELATIVE_TO = re.compile(_RELATIVE_TO, re.I)
 # The words that say the newer note does change something even when one of the above
 # holds ("also moved", "instead", "no longer").
 _STILL_A_CHANGE = re.compile(r"\b(?:instead|no longer|anymore|any more)\b", re.I)
+
+
+def as_usual(old_text: str, new_text: str) -> bool:
+    """A sentence of the newer note says its value is the usual one, with no word of change,
+    and is about the same thing: it shares a content word with the older note or names a
+    value the newer note names elsewhere ("Bought new astro boots, ..., the wide ones as
+    always" after "football boots size 10, wide fit"; "Questa volta dovevo caricare a
+    Padova ... Niente Padova, alla fine tutto come al solito"). Not an aside of the note
+    ("... my new manager is Ikechukwu Obi. Friday pizza as usual.")."""
+    sentences = textutil.sentences(new_text) or [new_text]
+    stops = language.stopwords_for(f"{old_text} {new_text}")
+    old_words = {w for w in words_of(old_text) if w not in stops}
+    for sentence in sentences:
+        if not AS_USUAL.search(sentence) or CHANGE.search(sentence):
+            continue
+        elsewhere = " ".join(s for s in sentences if s != sentence)
+        values = set(values_in(sentence, stops)) & set(values_in(elsewhere, stops))
+        if {w for w in words_of(sentence) if w not in stops} & old_words or values:
+            return True
+    return False
 
 
 def not_a_change(old_text: str, new_text: str) -> bool:

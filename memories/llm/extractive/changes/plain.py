@@ -304,8 +304,11 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     if any(_only_as_possessor(v, old_text, new_text) for v in old_values):
         return None
     shared_values = [v for v in old_values if mentions(v, new_words) and not is_quantity(v)]
-    old_only = [v for v in old_values if not mentions(v, new_words)]
-    new_only = [v for v in new_values if not mentions(v, old_words)]
+    # A word of a name whose other word both notes say is part of that name, not a value of
+    # its own: "Christmas Eve, wrapping till 1am" / "Christmas tree up already, Ellie
+    # insisted" swaps no "Eve" for "Ellie".
+    old_only = [v for v in old_values if not mentions(v, new_words) and not _named_with(v, shared_values, old_c, new_text)]
+    new_only = [v for v in new_values if not mentions(v, old_words) and not _named_with(v, shared_values, new_c, old_text)]
     if not old_only or not new_only:
         return None
     # Where and when both replaced, with no word of change: another one of a kind that
@@ -367,6 +370,33 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
         if not leans(new_s, BEGINNING_ANCHORS, ONE_OFF_ANCHORS, BEGINNING_MARGIN, stops, names):
             return None
     return tuple(old_only), tuple(new_only)
+
+
+def _named_with(value: str, others: list[str], clause: str, other_text: str) -> bool:
+    """Whether `value` is written in one run of capitalised words with one of `others`
+    that the other note writes alone ("Christmas Eve" / "Christmas tree": "eve" is part of
+    a name; "Dr Hahn" / "Dr Reyes" is a name changed within its title)."""
+    runs = _capitalised_runs(clause)
+    alone = {
+        run[0]
+        for sentence in textutil.sentences(other_text) or [other_text]
+        for run in _capitalised_runs(sentence)
+        if len(run) == 1
+    }
+    return any(value in run and any(o in run and o in alone for o in others if o != value) for run in runs if len(run) > 1)
+
+
+def _capitalised_runs(text: str) -> list[list[str]]:
+    """The runs of adjacent capitalised words, lower-cased."""
+    runs, run = [], []
+    for token in [*tokens_of(text), ""]:
+        if token[:1].isupper():
+            run.append(token.lower())
+        else:
+            if run:
+                runs.append(run)
+            run = []
+    return runs
 
 
 def _where_and_when(values: list[str], clause: str) -> bool:

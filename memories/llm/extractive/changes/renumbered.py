@@ -49,7 +49,7 @@ from .statements import (
     without_possessive,
     words_of,
 )
-from .subjects import CONTRACTED, first_person, other_subject, someone_else
+from .subjects import CONTRACTED, first_person, other_subject, someone_else, values_of_another
 from .values import a_word, names_in, values_in
 
 # Clauses said in other words of one thing (no word shared): how close in meaning they
@@ -166,9 +166,14 @@ def renumbered(old_text: str, new_text: str):
         or (_PERSON_OPENS.match(new_c) and first_person(old_s, names, lang))
         or _owners_differ(old_s, new_s)
         or other_subject(old_s, new_s, names, old_text, new_text)
+        or (first_person(old_s, names, lang) and values_of_another(new_s, list(new_held[new_c]), lang))
     ):
-        return None  # "Mum's number" / "Dad's number"
-    if other_kind(old_s, new_s, stops, names) or modifier_of_another(old_s, new_s, stops, names):
+        return None  # "Mum's number" / "Dad's number"; "Helped Sam move into her new flat, 9 Elm Road"
+    # The thing a number is of is named up to the value's own phrase: a fragment after it
+    # gives another attribute ("U12 training Wednesdays 6.30-7.45, back pitch." /
+    # "U12 sessions: Thursday, 6pm, main pitch.": the pitch changed too, the thing did not).
+    old_of, new_of = _through_values(old_s, old_held[old_c]), _through_values(new_s, new_held[new_c])
+    if other_kind(old_of, new_of, stops, names) or modifier_of_another(old_s, new_s, stops, names):
         return None  # "the team meeting" / "the client meeting"; "the car" / "the car insurance"
     if other_thing(old_c, new_c, old_text, new_text, stops, borrowed_only=True):
         return None  # "Cinnamon buns at £2.80, 4 for £10" / "Cardamom knots ..., pricing them at £3.10"
@@ -212,6 +217,17 @@ def _named_apart(old_c: str, new_c: str, old_words: set[str], new_words: set[str
 # A definite article opening a statement: its subject is a thing both writer and reader
 # know ("The Falcon launch is ..."). A closed class of each grammar.
 _DEFINITE = frozenset("the der die das le la les el los las il lo gli o os as".split())
+
+
+def _through_values(sentence: str, values: dict[str, str]) -> str:
+    """The sentence up to the end of the phrase holding its last value: cut at the first
+    comma, semicolon or dash after it."""
+    low = sentence.lower()
+    ends = [at + len(v) for v in values if (at := low.rfind(v.lower())) >= 0]
+    if not ends:
+        return sentence
+    cut = re.search(r"[,;]|\s[-—–]\s", sentence[max(ends) :])
+    return sentence[: max(ends) + cut.start()] if cut else sentence
 
 
 def _two_definite_subjects(old_c: str, new_c: str, stops: frozenset[str]) -> bool:

@@ -188,7 +188,8 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
         for j in range(len(a_low) - 2):
             if a_low[j] in b_low and a_low[j] not in stops and a_low[j + 1] in ("for", "of"):
                 k = j + 3 if a_low[j + 2] in ("the", "a", "an", "my", "our", "his", "her", "their") else j + 2
-                if k < len(a_low) and a_low[k] not in stops and a_low[k] not in b_low and not a[k][:1].isdigit():
+                # (Its plural is the same thing: "£32 a term for the U12s" after "U12 subs".)
+                if k < len(a_low) and a_low[k] not in stops and not _said_in(a_low[k], b_low) and not a[k][:1].isdigit():
                     return a_low[j], a_low[k]
     for i, token in enumerate(old_tokens):
         word = token.lower()
@@ -222,6 +223,11 @@ def other_kind(old_s: str, new_s: str, stops: frozenset[str], names: frozenset[s
         if a != b and not abbreviates(a, {b}) and not abbreviates(b, {a}):
             return a, b
     return None
+
+
+def _said_in(word: str, words: set[str]) -> bool:
+    """The word, or its singular, is among `words`."""
+    return word in words or textutil.stem(word) in {textutil.stem(w) for w in words}
 
 
 def said_in_parallel(old_s: str, new_s: str) -> bool:

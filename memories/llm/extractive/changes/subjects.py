@@ -342,6 +342,20 @@ def _head(words: list[str], stops: frozenset[str]) -> str:
     return phrase[-1] if phrase else ""
 
 
+def values_of_another(sentence: str, values: list[str], lang: str = "") -> bool:
+    """A value stands in apposition to a noun the third person owns ("Helped Kofi move into
+    his new place, 31 Market Street", "her new number: 07700 ..."): theirs, not the
+    writer's, whatever other names the sentence holds."""
+    theirs = re.compile(grammar.possessives(lang, own=False), re.I)
+    low = sentence.lower()
+    found = [at for v in values if (at := low.find(v.lower())) > 0]
+    # In apposition: set off by a comma, a colon or a dash ("it's all in Vanguard now" is
+    # no apposition to "it").
+    return any(
+        re.search(r"[,:(—–-]\s*$", sentence[:at]) and _owned_by_another(sentence[:at].rstrip(" ,:;(—–-"), theirs) for at in found
+    )
+
+
 def _owned_by_another(before: str, theirs: re.Pattern) -> bool:
     """The words before a noun end in a possessive of the third person or a name's ("her",
     "Raj's"), with up to two words between ("her new dentist")."""

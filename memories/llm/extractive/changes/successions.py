@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import language, similarity
 from .anchors import ENDING_MARGIN_NAMED, SAME_SLOT_WITH_CUE, leans, says_ended
-from .cues import CHANGE, HEDGED, PAST_FRAME, TEMPORARY, THIS_SPAN, negated
+from .cues import HEDGED, PAST_FRAME, TEMPORARY, THIS_SPAN, negated
 from .plain import reads_as_name
 from .slots import shares_slot_word
 from .statements import mentions, tokens_of, units_of, words_of
@@ -67,8 +67,9 @@ def succeeded(old_text: str, new_text: str):
         for s in statements
         if not HEDGED.search(s) and not PAST_FRAME.search(s) and not negated(s, lang, frozenset(old_words))
     ]
-    # The ending names the older value: read with the looser margin of a named ending.
-    endings = [(s, vs) for s, vs in endings if vs and not CHANGE.search(s) and says_ended(s, stops, names, ENDING_MARGIN_NAMED)]
+    # The ending names the older value, a word of change beside it or not ("Bernadette's
+    # moved over to days"): read with the looser margin of a named ending.
+    endings = [(s, vs) for s, vs in endings if vs and says_ended(s, stops, names, ENDING_MARGIN_NAMED)]
     # An end, not an absence for a while ("Marta went on holiday; Joon is covering now").
     endings = [(s, vs) for s, vs in endings if leans(s, GONE_ANCHORS, AWHILE_ANCHORS, 0.0, stops, names)]
     if not endings:

@@ -61,8 +61,8 @@ from .decision import side_by_side, denied, kept
 from .plain import value_type
 from .renumbered import CALENDAR
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
-from .statements import closest_pair, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else
+from .statements import closest_pair, content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else, values_of_another
 from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, part_of_another_name, values_in
 
 WEEKDAYS = frozenset(w.lower() for w in textutil.WEEKDAYS)
@@ -123,10 +123,16 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     sentence_of = dict(old_units) | dict(new_units)
     if openers and any(v not in openers for oc, _ in pairs for v in old_held[oc]):
         return None  # "Ana works at IBM" / "Ben works at Oracle": two people, each with a value
-    closest = closest_pair(pairs)
+    # A clause that is nothing but its values ("Jools Holland.", "Adidas Copa") says no
+    # slot: its sentence is read in its place ("NYE in with a takeaway curry and Jools
+    # Holland." / "Bought new astro boots, Adidas Copa, ..."), or any two names are close.
+    held = old_held | new_held
+    read = {c: sentence_of[c] if _values_alone(c, held[c], stops) else c for pair in pairs for c in pair}
+    closest = closest_pair([(read[oc], read[nc]) for oc, nc in pairs])
     if closest is None:
         return None
-    closeness, old_c, new_c = closest
+    closeness = closest[0]
+    old_c, new_c = next((oc, nc) for oc, nc in pairs if (read[oc], read[nc]) == closest[1:])
     if closeness < threshold:
         return None
     old_s = sentence_of[old_c]
@@ -201,6 +207,8 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
         return None  # "Jake lives in X" / "Jake's brother moved to Y"
     if _someone_of(new_s, old_text, stops) or _someone_of(old_s, new_text, stops):
         return None
+    if first_person(old_s, names, lang) and values_of_another(new_s, new_values, lang):
+        return None  # "I live at 14a Market Street" / "Helped Kofi move into his new place, 31 Market Street"
     if other_kind(old_s, new_s, stops, names):
         return None  # "the team meeting is on X" / "the client meeting moved to Y"
     if not (first_person(old_s, names, lang) and first_person(new_s, names, lang)) and not _one_subject(
@@ -295,3 +303,8 @@ def _numbers_after_camel(text: str) -> set[str]:
 
 def _bare(token: str) -> str:
     return re.split(r"['’]", token)[0]
+
+
+def _values_alone(clause: str, values: list[str], stops: frozenset[str]) -> bool:
+    """Whether the clause has no content word besides its values."""
+    return all(w in values or any(w in v.split() for v in values) for w in content_words(clause, stops))

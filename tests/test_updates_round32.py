@@ -1,0 +1,127 @@
+"""Round 32 (issue 25): found on update scenarios written by someone who read none of the
+code (a café owner's notes, a lorry driver's). Missed: "till" read as a bound of a stay
+when it was the noun ("live on the till") or a range of hours ("9 till 2"); a change said
+to last ("for good", "going forward") not read as one; a second attribute after the
+values ("..., back pitch" / "..., main pitch") read as another kind of the thing; a plural
+of the thing's name ("the U12s") read as another one. False: two bare names compared as
+two clauses ("... and Jools Holland." / "..., Adidas Copa,"); a word of a holiday's name
+read as a value ("Christmas Eve" / "Christmas tree ..., Ellie insisted"); someone else's
+new place given in apposition ("his new place, 31 Market Street"); a note that says the
+usual holds ("alla fine tutto come al solito"). Written here in words of their own."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from memories.services import answer_question
+from tests.test_updates import needs_meaning
+from tests.test_updates_plain import marked
+
+cues = importlib.import_module("memories.llm.extractive.changes.cues")
+plain = importlib.import_module("memories.llm.extractive.changes.plain")
+kept_apart = importlib.import_module("memories.llm.extractive.changes.kept_apart")
+
+UPDATES = [
+    # Hours as a range ("10 till 4") and a change said to last ("going forward").
+    (
+        "Library opens Saturdays only, closed Sundays.",
+        "Library Sundays 10 till 4 going forward, the council found the money.",
+    ),
+    # A second attribute after the values changed too ("school hall"), "for good".
+    (
+        "Choir practice is on Tuesdays at 7.30, church hall.",
+        "Choir practice: Mondays, 7pm, school hall. Agreed with the vicar, for good.",
+    ),
+    (
+        "Our practice is Tuesdays 7pm, back room of the Crown.",
+        "Practice: Thursdays 8pm, upstairs room. Landlord's call, going forward.",
+    ),
+]
+
+LOOK_ALIKES = [
+    # Someone else's new place, its address in apposition to "his"/"her".
+    ("I live at 22 Elm Road.", "Helped Sam move into her new flat, 9 Elm Road, near the park."),
+    ("We rent at 14 Hollis Street, top floor.", "Helped Dev carry boxes into his new place, 31 Hollis Street, two doors down."),
+    # The usual holds, in Italian, after a one-off that fell through.
+    (
+        "Il venerdì compro sempre il pane da Rossi.",
+        "Questa volta volevo provare il forno nuovo in piazza, ma era chiuso. Niente forno nuovo, alla fine tutto come al solito.",
+    ),
+    # Two notes whose only values are names of another kind each.
+    ("Quiet night in with a curry and Graham Norton.", "Bought new walking boots, Merrell Moab, size 8, the wide fit."),
+    (
+        "Christmas Eve at home, carols till late, out of mince pies by nine.",
+        "Christmas lights up on the porch already, Amir insisted.",
+    ),
+]
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", UPDATES)
+def test_a_change_in_another_writers_words_is_an_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new)
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new", LOOK_ALIKES)
+def test_a_look_alike_in_another_writers_words_is_no_update(settings, old, new):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert not marked(old, new)
+
+
+@pytest.mark.parametrize(
+    "text, bounded",
+    [
+        ("Staying at Gran's till Friday.", True),
+        ("Ich bin bis Freitag in Hamburg.", True),
+        ("Open every Sunday 9 till 2 from now on.", False),
+        ("The new card reader sits on the till.", False),
+        ("Surgery hours are 8am until 6pm.", False),
+        ("Wir haben von 8 bis 17 Uhr geöffnet.", False),
+    ],
+)
+def test_until_bounds_a_stay_not_a_range_of_hours_nor_the_noun(text, bounded):
+    assert bool(cues.BOUNDED.search(text)) is bounded
+
+
+@pytest.mark.parametrize(
+    "text, lasting",
+    [
+        ("Swapped nights with the juniors, for good.", True),
+        ("Fish and chips on Fridays going forward.", True),
+        ("Ab sofort trainieren wir mittwochs.", True),
+        ("Went to Rico's for good food and a chat.", False),
+    ],
+)
+def test_a_change_said_to_last_is_a_word_of_change(text, lasting):
+    assert bool(cues.CHANGE.search(text)) is lasting
+
+
+def test_a_word_of_a_name_the_other_note_writes_alone_is_part_of_that_name():
+    assert plain._named_with("eve", ["christmas"], "Christmas Eve, carols", "Christmas tree up, Amir insisted.")
+    # A name changed within its title is a value: "Dr Hahn" / "Dr Reyes".
+    assert not plain._named_with("hahn", ["dr"], "Our vet is Dr Hahn", "Vet: Dr Reyes, Parkside clinic.")
+
+
+@pytest.mark.parametrize(
+    "old, new, usual",
+    [
+        ("We get the veg box from Riverford.", "Nearly tried another one this week. Veg box as usual in the end.", True),
+        ("My manager is Dana.", "Dana is leaving; my new manager is Ike. Friday pizza as usual.", False),
+    ],
+)
+def test_the_usual_holds_only_when_said_of_the_same_thing(old, new, usual):
+    assert kept_apart.as_usual(old, new) is usual
+
+
+@needs_meaning
+def test_a_plural_of_the_name_asked_still_names_it(user, memory_factory, settings, sync_tasks):
+    """ "the U10s" in the question, "U10 captain" in the note: one side."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    captain = memory_factory("Priya Shah is U10 captain for the spring block.", occurred_at="2025-03-01")
+    memory_factory("Bought a new kettle, the old one leaked.", occurred_at="2025-03-02")
+    reply = answer_question(owner=user, question="Who captains the U10s?", k=5).answer
+    assert "Priya Shah" in reply and f"[Memory {captain.pk}]" in reply, reply
