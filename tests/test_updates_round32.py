@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pytest
 
+from memories.recall import newer
 from memories.services import answer_question
 from tests.test_updates import needs_meaning
 from tests.test_updates_plain import marked
@@ -125,3 +127,27 @@ def test_a_plural_of_the_name_asked_still_names_it(user, memory_factory, setting
     memory_factory("Bought a new kettle, the old one leaked.", occurred_at="2025-03-02")
     reply = answer_question(owner=user, question="Who captains the U10s?", k=5).answer
     assert "Priya Shah" in reply and f"[Memory {captain.pk}]" in reply, reply
+
+
+def test_a_note_sharing_no_word_is_no_missed_link_of_a_chain():
+    """The looser reading of one fact (nearest in meaning, one of them superseded) needs a
+    word in common: a note of the period asked that only reads like the milk round, nearest
+    to it of the few, is not a missed middle link that would go above it."""
+    ids = [1, 2, 3]
+    matrix = np.array([[-1.0, 0.86, 0.88], [0.86, -1.0, 0.80], [0.88, 0.80, -1.0]], dtype=np.float32)
+    facts = newer._SameFacts(ids, matrix, successor={1: 3})
+    facts._texts = {
+        1: "Milk (Hollins Farm) arrives at 6.30am, crates by the side gate.",
+        2: "Scorching day, cold brew sold out by noon, no ice left anywhere.",
+        3: "Hollins changed the round: milk's at the side gate by 5.45 now.",
+    }
+    assert not facts.same(2, 1)
+    facts._texts[2] = "Milk came at 7 today, the farm's van broke down."
+    assert facts.same(2, 1)
+
+
+def test_a_narrower_kind_is_of_the_thing_the_older_note_is_about(settings):
+    stops = frozenset({"the", "in", "were", "went", "from", "a", "was", "is"})
+    older = "Coffee order in with Monmouth - 6 bags espresso blend, delivery Weds."
+    assert not plain.narrower_kind(older, "The sample bags were lovely.", stops, frozenset())
+    assert plain.narrower_kind("Wifi password: kettle1", "The guest wifi password is crumb2.", stops, frozenset())

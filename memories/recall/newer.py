@@ -308,16 +308,33 @@ class _SameFacts:
         it ("they also sell ...", "my brother got a job at ...", "it'd be $23, not worth
         it"): close in meaning, yet no reason to put it first. The texts are read only
         when a pair is about to be reordered (one query for the few first memories)."""
+        texts = self.texts()
+        return not_a_change(texts.get(older, ""), texts.get(newer, ""))
+
+    def texts(self) -> dict[int, str]:
         if self._texts is None:
             rows = Memory.all_objects.filter(pk__in=self.ids).values_list("pk", "raw_text", "summary")
             self._texts = {pk: (raw or summary or "")[:TEXT_CHARS] for pk, raw, summary in rows}
-        return not_a_change(self._texts.get(older, ""), self._texts.get(newer, ""))
+        return self._texts
+
+    def share_a_word(self, a: int, b: int) -> bool:
+        """The two texts share a content word (its stem): "Sourdough £5.40" / "Sourdough
+        loaf: £4.50", not "iced latte sales through the roof" / "Milk drops at 6.15am"."""
+        texts = self.texts()
+        stems = [set(textutil.terms(texts.get(pk, ""))) for pk in (a, b)]
+        return bool(stems[0] & stems[1])
 
     def same(self, a: int, b: int, *, loose: bool = True) -> bool:
         close = float(self.matrix[self.index[a], self.index[b]])
         # A superseded one's nearest is its successor, not the older note: a's nearest suffices.
         if self.nearest[a] == b and self.nearest[b] == a:
             return close >= EACH_OTHERS_NEAREST
+        # The looser reading (a missed middle link of a chain, nearest to a note of it) needs
+        # a word in common too: an unrelated note of the period can be nearest by meaning alone.
         return close >= SAME_FACT or (
-            loose and close >= NEAR_FACT and self.nearest[a] == b and (b in self.superseded or a in self.superseded)
+            loose
+            and close >= NEAR_FACT
+            and self.nearest[a] == b
+            and (b in self.superseded or a in self.superseded)
+            and self.share_a_word(a, b)
         )

@@ -198,13 +198,18 @@ def narrower_kind(old_c: str, new_c: str, stops: frozenset[str], names: frozense
     for piece in re.split(r"[,;.!?]\s+|\s[-–—]\s", new_c):
         # A label before a colon ("Correction: Anna's birthday is ...") is not a modifier.
         body = piece.split(":", 1)[1] if re.match(r"^\W*\w+\s*:", piece) else piece
-        if _narrower_in(old_tokens, piece.lower(), [t.lower() for t in tokens_of(body)], stops, names):
+        if _narrower_in(old_tokens, piece.lower(), [t.lower() for t in tokens_of(body)], stops, names, old_c):
             return True
     return False
 
 
 def _narrower_in(
-    old_tokens: list[str], raw_new: str, new_tokens: list[str], stops: frozenset[str], names: frozenset[str]
+    old_tokens: list[str],
+    raw_new: str,
+    new_tokens: list[str],
+    stops: frozenset[str],
+    names: frozenset[str],
+    old_text: str = "",
 ) -> bool:
     for j, word in enumerate(new_tokens):
         if word in stops:
@@ -216,6 +221,11 @@ def _narrower_in(
             continue
         # The noun of the statement: a copula or a label's colon follows it.
         if not re.search(rf"\b{re.escape(word)}\s*(?::|\b(?:is|are|was|were)\b)", raw_new):
+            continue
+        # And the older note's thing: its statement's noun too, or among its first words
+        # ("the sample sacks were lovely" is no kind of "Flour order in w/ Hartley Mills -
+        # 10 sacks strong white": the sacks are not what the older note is about).
+        if old_text and not _topic_of(said, old_text):
             continue
         extra = [
             w
@@ -236,6 +246,14 @@ def _narrower_in(
         if not own or not _close(extra, own):
             return True
     return False
+
+
+def _topic_of(word: str, text: str) -> bool:
+    """The word is a statement's noun in the text (a copula or a label's colon after it) or
+    among the first four words of one of its sentences."""
+    if re.search(rf"\b{re.escape(word)}\w*\s*(?::|\b(?:is|are|was|were)\b)", text, re.I):
+        return True
+    return any(word in [t.lower() for t in tokens_of(s)[:4]] for s in textutil.sentences(text) or [text])
 
 
 # "New", "neuer", "nueva", "nouveau" (grammar.NEW, every language) and their kind: the
