@@ -32,7 +32,7 @@ CHANGE = re.compile(
     r"|teraz|już nie|zamiast|od teraz"
     # A change said to last: "for good", "permanently", "going forward" (not "for good
     # food"), and their kind in the other grammars ("für immer", "pour de bon", "na stałe").
-    r"|for good(?=\s*(?:[,.;:!?)—–-]|$))|for keeps|permanently|going forward|from here on|from then on"
+    r"|for good(?=\s*(?:[,.;:!?)—–-]|$))|permanently|going forward|from here on|from then on"
     r"|für immer|dauerhaft|ab sofort|para siempre|de ahora en adelante|pour de bon|définitivement|per sempre"
     r"|d'ora in poi|de vez|daqui em diante|voorgoed|för gott|na stałe|na dobre)\b",
     re.I,
