@@ -113,6 +113,9 @@ def test_a_word_of_a_name_the_other_note_writes_alone_is_part_of_that_name():
     [
         ("We get the veg box from Riverford.", "Nearly tried another one this week. Veg box as usual in the end.", True),
         ("My manager is Dana.", "Dana is leaving; my new manager is Ike. Friday pizza as usual.", False),
+        # The usual said of what stays beside a change ("7pm as always", the place changed).
+        ("Book club meets at the Crown, 7pm.", "From March we meet at the library instead of the Crown, 7pm as always.", False),
+        ("Book club meets at the Crown, 7pm.", "Starting next month book club is at the library, 7pm as always.", False),
     ],
 )
 def test_the_usual_holds_only_when_said_of_the_same_thing(old, new, usual):

@@ -605,24 +605,11 @@ def _naming_the_new_value(picked: list[Sentence], sentences: list[Sentence], con
 
 
 def _superseded_by(context: AnswerContext) -> dict[int, tuple[int, ...]]:
-    """For each memory of the context, the ids of the memories in it that it superseded,
-    down the chain: C that replaced B that replaced A holds both older values of the slot
-    ("Square Terminal is live" after "Zettle reader arrived" after "Card payments go through
-    SumUp" answers "Which card machine ...?")."""
-    direct: dict[int, list[int]] = {}
+    """For each memory of the context, the ids of the memories in it that it superseded."""
+    out: dict[int, tuple[int, ...]] = {}
     for m in context.memories:
         if m.outdated_by:
-            direct.setdefault(m.outdated_by, []).append(m.id)
-    out: dict[int, tuple[int, ...]] = {}
-    for newer in direct:
-        seen: list[int] = []
-        waiting = list(direct[newer])
-        while waiting:
-            older = waiting.pop(0)
-            if older not in seen and older != newer:
-                seen.append(older)
-                waiting.extend(direct.get(older, ()))
-        out[newer] = tuple(seen)
+            out[m.outdated_by] = (*out.get(m.outdated_by, ()), m.id)
     return out
 
 

@@ -18,7 +18,7 @@ import re
 
 from .... import textutil
 from .. import language
-from .cues import ADDITION, AS_USUAL, BOUNDED, CHANGE, HEDGED, ONE_SPAN_ONLY, PAST_FRAME, said_as_past
+from .cues import ADDITION, AS_USUAL, BOUNDED, CHANGE, EFFECTIVE, HEDGED, ONE_SPAN_ONLY, PAST_FRAME, said_as_past
 from .statements import units_of, words_of
 from .subjects import first_person, news_of_someone_new, other_owner, someone_else
 from .slots import other_thing
@@ -50,7 +50,9 @@ def as_usual(old_text: str, new_text: str) -> bool:
     stops = language.stopwords_for(f"{old_text} {new_text}")
     old_words = {w for w in words_of(old_text) if w not in stops}
     for sentence in sentences:
-        if not AS_USUAL.search(sentence) or CHANGE.search(sentence):
+        # Not beside a change said in the sentence: "From next week we're in the Methodist
+        # hall, 7.30 as ever" keeps the time and changes the place.
+        if not AS_USUAL.search(sentence) or CHANGE.search(sentence) or EFFECTIVE.search(sentence):
             continue
         elsewhere = " ".join(s for s in sentences if s != sentence)
         values = set(values_in(sentence, stops)) & set(values_in(elsewhere, stops))
