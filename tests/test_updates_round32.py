@@ -24,6 +24,7 @@ from tests.test_updates_plain import marked
 cues = importlib.import_module("memories.llm.extractive.changes.cues")
 plain = importlib.import_module("memories.llm.extractive.changes.plain")
 kept_apart = importlib.import_module("memories.llm.extractive.changes.kept_apart")
+statements = importlib.import_module("memories.llm.extractive.changes.statements")
 
 UPDATES = [
     # Hours as a range ("10 till 4") and a change said to last ("going forward").
@@ -40,6 +41,18 @@ UPDATES = [
         "Our practice is Tuesdays 7pm, back room of the Crown.",
         "Practice: Thursdays 8pm, upstairs room. Landlord's call, going forward.",
     ),
+]
+
+# A message quoted from a named sender: its "I" is the sender, its "your" the writer.
+QUOTED = [
+    (
+        "My physio is Aled Price at the Riverside clinic.",
+        "Email from Sunita Rao: 'Aled has left the practice, so I'll be your physio from your next appointment.'",
+        True,
+    ),
+    ("My dentist is Dr Shah.", "Text from Ben: 'I'm seeing my dentist Dr Okafor at 3, can you grab the kids?'", False),
+    ("Our landlord is Mr Price.", "Message from Kate: 'My landlord Mr Hughes is putting the rent up again!'", False),
+    ("I live in Leeds.", "Text from Sam: 'I'm moving to Bristol in June, come and visit!'", False),
 ]
 
 LOOK_ALIKES = [
@@ -154,3 +167,18 @@ def test_a_narrower_kind_is_of_the_thing_the_older_note_is_about(settings):
     older = "Coffee order in with Monmouth - 6 bags espresso blend, delivery Weds."
     assert not plain.narrower_kind(older, "The sample bags were lovely.", stops, frozenset())
     assert plain.narrower_kind("Wifi password: kettle1", "The guest wifi password is crumb2.", stops, frozenset())
+
+
+@needs_meaning
+@pytest.mark.parametrize("old, new, update", QUOTED)
+def test_a_quoted_messages_first_person_is_its_sender(settings, old, new, update):
+    settings.MEMORY_EMBEDDINGS = "local"
+    assert marked(old, new) is update
+
+
+def test_a_quoted_message_is_read_with_its_sender_for_i_and_the_writer_for_you():
+    resolved = statements.speakers_resolved("Text from Gemma Pryce: 'Rob's handed me his folder, I'll be your assistant.'")
+    assert resolved == "Text from Gemma Pryce: 'Rob's handed Gemma Pryce his folder, Gemma Pryce will be my assistant.'"
+    assert statements.speakers_resolved("Got a text from mum about dinner. I'm out Friday.") == (
+        "Got a text from mum about dinner. I'm out Friday."
+    )

@@ -749,10 +749,12 @@ LATER_JUDGEMENTS = (
 def judge(new: MemoryNote, candidates: list[MemoryNote]) -> list[UpdateJudgement]:
     """The candidates the new memory updates: by the rules above, else by meaning
     (extractive/changes/: the same fact with another value, in anyone's words)."""
-    new_text = new.text or new.summary
+    # A quoted message is read with its first person as its sender ("Text from Gemma: 'I'll
+    # be your assistant from Thursday'": Gemma is).
+    new_text = changes.speakers_resolved(new.text or new.summary)
     out = []
     for old in candidates:
-        old_text = old.text or old.summary
+        old_text = changes.speakers_resolved(old.text or old.summary)
         reason = judge_pair(old_text, new_text)
         if reason and changes.said_not_as_a_change(old_text, new_text):
             reason = ""  # a phrasing matched, but the grammar says history, a plan or a denial

@@ -47,6 +47,7 @@ from .relocations import moved_by_noun
 from .renumbered import renumbered
 from .restated import restated
 from .roles import another_of_several, new_holder
+from .statements import speakers_resolved
 from .subjects import news_of_someone_new, someone_elses_role, writer_away_for_now
 from .successions import succeeded
 from .swaps import swapped
@@ -71,6 +72,7 @@ __all__ = [
     "plain_state",
     "restated",
     "said_not_as_a_change",
+    "speakers_resolved",
     "stays_after_all",
     "succeeded",
     "swapped",

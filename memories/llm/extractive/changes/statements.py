@@ -193,3 +193,37 @@ def closest_pair(pairs: list[tuple[str, str]]) -> tuple[float, str, str] | None:
     vectors = np.asarray(vectors, dtype=np.float32)
     index = {c: i for i, c in enumerate(clauses)}
     return max((float(vectors[index[a]] @ vectors[index[b]]), a, b) for a, b in pairs)
+
+
+# A message quoted from a named sender ("Text from Gemma Pryce: '... I'll be your assistant
+# from Thursday'"): inside the quotation the first person is the sender and the second
+# the writer. The nouns of a message and the quotation marks are closed classes.
+_QUOTED_MESSAGE = re.compile(
+    r"\b(?:text|texts|email|e-mail|message|msg|letter|note|voicemail|whatsapp|sms|dm)\s+from\s+(?:an?\s+)?"
+    r"((?-i:[A-Z][\w'’-]+)(?:\s+(?-i:[A-Z][\w'’-]+)){0,2})[^:'\"‘“]{0,40}:\s*['\"‘“](.+?)(?:['\"’”](?=\s|$)|$)",
+    re.I,
+)
+_FIRST_PERSON_IN_QUOTE = (
+    (re.compile(r"\bI['’]ll\b"), "{name} will"),
+    (re.compile(r"\bI['’]m\b"), "{name} is"),
+    (re.compile(r"\bI['’]ve\b"), "{name} has"),
+    (re.compile(r"\bI\b"), "{name}"),
+    (re.compile(r"\bme\b", re.I), "{name}"),
+    (re.compile(r"\bmy\b", re.I), "{name}'s"),
+    (re.compile(r"\byour\b", re.I), "my"),
+)
+
+
+def speakers_resolved(text: str) -> str:
+    """The text with each quoted message's first person read as its sender and its second
+    person as the writer: "Text from Gemma Pryce: 'Rob's handed me his folder, I'll be your
+    assistant from Thursday'" reads "Rob's handed Gemma Pryce his folder, Gemma Pryce will
+    be my assistant from Thursday"."""
+
+    def resolve(m: re.Match) -> str:
+        name, quoted = m.group(1), m.group(2)
+        for pattern, replacement in _FIRST_PERSON_IN_QUOTE:
+            quoted = pattern.sub(replacement.format(name=name), quoted)
+        return m.group(0).replace(m.group(2), quoted, 1)
+
+    return _QUOTED_MESSAGE.sub(resolve, text)
