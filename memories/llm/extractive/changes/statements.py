@@ -183,16 +183,22 @@ def units_of(text: str) -> list[tuple[str, str]]:
     return out[:MAX_SENTENCES] or [(text, text)]
 
 
-def closest_pair(pairs: list[tuple[str, str]]) -> tuple[float, str, str] | None:
+def closest_pair(pairs: list[tuple[str, str]], read: dict[str, str] | None = None) -> tuple[float, str, str] | None:
     """Of (older clause, newer clause) pairs, the closest by meaning as written, with its
-    cosine; None without an embedding layer."""
-    clauses = list(dict.fromkeys(c for pair in pairs for c in pair))
-    vectors = similarity.meaning_vectors(clauses)
+    cosine; None without an embedding layer. With `read` (another text to read a clause
+    by), each pair scores the lower of its two readings."""
+    read = read or {}
+    texts = list(dict.fromkeys([c for pair in pairs for c in pair] + list(read.values())))
+    vectors = similarity.meaning_vectors(texts)
     if vectors is None:
         return None
     vectors = np.asarray(vectors, dtype=np.float32)
-    index = {c: i for i, c in enumerate(clauses)}
-    return max((float(vectors[index[a]] @ vectors[index[b]]), a, b) for a, b in pairs)
+    index = {t: i for i, t in enumerate(texts)}
+
+    def cos(a: str, b: str) -> float:
+        return float(vectors[index[a]] @ vectors[index[b]])
+
+    return max((min(cos(a, b), cos(read.get(a, a), read.get(b, b))), a, b) for a, b in pairs)
 
 
 # A message quoted from a named sender ("Text from Gemma Pryce: '... I'll be your assistant

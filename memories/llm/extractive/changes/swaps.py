@@ -33,11 +33,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 
 from .... import textutil
-from .. import language, similarity
+from .. import language
 from .anchors import (
     BEGINNING_ANCHORS,
     MOVED_ON_MARGIN,
@@ -63,7 +61,7 @@ from .decision import side_by_side, denied, kept
 from .plain import value_type
 from .renumbered import CALENDAR
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
-from .statements import content_words, mentions, similar_word, tokens_of, units_of, words_of
+from .statements import closest_pair, content_words, mentions, similar_word, tokens_of, units_of, words_of
 from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else, values_of_another
 from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, part_of_another_name, values_in
 
@@ -131,7 +129,7 @@ def swapped(old_text: str, new_text: str, *, threshold: float = SWAP_SLOT):
     # are close.
     held = old_held | new_held
     read = {c: sentence_of[c] if _values_alone(c, held[c], stops) else c for pair in pairs for c in pair}
-    closest = _closest_both_ways(pairs, read)
+    closest = closest_pair(pairs, read)
     if closest is None:
         return None
     closeness, old_c, new_c = closest
@@ -310,19 +308,3 @@ def _bare(token: str) -> str:
 def _values_alone(clause: str, values: list[str], stops: frozenset[str]) -> bool:
     """Whether the clause has no content word besides its values."""
     return all(w in values or any(w in v.split() for v in values) for w in content_words(clause, stops))
-
-
-def _closest_both_ways(pairs: list[tuple[str, str]], read: dict[str, str]) -> tuple[float, str, str] | None:
-    """The pair of clauses closest in meaning, each pair scored by the lower of its two
-    readings: the clauses as written, and as `read` (a values-only clause by its sentence)."""
-    texts = list(dict.fromkeys([c for pair in pairs for c in pair] + [read[c] for pair in pairs for c in pair]))
-    vectors = similarity.meaning_vectors(texts)
-    if vectors is None:
-        return None
-    vectors = np.asarray(vectors, dtype=np.float32)
-    at = {t: i for i, t in enumerate(texts)}
-
-    def cos(a: str, b: str) -> float:
-        return float(vectors[at[a]] @ vectors[at[b]])
-
-    return max((min(cos(oc, nc), cos(read[oc], read[nc])), oc, nc) for oc, nc in pairs)
