@@ -222,8 +222,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     written_terms = q_terms
     q_terms = list(dict.fromkeys(said_as.canonical(t) for t in q_terms))
     dated = set(context.date_matches)
-    if dated:
+    if dated or asks_about_the_past(asked_past, False):
         # Recall already read the period ("last week") as a date: its words are not a topic.
+        # Nor are they of a question about a time gone ("What was his dose in April
+        # 2024?"), which the line that held then need not date.
         q_terms = [t for t in q_terms if t not in TIME_TERMS and not t.isdigit()]
     if not q_terms and not dated:
         return overview(context)
@@ -400,7 +402,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
                 own = set(plain_words(speaker.group(1))) | (exchange_words[s.memory.id] - spoken_to)
             else:
                 own = exchange_words[s.memory.id]
-            if s.relevant and not all(_name_said(n, own) for n in named):
+            if s.relevant and not all(_name_said(n, own) for n in named) and not _initials_said(named, _memory_text(s.memory)):
                 s.relevant = False
     # "... before Octopus?": a memory that names what the time asked ended with is of the
     # time after, and no answer. One that superseded another stays: its older value is
@@ -413,7 +415,19 @@ def answer(*, question: str, context: AnswerContext) -> str:
     for s in sentences:
         if s.memory.id in after and s.memory.id not in replaced:
             s.relevant = False
-    relevant = [s for s in sentences if s.relevant and _stands(s) and _gives_kind(s, kind, question)]
+    held_then: set[int] = set()
+    if asks_about_the_past(asked_past, bool(dated)):
+        # What held then is the older value of a fact a standing line gives now: as much
+        # evidence as its successor ("amlodipine 5mg" before "upped to 10mg"), though it
+        # says less of the question's words. So is what recall put first for the period
+        # (recall/newer.py reads what held then), when it says what is asked about.
+        held_then = {i for s in sentences if s.relevant and _stands(s) for i in replaced.get(s.memory.id, ())}
+        held_then.add(context.memories[0].id)
+    relevant = [
+        s
+        for s in sentences
+        if s.relevant and (_stands(s) or s.memory.id in held_then) and _gives_kind(s, kind, question)
+    ]
     if relevant and UNSAID_THINGS:
         # A line that does not say what the question names answers only when recall matched
         # it by the period the question names, or when a name is asked for and a new one
@@ -500,6 +514,19 @@ def _name_said(name: str, words: set[str] | frozenset[str]) -> bool:
     """The name is among the words, as written or with a plural "s" on one side only ("the
     U12s" names the "U12 captain"'s side)."""
     return name in words or (name.endswith("s") and name[:-1] in words) or f"{name}s" in words
+
+
+# Two people written as their initials ("S&D moved their wedding", "A & R's planner").
+_INITIALS = re.compile(r"(?<![\w&])([A-Z])\s?(?:&|\+)\s?([A-Z])(?![\w&])")
+
+
+def _initials_said(named: set[str], text: str) -> bool:
+    """The two names asked are written as their initials: "What time does Ana and Rita's
+    ceremony start?" is answered by "A&R pushed the ceremony to 16h30"."""
+    if len(named) != 2:
+        return False
+    asked = sorted(n[:1].upper() for n in named)
+    return any(sorted(m.groups()) == asked for m in _INITIALS.finditer(text))
 
 
 def _value_before(s: Sentence, kind: asked_for.Asked, question: str) -> str:

@@ -143,9 +143,14 @@ _NUMBER_SPAN = re.compile(
     r"twenty|thirty|forty|fifty|sixty|hundred|thousand|million|dozen|once|twice|half|a\s+couple)\b",
     re.I,
 )
-# A clock time in digits, with a colon or "am"/"pm" ("2:40pm", "9am"; not "12.50", a price).
-_CLOCK_DIGITS = re.compile(r"\b\d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\.?|o'clock)(?!\w)", re.I)
+# A clock time in digits, with a colon or "am"/"pm" ("2:40pm", "9am"; not "12.50", a price),
+# or as the 24-hour clock is written across Europe ("15h", "16h30", "17 Uhr", "8 uur").
+_CLOCK_24 = r"\b\d{1,2}h(?:\d{2})?\b|\b\d{1,2}(?:[:.]\d{2})?\s*(?:uhr|uur)\b"
+_CLOCK_DIGITS = re.compile(
+    rf"\b\d{{1,2}}:\d{{2}}\s*(?:[ap]\.?m\.?)?|\b\d{{1,2}}\s*(?:[ap]\.?m\.?|o'clock)(?!\w)|{_CLOCK_24}", re.I
+)
 _CLOCK = re.compile(
+    rf"{_CLOCK_24}|"
     r"\b\d{1,2}(?:[:.]\d{2})\s*(?:[ap]\.?m\.?)?|\b\d{1,2}\s*(?:[ap]\.?m\.?|o'clock)(?!\w)|\b(?:noon|midday|midnight)\b"
     r"|\b(?:at|by|from|until|till)\s+\d{1,2}\b|\b(?:morning|afternoon|evening|tonight|lunchtime|dawn|dusk)\b",
     re.I,

@@ -445,7 +445,28 @@ def _judge_pair(old_text: str, new_text: str, rank: int) -> Change | None:
     from_value = new_s[new_s.find(new_c) :] if new_c in new_s else new_s
     if not CHANGE.search(new_text) and leans(from_value, REFUSAL_ANCHORS, TAKING_ANCHORS, REFUSAL_MARGIN, stops, names):
         return None  # "Me ofrecieron un puesto en BBVA, pero lo rechacé": an offer declined
+    if not cue and not ending and all(_named_aside(v, new_text) for v in old_values):
+        return None  # "Uncle Hamish turns 84" / "Hamish's morning carer is Agnes": Hamish holds it
     return Change(tuple(old_values), tuple(new_values), closeness)
+
+
+# A preposition (a closed class, of the languages read) or a possessive: what it names is
+# where, for whom or whose, not the subject or object of a change.
+_ASIDE = r"(?:at|for|with|in|on|to|from|of|by|near|für|bei|mit|pour|avec|chez|para|con|com|per|voor|bij|met)"
+
+
+def _named_aside(value: str, text: str) -> bool:
+    """The newer note names the value, each time after a preposition or as an owner
+    ("ordered Orijen for Biscoito", "Hamish's morning carer"): what is said is of it, not
+    that it ended."""
+    v = re.escape(value)
+    said = list(re.finditer(rf"(?<![\w@]){v}(?![\w@])", text, re.I))
+    return bool(said) and all(
+        # (after the name's other words: "at the Daily Grind")
+        re.search(rf"\b{_ASIDE}\s+(?:the\s+|a\s+|an\s+)?(?:(?-i:[A-Z])[\w'’-]*\s+){{0,3}}$", text[: m.start()], re.I)
+        or re.match(r"['’]s?\b", text[m.end() :])
+        for m in said
+    )
 
 
 def _ended_elsewhere(new_units, new_s: str, old_words: set[str], stops: frozenset[str], names: frozenset[str]) -> bool:

@@ -69,7 +69,8 @@ HANDOVER_MARGIN = 0.008
 _POSSESSOR_OPENS = re.compile(rf"^\W*[\w-]+['’]s\s+(?!{IS_OR_HAS_NEXT})\w", re.I)
 # Whom a thing handed goes to: a preposition of the recipient before the taker ("over to
 # Elif", "an Elif", "à Elif", "a Elif", "para a Elif"), a closed class of each grammar.
-_RECIPIENT = r"\b(?:to|an|à|a|al|ao|para|alla|zu)\s+(?:(?:the|la|el|o|a|il|der|die|den)\s+)?"
+# Not "in to", a place gone into ("Hamish moved in to Anniesland Court").
+_RECIPIENT = r"(?<!\bin )\b(?:to|an|à|a|al|ao|para|alla|zu)\s+(?:(?:the|la|el|o|a|il|der|die|den)\s+)?"
 # Whom a thing is taken from: a preposition of the source before the holder, a closed
 # class of each grammar ("from Neil", "von Neil", "de Neil", "van Neil", "od Neila").
 _SOURCE = r"\b(?:from|von|de|da|van|od|di|från|fra)\s+"

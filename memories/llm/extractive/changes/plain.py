@@ -162,8 +162,15 @@ def _only_as_possessor(value: str, old_text: str, new_text: str) -> bool:
 
 def _a_time_of(phrase: str) -> bool:
     """The possessed phrase is a span of the possessor's time ("Lena's first week at
-    Greenfield", "Tom's last day at Acme"): what happened to them, not a thing of theirs."""
-    return any(_of_time(w) for w in textutil.words(phrase)[:2])
+    Greenfield", "Tom's last day at Acme"): what happened to them, not a thing of theirs.
+    A word of time before another noun only says which of their things ("Morag's evening
+    carer", "Ella's Saturday job")."""
+    words = textutil.words(phrase)[:3]
+    for i, word in enumerate(words[:2]):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if _of_time(word) and (not after or after in textutil.STOPWORDS or _of_time(after)):
+            return True
+    return False
 
 
 # Irregular past participles (a closed class) that "'s" ("has") comes before: "Kofi's gone".

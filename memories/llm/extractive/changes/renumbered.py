@@ -12,7 +12,7 @@ one's own). What makes it a change, all of it general evidence:
   time, "17h" too; a date, a day of a month counting as one; a weekday, short forms too;
   a code; a number of five digits or more, such as a phone's): the older one not said by
   the newer note, the newer one not said by the older note;
-- one thing: the two notes share a word besides their values, owners and words of time
+- one thing: the sentences holding the two values share a word besides the values, owners and words of time
   (read with typos and abbreviations, short ones too: "op", "IT"), or, said in other
   words, the two clauses holding the values are close in meaning;
 - the newer note says it changed: the closed classes of change (cues.py: "now", "new",
@@ -123,7 +123,11 @@ def renumbered(old_text: str, new_text: str):
     if closest is None:
         return None
     closeness, old_c, new_c = closest
-    one_thing = _one_thing(old_text, new_text, stops, set(old_held[old_c]) | set(new_held[new_c]))
+    # One thing: the sentences holding the two values share a word of it. A word shared
+    # elsewhere in two long notes is of something else ("Uncle Hamish turns 84 on 9 Feb.
+    # likes ... the crossword book" / "agm again ... the skip is booked for May").
+    sentence_of = dict(old_units) | dict(new_units)
+    one_thing = _one_thing(sentence_of[old_c], sentence_of[new_c], stops, set(old_held[old_c]) | set(new_held[new_c]))
     # A newer note that names its thing only by "it" ("landlord bumped it -> 920/mo") and
     # says it changed points back to an older note: its clause need only be as close as
     # a changed slot with a change word is.
@@ -137,7 +141,6 @@ def renumbered(old_text: str, new_text: str):
         # needs the clauses nearly the same as well as a word shared.
         if not (change_verbs(new_text) and one_thing and closeness >= RENUMBER_BY_VERB):
             return None
-    sentence_of = dict(old_units) | dict(new_units)
     old_s, new_s = sentence_of[old_c], sentence_of[new_c]
     # A second one beside the first ("also", "another", "a second"), said in the new value's
     # clause or elsewhere in a note that does not say that clause changed ("Another slip,
@@ -382,7 +385,7 @@ _OWNER = re.compile(rf"\b(\w+)['’]s\b(?!\s+{IS_OR_HAS_NEXT})", re.I)
 
 
 def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:
-    """The two notes share a word of what they are about: not a value, an owner, a word of
+    """The two statements share a word of what they are about: not a value, an owner, a word of
     time or one of change (read with typos and abbreviations)."""
     new_words = {without_possessive(w) for w in words_of(new_text)}
     # Whose it is ("Mum's", "Dad's") in both notes says whose, not what: "Dad's birthday"

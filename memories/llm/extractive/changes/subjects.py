@@ -236,10 +236,12 @@ def other_owner(old_s: str, new_s: str) -> bool:
             if _PLACE_BEFORE.search(a[: m.start()]):
                 continue  # "meets at Ellie's house", "in the library's reading room": a value's owner
             # Possessed in the other sentence too ("Dan's been made ..." is Dan's own news).
-            if re.search(rf"(?<!\w){re.escape(marked)}\s+(?!{IS_OR_HAS_NEXT})\w", b_low.replace("’", "'")):
+            if theirs := re.search(rf"(?<!\w){re.escape(marked)}\s+(?!{IS_OR_HAS_NEXT})\w", b_low.replace("’", "'")):
                 # The thing is the noun phrase after "'s": "Mira's phone number" and "Mira's
-                # new number" share its noun.
-                if not any(similar_word(w, words_of(b)) for w in _phrase(a, m.start(2))):
+                # new number" share its noun. The other's phrase, not its every word: "Inês's
+                # mum lives in Viseu" / "one of them lives in Inês's locker" share a verb.
+                other_phrase = set(_phrase(b_low, theirs.end() - 1))
+                if not any(similar_word(w, other_phrase) for w in _phrase(a, m.start(2))):
                     return True  # "Zoe's party" / "Zoe's birthday"
             elif owner not in b_low or re.search(rf"\b(?:my|our)\s+{re.escape(thing)}\b", b_low):
                 return True  # "Dad's phone number" / "my phone number"; "Priya's manager" / "my manager"

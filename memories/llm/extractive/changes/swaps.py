@@ -62,7 +62,7 @@ from .plain import value_type
 from .renumbered import CALENDAR
 from .slots import frame_word_swapped, holds_apart, other_kind, other_thing, shares_slot_word, slot_words_differ, two_holders
 from .statements import closest_pair, content_words, mentions, similar_word, tokens_of, units_of, words_of
-from .subjects import first_person, other_owner, other_subject, possessed_thing, someone_else, values_of_another
+from .subjects import first_person, other_owner, other_subject, person_noun, possessed_thing, someone_else, values_of_another
 from .values import NUMBER_WORDS, kinds_of, names_in, numbers_in_names, parallel_openers, part_of_another_name, values_in
 
 WEEKDAYS = frozenset(w.lower() for w in textutil.WEEKDAYS)
@@ -264,9 +264,13 @@ def _one_subject(old_s: str, new_s: str, old_words: set[str], new_words: set[str
 
 
 def _from_to(sentence: str, old: str, new_values: list[str]) -> bool:
-    """The old value, past the sentence's first word, comes before a new value."""
+    """The old value, past the sentence's subject, comes before a new value. A word of kin
+    or a title before it opens the subject ("Uncle Hamish GP = Dr Fraser": Hamish is whose
+    the GP is); a verb does not ("Dumped Comcast, got fiber from Ziply")."""
     words = [t.lower() for t in tokens_of(sentence)]
     at_old = next((i for i, w in enumerate(words) if i and mentions(old, {w})), None)
+    if at_old == 1 and person_noun(words[0]):
+        return False
     at_new = [i for i, w in enumerate(words) for v in new_values if mentions(v, {w})]
     return at_old is not None and any(i > at_old for i in at_new)
 
