@@ -13,6 +13,7 @@ words of their own."""
 from __future__ import annotations
 
 import importlib
+import re
 
 import pytest
 
@@ -41,6 +42,8 @@ LOOK_ALIKES = [
         "Sofia's mum lives in Braga, we visit at Easter.",
         "spare keys: one set with me, the other lives in Sofia's desk drawer at work",
     ),
+    # Another of a kind: what and when both other, the when after a label's colon.
+    ("Aoife Nat 5 Maths exam: 7 May, 9am. spare calculator!", "Aoife's Nat 5 Physics exam 15 May, 1pm"),
     # The holder moving house hands nothing on.
     ("Morag takes her tea black, and she loves the park at Kelvingrove.", "Morag moved in to Dunard Court (sheltered), flat 9."),
 ]
@@ -110,3 +113,32 @@ def test_two_people_written_as_their_initials_are_the_two_asked(user, memory_fac
     # Initials of others are not them.
     reply = answer_question(owner=user, question="What time is Lena and Dave's reception?", k=5).answer
     assert f"[Memory {moved.pk}]" not in reply, reply
+
+
+@needs_meaning
+def test_a_word_of_kin_before_a_name_and_a_role_in_capitals_need_not_be_said(user, memory_factory, settings, sync_tasks):
+    """ "Grandad Alasdair's GP": the line answering names him, not his kin word, and says
+    "doctor" for "GP"; "the old TV" is still a name the line must say."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    memory_factory("Grandad Alasdair turns 88 on 2 March. likes fudge and the racing pages", occurred_at="2023-03-01")
+    now = memory_factory("Alasdair's doctor is Dr Aziz, Hillhead practice. ring at 8 sharp", occurred_at="2024-09-20")
+    memory_factory("Bought a new kettle, the old one leaked.", occurred_at="2024-10-02")
+    reply = answer_question(owner=user, question="Who's Grandad Alasdair's GP these days?", k=5).answer
+    assert reply.startswith("From your memories") and f"[Memory {now.pk}]" in reply, reply
+    memory_factory("Sold the old sofa on Gumtree for £60.", occurred_at="2024-10-03")
+    reply = answer_question(owner=user, question="How much did I sell the old TV for?", k=5).answer
+    assert "£60" not in reply, reply
+
+
+@needs_meaning
+def test_a_question_about_a_month_gone_quotes_what_held_then(user, memory_factory, settings, sync_tasks):
+    """No note is dated in the month asked: what held then is the older note recall puts
+    first, though it says less of the question's words than the newer one."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    memory_factory("Dougal takes two sugars. loves the walk along the river", occurred_at="2023-05-02")
+    then = memory_factory("Dougal BP tabs: ramipril 5mg in the morning", occurred_at="2024-03-27")
+    memory_factory("Dr upped Dougal's ramipril to 10mg, still mornings. new blister packs from Boots", occurred_at="2024-06-11")
+    memory_factory("Bought a new kettle, the old one leaked.", occurred_at="2024-04-02")
+    reply = answer_question(owner=user, question="What was his ramipril dose in April 2024?", k=5).answer
+    cited = [int(n) for n in re.findall(r"\[Memory (\d+)\]", reply)]
+    assert cited and cited[0] == then.pk and "5mg" in reply, reply

@@ -43,6 +43,7 @@ from .asked_about import (
     plain_words,
     without_names,
 )
+from .changes.subjects import person_noun
 from .entities import addressed
 from .language import language_of
 from .quote_order import asks_about_the_past, current_first
@@ -268,6 +269,10 @@ def answer(*, question: str, context: AnswerContext) -> str:
     exchange_words = {i: memory_words[i].union(*(lent[j] for j in before.get(i, ()))) for i in memory_words}
     # A month or a day is capitalised, not someone: "in November" is said by "7 Nov".
     named = {n for n in names_asked(question) if not said_as.calendar(n)}
+    # A word of kin or a title before a name ("Uncle Hamish", "Dr Fraser") is how the name
+    # is said, and a short word in capitals ("GP", "MOT") names a thing: neither is a name
+    # the line must say ("Hamish's doctor is Dr Nwosu now" answers "Uncle Hamish's GP").
+    named = {n for n in named if not _kin_before_a_name(n, question, named) and not _initialism(n, question)}
     if whose_thing.ANOTHERS_THING and named and whose_thing.anothers_thing(question, context, named):
         # "How did Caroline's son handle the accident?" where only Melanie has a son.
         return NOTHING
@@ -514,6 +519,23 @@ def _name_said(name: str, words: set[str] | frozenset[str]) -> bool:
     """The name is among the words, as written or with a plural "s" on one side only ("the
     U12s" names the "U12 captain"'s side)."""
     return name in words or (name.endswith("s") and name[:-1] in words) or f"{name}s" in words
+
+
+def _kin_before_a_name(word: str, question: str, named: set[str]) -> bool:
+    """The word is a word of kin or a title said just before another name asked."""
+    after = re.search(rf"\b{re.escape(word)}\s+([^\W\d_][\w'’-]*)", question, re.I)
+    return bool(after) and after.group(1).lower().removesuffix("'s").removesuffix("’s") in named and person_noun(word)
+
+
+def _initialism(word: str, question: str) -> bool:
+    """The word is written in the question as two or three capitals after a possessive
+    ("Hamish's GP", "my MOT"): someone's thing of a kind, not a name. ("the old TV" keeps
+    its capitals as a name the line must say.)"""
+    return bool(
+        re.search(
+            rf"(?:['’]s|\b(?:my|our|your|his|her|their))\s+(?-i:[A-Z]{{2,3}})(?<=\b{re.escape(word)})(?!\w)", question, re.I
+        )
+    )
 
 
 # Two people written as their initials ("S&D moved their wedding", "A & R's planner").

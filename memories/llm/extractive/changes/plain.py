@@ -341,6 +341,14 @@ def _plain_pair(old_c, old_s, new_c, new_s, old_text, new_text, stops, names, la
     # November"), not the one moved.
     if not CHANGE.search(new_s) and _where_and_when(old_only, old_c) and _where_and_when(new_only, new_c):
         return None
+    # ... the when said after a label's colon, in the rest of the sentence ("Callum Higher
+    # Maths exam: 6 May, 9am" / "Callum's Higher Physics exam 14 May, 1pm").
+    if (
+        not CHANGE.search(new_s)
+        and _where_and_when(old_only + _when_only(old_s, new_words, stops, names), old_s)
+        and _where_and_when(new_only + _when_only(new_s, old_words, stops, names), new_s)
+    ):
+        return None
     # One type on both sides: the slot's value ("10.99" / "12.99"), not when it holds.
     types = {value_type(v, old_c) for v in old_only} & {value_type(v, new_c) for v in new_only}
     if not types:
@@ -422,6 +430,15 @@ def _capitalised_runs(text: str) -> list[list[str]]:
                 runs.append(run)
             run = []
     return runs
+
+
+def _when_only(sentence: str, other_words: set[str], stops: frozenset[str], names: frozenset[str]) -> list[str]:
+    """The sentence's times and numbers of the calendar the other note does not say."""
+    return [
+        v
+        for v in _values(sentence, stops, names)
+        if value_type(v, sentence) in ("time", "number") and not mentions(v, other_words)
+    ]
 
 
 def _where_and_when(values: list[str], clause: str) -> bool:
