@@ -522,20 +522,23 @@ def _name_said(name: str, words: set[str] | frozenset[str]) -> bool:
 
 
 def _kin_before_a_name(word: str, question: str, named: set[str]) -> bool:
-    """The word is a word of kin or a title said just before another name asked."""
-    after = re.search(rf"\b{re.escape(word)}\s+([^\W\d_][\w'’-]*)", question, re.I)
-    return bool(after) and after.group(1).lower().removesuffix("'s").removesuffix("’s") in named and person_noun(word)
+    """The word is a word of kin or a title said just before another name asked, as a
+    title is, with no determiner before it ("Uncle Hamish", not "my Premium Bonds")."""
+    said = re.search(rf"(\w+\s+)?\b{re.escape(word)}\s+([^\W\d_][\w'’-]*)", question, re.I)
+    if not said or (said.group(1) and said.group(1).strip().lower() in _DETERMINERS):
+        return False
+    return said.group(2).lower().removesuffix("'s").removesuffix("’s") in named and person_noun(word)
+
+
+# What opens a noun phrase (a closed class): a word after one is a noun, not a title.
+_DETERMINERS = frozenset("the a an my our your his her their its this that these those".split())
 
 
 def _initialism(word: str, question: str) -> bool:
-    """The word is written in the question as two or three capitals after a possessive
-    ("Hamish's GP", "my MOT"): someone's thing of a kind, not a name. ("the old TV" keeps
-    its capitals as a name the line must say.)"""
-    return bool(
-        re.search(
-            rf"(?:['’]s|\b(?:my|our|your|his|her|their))\s+(?-i:[A-Z]{{2,3}})(?<=\b{re.escape(word)})(?!\w)", question, re.I
-        )
-    )
+    """The word is written in the question as two or three capitals after someone's
+    possessive ("Hamish's GP"): that person's thing of a kind, not a name. ("the old TV"
+    and "my ISA" keep their capitals as a name the line must say.)"""
+    return bool(re.search(rf"\w['’]s\s+(?-i:[A-Z]{{2,3}})(?<=\b{re.escape(word)})(?!\w)", question, re.I))
 
 
 # Two people written as their initials ("S&D moved their wedding", "A & R's planner").

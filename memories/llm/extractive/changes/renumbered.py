@@ -123,11 +123,14 @@ def renumbered(old_text: str, new_text: str):
     if closest is None:
         return None
     closeness, old_c, new_c = closest
-    # One thing: the sentences holding the two values share a word of it. A word shared
-    # elsewhere in two long notes is of something else ("Uncle Hamish turns 84 on 9 Feb.
-    # likes ... the crossword book" / "agm again ... the skip is booked for May").
+    # One thing: the sentences holding the two values, as written (a dash inside is no
+    # end: "Cheese from Harveys - 5kg wheels, £9.40/kg."), share a word of it. A word
+    # shared elsewhere in two long notes is of something else ("Uncle Hamish turns 84 on
+    # 9 Feb. likes ... the crossword book" / "agm again ... the skip is booked for May").
     sentence_of = dict(old_units) | dict(new_units)
-    one_thing = _one_thing(sentence_of[old_c], sentence_of[new_c], stops, set(old_held[old_c]) | set(new_held[new_c]))
+    one_thing = _one_thing(
+        _written_sentence(old_text, old_c), _written_sentence(new_text, new_c), stops, set(old_held[old_c]) | set(new_held[new_c])
+    )
     # A newer note that names its thing only by "it" ("landlord bumped it -> 920/mo") and
     # says it changed points back to an older note: its clause need only be as close as
     # a changed slot with a change word is.
@@ -382,6 +385,12 @@ def _day_of_month(day: str) -> re.Pattern:
 
 # "X's" as "X is" / "X has" is no owner ("number's 07700 900877 now").
 _OWNER = re.compile(rf"\b(\w+)['’]s\b(?!\s+{IS_OR_HAS_NEXT})", re.I)
+
+
+def _written_sentence(text: str, clause: str) -> str:
+    """The sentence of the text, as written, that holds the clause (the whole text when
+    the clause crosses two)."""
+    return next((s for s in textutil.sentences(text) if clause in s), text)
 
 
 def _one_thing(old_text: str, new_text: str, stops: frozenset[str], values: set[str]) -> bool:
