@@ -429,9 +429,7 @@ def answer(*, question: str, context: AnswerContext) -> str:
         held_then = {i for s in sentences if s.relevant and _stands(s) for i in replaced.get(s.memory.id, ())}
         held_then.add(context.memories[0].id)
     relevant = [
-        s
-        for s in sentences
-        if s.relevant and (_stands(s) or s.memory.id in held_then) and _gives_kind(s, kind, question)
+        s for s in sentences if s.relevant and (_stands(s) or s.memory.id in held_then) and _gives_kind(s, kind, question)
     ]
     if relevant and UNSAID_THINGS:
         # A line that does not say what the question names answers only when recall matched
