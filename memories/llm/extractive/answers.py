@@ -270,8 +270,9 @@ def answer(*, question: str, context: AnswerContext) -> str:
     # A month or a day is capitalised, not someone: "in November" is said by "7 Nov".
     named = {n for n in names_asked(question) if not said_as.calendar(n)}
     # A word of kin or a title before a name ("Uncle Hamish", "Dr Fraser") is how the name
-    # is said, and a short word in capitals ("GP", "MOT") names a thing: neither is a name
-    # the line must say ("Hamish's doctor is Dr Nwosu now" answers "Uncle Hamish's GP").
+    # is said, and a short word in capitals after someone's possessive ("Hamish's GP")
+    # names a thing of theirs: neither is a name the line must say ("Hamish's doctor is Dr
+    # Nwosu now" answers "Who's Uncle Hamish's GP?").
     named = {n for n in named if not _kin_before_a_name(n, question, named) and not _initialism(n, question)}
     if whose_thing.ANOTHERS_THING and named and whose_thing.anothers_thing(question, context, named):
         # "How did Caroline's son handle the accident?" where only Melanie has a son.

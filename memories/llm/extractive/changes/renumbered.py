@@ -12,9 +12,9 @@ one's own). What makes it a change, all of it general evidence:
   time, "17h" too; a date, a day of a month counting as one; a weekday, short forms too;
   a code; a number of five digits or more, such as a phone's): the older one not said by
   the newer note, the newer one not said by the older note;
-- one thing: the sentences holding the two values share a word besides the values, owners and words of time
-  (read with typos and abbreviations, short ones too: "op", "IT"), or, said in other
-  words, the two clauses holding the values are close in meaning;
+- one thing: the sentences holding the two values share a word besides the values,
+  owners and words of time (read with typos and abbreviations, short ones too: "op",
+  "IT"), or, said in other words, the two clauses holding the values are close in meaning;
 - the newer note says it changed: the closed classes of change (cues.py: "now", "new",
   "instead", "from March", "up"/"down", an arrow), or the new value right after a
   preposition of result ("pushed to 2 April", "au samedi"); an English past form that
