@@ -29,6 +29,7 @@ from ... import textutil
 from ..base import AnswerContext, MemoryNote
 from . import asked_for, exchange, grammar, name_of, near_miss, said_as, similarity, spelling, stand_ins, whose_thing
 from .asked_about import (
+    DETERMINERS,
     META_TERMS,
     QUESTION_WORDS,
     SPEAKER,
@@ -524,13 +525,9 @@ def _kin_before_a_name(word: str, question: str, named: set[str]) -> bool:
     """The word is a word of kin or a title said just before another name asked, as a
     title is, with no determiner before it ("Uncle Hamish", not "my Premium Bonds")."""
     said = re.search(rf"(\w+\s+)?\b{re.escape(word)}\s+([^\W\d_][\w'’-]*)", question, re.I)
-    if not said or (said.group(1) and said.group(1).strip().lower() in _DETERMINERS):
+    if not said or (said.group(1) and said.group(1).strip().lower() in DETERMINERS):
         return False
     return said.group(2).lower().removesuffix("'s").removesuffix("’s") in named and person_noun(word)
-
-
-# What opens a noun phrase (a closed class): a word after one is a noun, not a title.
-_DETERMINERS = frozenset("the a an my our your his her their its this that these those".split())
 
 
 def _initialism(word: str, question: str) -> bool:

@@ -186,7 +186,7 @@ def speaker_name(m: MemoryNote) -> str:
 # Closed classes: what opens a noun phrase, and the auxiliaries.
 # With the quantifiers ("each physio session", "every swim lesson", "both tickets"): grammar.
 _QUANTIFIERS = frozenset("each every both either neither".split())
-_DETERMINERS = frozenset("the a an my your his her our their its this that these those".split()) | _QUANTIFIERS
+DETERMINERS = frozenset("the a an my your his her our their its this that these those".split()) | _QUANTIFIERS
 # After whom it counts, a quantifier floats: "Did Jon and Gina both take part", "they each".
 _FLOATED_AFTER = frozenset("we you they them us i".split())
 _AUXILIARIES = frozenset("did does do will would can could should shall has have had".split())
@@ -235,7 +235,7 @@ def asked_phrases(question: str) -> list[list[str]]:
         if low in _QUANTIFIERS and i and (tokens[i - 1][:1].isupper() or tokens[i - 1].lower() in _FLOATED_AFTER):
             room = 0
             continue
-        if low in _DETERMINERS:
+        if low in DETERMINERS:
             room, fresh = (1 if i and tokens[i - 1].lower() in _AUXILIARIES else 3), True
             out.append([])
             continue
@@ -259,7 +259,7 @@ def asked_phrases(question: str) -> list[list[str]]:
             # -ing or -ed is the verb ("is ... staying", "is ... parked"), not a thing named.
             room = 0
         last = i + 1 == len(tokens) or tokens[i + 1].lower() in textutil.STOPWORDS
-        if room and bare in _TIME_UNITS and last and tokens[i - 1].lower() in _DETERMINERS:
+        if room and bare in _TIME_UNITS and last and tokens[i - 1].lower() in DETERMINERS:
             # "Where does my sister live these days?": when, not what. A time unit that is the
             # whole phrase names a period ("the weekend plan" still names a plan).
             room = 0
@@ -312,7 +312,7 @@ def attribute_phrase(question: str) -> list[str]:
         bare = token.lower().replace("’", "'").removesuffix("'s")
         if bare in _NAMING:
             return []  # "What is my cat called?" asks the cat's name
-        if bare in textutil.STOPWORDS or bare in _DETERMINERS or token[:1].isupper() or bare[:1].isdigit():
+        if bare in textutil.STOPWORDS or bare in DETERMINERS or token[:1].isupper() or bare[:1].isdigit():
             if phrase:
                 break
             continue
