@@ -6,8 +6,14 @@ search): the quick loop for work on the judge, before `manage.py evaluate_update
 
 Counted per file and in all: expected updates found (the pairs a scenario lists), and
 false pairs (marked, but neither listed nor implied by a chain A -> B -> C). --background
-also judges each scenario memory against the file's background notes (all non-updates).
+also judges each scenario memory against the file's background notes, and those notes
+among themselves (all non-updates).
 --verbose prints each missed and each false pair with the judge's reason.
+
+Each older note is judged with its nearness to the newer one as the update check measures
+it (services/updates.py), over the notes the owner would have then, as in
+`manage.py evaluate_updates`: the file's background and the scenario's memories before the
+newer one. --no-nearness judges without it.
 """
 
 from __future__ import annotations
@@ -32,28 +38,54 @@ def main() -> None:
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--background", action="store_true")
     parser.add_argument("--found", action="store_true", help="also print the pairs found")
+    parser.add_argument("--no-nearness", action="store_true", help="judge without the owner's nearness")
     args = parser.parse_args()
     os.environ.setdefault("MEMORY_EMBEDDINGS", "local")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryagent.settings")
     import django
 
     django.setup()
+    import numpy as np
+
+    from memories import embeddings
     from memories.llm.base import MemoryNote
     from memories.llm.offline import OfflineProvider
+    from memories.services.updates import above_typical
 
     engine = OfflineProvider()
+    embedder = None if args.no_nearness else embeddings.get_embedder()
+    vectors: dict[str, np.ndarray] = {}
 
-    def judged(old: str, new: str) -> str:
+    def vector(text: str) -> np.ndarray:
+        if text not in vectors:
+            vectors[text] = np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
+        return vectors[text]
+
+    def judged(old: str, new: str, owner: list[str] = ()) -> str:
+        near = None
+        if embedder is not None:
+            others = [float(vector(new) @ vector(t)) for t in owner if t != new]
+            near = above_typical(others, {0: float(vector(new) @ vector(old))}).get(0)
         verdicts = engine.judge_updates(
-            new=MemoryNote(id=2, summary=new, text=new), candidates=[MemoryNote(id=1, summary=old, text=old)]
+            new=MemoryNote(id=2, summary=new, text=new),
+            candidates=[MemoryNote(id=1, summary=old, text=old, nearness=near)],
         )
         return verdicts[0].reason if verdicts else ""
 
     total = {"expected": 0, "found": 0, "false": 0, "false_scenarios": 0, "scenarios": 0}
     for path in args.files:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        background = [b["text"] for b in data.get("background", [])] if args.background else []
+        shared = [b["text"] for b in data.get("background", [])]
+        background = shared if args.background else []
         counts = {"expected": 0, "found": 0, "false": 0, "false_scenarios": 0, "scenarios": 0}
+        # The background notes among themselves, as each scenario's space reads them first:
+        # a pair marked here is marked in every scenario.
+        for j, new in enumerate(background):
+            for old in background[:j]:
+                if reason := judged(old, new, background[:j]):
+                    counts["false"] += 1
+                    if args.verbose:
+                        print(f"  FALSE (background, in every scenario) {old!r} -> {new!r}: {reason}")
         for scenario in data["scenarios"]:
             texts = [m["text"] for m in scenario["memories"]]
             expected = {tuple(p) for p in scenario.get("updates", [])}
@@ -63,7 +95,7 @@ def main() -> None:
             false_here = False
             for j in range(len(texts)):
                 for i in range(j):
-                    reason = judged(texts[i], texts[j])
+                    reason = judged(texts[i], texts[j], shared + texts[:j])
                     if (i, j) in expected:
                         if reason:
                             counts["found"] += 1
@@ -77,7 +109,7 @@ def main() -> None:
                         if args.verbose:
                             print(f"  FALSE [{scenario.get('id')}] {texts[i]!r} -> {texts[j]!r}: {reason}")
                 for old in background:
-                    if reason := judged(old, texts[j]):
+                    if reason := judged(old, texts[j], shared + texts[:j]):
                         counts["false"] += 1
                         false_here = True
                         if args.verbose:

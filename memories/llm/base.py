@@ -58,6 +58,10 @@ class MemoryNote:
     #: Who said it when it is not the person: an assistant's reply in an imported
     #: conversation ("ChatGPT"). Context for the person's words, never their own fact.
     said_by: str = ""
+    #: Set on an update check's candidates (services/updates.py): how much nearer in
+    #: meaning this memory is to the new one than the owner's memories are on average, in
+    #: standard deviations of their closeness to it. None when it could not be measured.
+    nearness: float | None = None
 
     @property
     def past_marker(self) -> str:

@@ -93,20 +93,36 @@ def recent_arm(memory: Memory, limit: int) -> list[int]:
 MEANING_POOL = 12
 
 
+def _vector_of(memory: Memory) -> tuple[np.ndarray, str, int] | None:
+    """The memory's vector (query, model, dim): its stored one, else its text embedded now.
+    Vectors follow in the background (services/embed.py), so a memory just extracted has
+    none yet: its text is embedded here (in the extraction's worker), and its stored vector
+    still comes later. None when embeddings are off. Kept on the instance for the rest of
+    its check (the candidates' search and their nearness read it: one embedding, not two)."""
+    text = embed_text(memory)
+    kept = memory.__dict__.get("_update_check_vector")
+    if kept is not None and kept[0] == text:
+        return kept[1]
+    row = MemoryVector.objects.owned_by(memory.owner_id).filter(memory=memory).first()
+    if row is not None:
+        vector = np.frombuffer(row.vector, dtype="<f4"), row.model, row.dim
+    else:
+        embedder = embeddings.get_embedder()
+        if embedder is None:
+            return None
+        query = np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
+        vector = query, embedder.model, embedder.dim
+    memory.__dict__["_update_check_vector"] = (text, vector)
+    return vector
+
+
 def meaning_arm(memory: Memory, limit: int) -> list[int]:
-    """The new memory's vector searched among the owner's. Vectors follow in the background
-    (services/embed.py), so a memory just extracted has none yet: its text is embedded here
-    for the search (in the extraction's worker), and its stored vector still comes later."""
+    """The new memory's vector searched among the owner's."""
     try:
-        row = MemoryVector.objects.owned_by(memory.owner_id).filter(memory=memory).first()
-        if row is not None:
-            query, model, dim = np.frombuffer(row.vector, dtype="<f4"), row.model, row.dim
-        else:
-            embedder = embeddings.get_embedder()
-            if embedder is None:
-                return []
-            query = np.asarray(embedder.embed_documents([embed_text(memory)])[0], dtype=np.float32)
-            model, dim = embedder.model, embedder.dim
+        vector = _vector_of(memory)
+        if vector is None:
+            return []
+        query, model, dim = vector
         found = vector_index.search(
             owner_id=memory.owner_id, model=model, dim=dim, query=query, limit=min(limit, MEANING_POOL) + 1
         )
@@ -114,6 +130,59 @@ def meaning_arm(memory: Memory, limit: int) -> list[int]:
         log.warning("update candidates without the meaning arm: %s", exc)
         return []
     return [pk for pk, _ in found if pk != memory.pk]
+
+
+# How near each candidate is to the new memory, against the owner's own memories: an
+# embedding model's cosines crowd together (e5's between 0.7 and 0.9), so two of a
+# person's unrelated notes ("Juju turns 11 today!! Skating party ..." / "Adopted Poutine
+# from the SPCA") can read as close as a fact and its change; what tells them apart is
+# how much closer a candidate is than the owner's typical note. Measured over the pairs of
+# two scenario sets written by others (CHANGELOG, round 34): the changes found sat 2.0 to
+# 4.7 standard deviations above the mean, the background notes wrongly marked -0.7 to 2.1.
+# The closeness is read against the owner's newest vectors (a sample: enough for a mean
+# and a spread, and one bounded read per check whatever the store's size); too few
+# memories give no spread worth reading.
+NEARNESS_SAMPLE = 400
+NEARNESS_MIN_MEMORIES = 6
+
+
+def nearness(memory: Memory, others: list[Memory]) -> dict[int, float]:
+    """For each of `others` with a vector: how much closer in meaning it is to `memory`
+    than the owner's memories are on average, in standard deviations of their closeness
+    (the memory itself left out). Empty when embeddings are off or the owner has fewer
+    than NEARNESS_MIN_MEMORIES other memories with vectors."""
+    try:
+        vector = _vector_of(memory)
+    except embeddings.EmbeddingError as exc:
+        log.warning("update check without nearness: %s", exc)
+        return {}
+    if vector is None:
+        return {}
+    query, model, dim = vector
+    rows = MemoryVector.objects.owned_by(memory.owner_id).filter(model=model, dim=dim).exclude(memory_id=memory.pk)
+    sample = dict(rows.order_by("-memory_id").values_list("memory_id", "vector")[:NEARNESS_SAMPLE])
+    if len(sample) < NEARNESS_MIN_MEMORIES:
+        return {}  # (the vectors not read)
+    wanted = {m.pk for m in others} - set(sample)
+    vectors = {**sample, **dict(rows.filter(memory_id__in=wanted).values_list("memory_id", "vector"))}
+    ids = list(vectors)
+    matrix = np.stack([np.frombuffer(bytes(vectors[pk]), dtype="<f4") for pk in ids])
+    closeness = dict(zip(ids, (matrix @ np.asarray(query, dtype=np.float32)).tolist(), strict=True))
+    return above_typical([closeness[pk] for pk in sample], {m.pk: closeness[m.pk] for m in others if m.pk in closeness})
+
+
+def above_typical(typical: list[float], wanted: dict) -> dict:
+    """Each of `wanted`'s closeness in standard deviations above the mean of `typical` (the
+    owner's memories' closeness to the same memory); empty when they are too few or all
+    alike."""
+    if len(typical) < NEARNESS_MIN_MEMORIES:
+        return {}
+    sample = np.asarray(typical, dtype=np.float64)
+    spread = float(sample.std())
+    if spread <= 1e-6:
+        return {}
+    mean = float(sample.mean())
+    return {key: (value - mean) / spread for key, value in wanted.items()}
 
 
 def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | None = None) -> list[Memory]:
@@ -148,9 +217,10 @@ def candidates(memory: Memory, *, limit: int = CANDIDATES, arms: list[Arm] | Non
     return sorted(usable[:limit], key=lambda m: (m.occurred_at, m.pk), reverse=True)
 
 
-def note_of(memory: Memory) -> MemoryNote:
+def note_of(memory: Memory, nearness: float | None = None) -> MemoryNote:
     return MemoryNote(
         id=memory.pk,
+        nearness=nearness,
         summary=memory.summary,
         text=memory.raw_text[:4000],
         source=memory.source,
@@ -221,7 +291,8 @@ def detect_updates(memory: Memory, *, actor: Actor = SYSTEM, provider: Provider 
             return []
         provider = get_provider()
     try:
-        verdicts = provider.judge_updates(new=note_of(memory), candidates=[note_of(m) for m in found])
+        near = nearness(memory, found)
+        verdicts = provider.judge_updates(new=note_of(memory), candidates=[note_of(m, near.get(m.pk)) for m in found])
     except ProviderError as exc:
         log.warning("update check of memory %s failed; nothing marked: %s", memory.pk, exc)
         return []
@@ -274,7 +345,8 @@ def detect_updates_by_newer(memory: Memory, *, actor: Actor = SYSTEM) -> list[Me
     try:
         for later in newer:
             try:
-                verdicts = provider.judge_updates(new=note_of(later), candidates=[note_of(memory)])
+                near = nearness(later, [memory]).get(memory.pk)
+                verdicts = provider.judge_updates(new=note_of(later), candidates=[note_of(memory, near)])
             except ProviderError as exc:
                 log.warning("update check of memory %s by %s failed; nothing marked: %s", memory.pk, later.pk, exc)
                 return []
