@@ -5,7 +5,8 @@ Manchester, a consultant's in Montreal), the check by meaning marked 52 pairs of
 person's everyday notes as one fact changed ("Food bank harvest collection at the church
 hall" / "Camille in Manchester for the weekend!"): e5 reads any two short notes as close.
 What tells them apart is the owner's own statistics: how much nearer the older note is to
-the newer one than the owner's notes are on the whole. Written here in notes of my own."""
+the newer one than the owner's notes are on the whole. And answers: "Mum" asked as a name
+is said by "Mummy". Written here in notes of my own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from memories.llm.base import MemoryNote
 from memories.llm.extractive import update_rules
 from memories.llm.offline import OfflineProvider
 from memories.models import Memory
+from memories.services import answer_question
 from memories.services import updates
 from tests.test_updates import needs_meaning
 
@@ -99,3 +101,17 @@ def test_nearness_reads_only_the_owners_memories(user, other_user, memory_factor
     memory_factory("Ella's school run: Millbrook Primary, 8:40 sharp.", owner=other_user, occurred_at="2025-08-01")
     new = Memory.objects.get(pk=new.pk)
     assert updates.nearness(new, mine) == pytest.approx(before)
+
+
+@needs_meaning
+def test_a_familiar_name_of_family_asked_is_said_by_any_of_its_kin(user, memory_factory, settings, sync_tasks):
+    """ "Mum" asked as a name, "Mummy" written: the same person (said_as's closed class of
+    familiar names); "Dad" is not her."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    for day, text in enumerate(EVERYDAY[:4], start=1):
+        memory_factory(text, occurred_at=f"2025-03-{day:02d}")
+    number = memory_factory("Mummy's new line: +234 805 555 0199, the old one is dead.", occurred_at="2025-04-02")
+    reply = answer_question(owner=user, question="What number do I call to reach Mum?", k=5).answer
+    assert f"[Memory {number.pk}]" in reply and "0199" in reply, reply
+    reply = answer_question(owner=user, question="What number do I call to reach Dad?", k=5).answer
+    assert f"[Memory {number.pk}]" not in reply, reply

@@ -517,8 +517,12 @@ def answer(*, question: str, context: AnswerContext) -> str:
 
 def _name_said(name: str, words: set[str] | frozenset[str]) -> bool:
     """The name is among the words, as written or with a plural "s" on one side only ("the
-    U12s" names the "U12 captain"'s side)."""
-    return name in words or (name.endswith("s") and name[:-1] in words) or f"{name}s" in words
+    U12s" names the "U12 captain"'s side); a familiar name of family by any of its kin's
+    ("Mum" by "Mummy" or "mother": said_as's closed class)."""
+    if name in words or (name.endswith("s") and name[:-1] in words) or f"{name}s" in words:
+        return True
+    kin = said_as.kin(name)
+    return kin is not None and any(said_as.kin(w) == kin for w in words)
 
 
 def _kin_before_a_name(word: str, question: str, named: set[str]) -> bool:

@@ -54,6 +54,8 @@ _FAMILY = {
     "hubby": "husband",
 }
 
+_KIN = frozenset(_FAMILY.values())
+
 # An English verb's irregular past is its present in another spelling: "Who led Atlas?" is
 # answered by "Dave is project lead", "What did I pay for the boiler?" by "paid £220". A
 # closed class of the grammar; forms that are mostly other words are left out ("saw",
@@ -99,6 +101,13 @@ def canonical(stem: str) -> str:
     if stem in _MONTHS or stem in _WEEKDAYS:
         return stem
     return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+
+
+def kin(word: str) -> str | None:
+    """The plain name of family a word (lower case) says, familiar or plain ("mummy",
+    "mum" and "mother" all say mother), else None."""
+    word = word.lower()
+    return _FAMILY.get(word) or (word if word in _KIN else None)
 
 
 def calendar(word: str) -> bool:
