@@ -162,7 +162,7 @@ def nearness(memory: Memory, others: list[Memory]) -> dict[int, float]:
     rows = MemoryVector.objects.owned_by(memory.owner_id).filter(model=model, dim=dim).exclude(memory_id=memory.pk)
     sample = dict(rows.order_by("-memory_id").values_list("memory_id", "vector")[:NEARNESS_SAMPLE])
     if len(sample) < NEARNESS_MIN_MEMORIES:
-        return {}  # (the vectors not read)
+        return {}
     wanted = {m.pk for m in others} - set(sample)
     vectors = {**sample, **dict(rows.filter(memory_id__in=wanted).values_list("memory_id", "vector"))}
     ids = list(vectors)

@@ -733,7 +733,7 @@ def _replaced_by_name(reason: str, new_text: str) -> bool:
 # How near (standard deviations above the owner's mean closeness) a candidate must be for
 # a change read by meaning: one. Measured on the pairs of two scenario sets written by
 # others and of the repo's own (round 34): at 1.0 the background notes marked as changed
-# fell from 52 to 15, and 7 of 459 changes found were lost (at 0.5: 29 and 3; at 1.25:
+# fell from 52 to 15, and 7 of 459 changes found were lost (at 0.5: 29 and 2; at 1.25:
 # 11 and 9).
 NEAR_ENOUGH = 1.0
 
