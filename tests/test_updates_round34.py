@@ -72,6 +72,17 @@ def test_a_change_read_by_meaning_needs_a_near_note_and_a_phrasing_does_not(sett
     assert judged("I drink coffee every morning.", "I drink tea every morning instead of coffee.", nearness=-2.0)
 
 
+@needs_meaning
+def test_two_numbers_with_no_word_of_change_are_two_facts(settings):
+    """A shopping list's counts and a birthday's age, read close by meaning: with no word of
+    change two numbers are two facts, even before the owner has notes enough for a
+    nearness. The same frame with another number is still a change."""
+    settings.MEMORY_EMBEDDINGS = "local"
+    shopping = "Tesco order: eggs x12, bagels x2 for Sam's lunchbox, bin bags, oat milk x3"
+    assert not judged(shopping, "Sam's 8th birthday 🎈 the dinosaur cake was a hit, he cried laughing", nearness=None)
+    assert judged("Standup is at 9:30.", "Standup is at 10:15.", nearness=None)
+
+
 def test_above_typical_is_in_standard_deviations_and_needs_enough_memories():
     typical = [0.70, 0.72, 0.74, 0.76, 0.78, 0.80]
     mean, spread = 0.75, 0.0341565

@@ -58,7 +58,7 @@ from .cues import (
     said_as_past,
     since_then,
 )
-from .plain import lower_case_values, shares_subject_or_slot
+from .plain import lower_case_values, shares_subject_or_slot, value_type
 from .slots import (
     frame_word_swapped,
     modifier_of_another,
@@ -417,6 +417,14 @@ def _judge_pair(old_text: str, new_text: str, rank: int) -> Change | None:
     old_values, new_values = kept_old, kept_new
     if not old_values or not new_values:
         return None  # "Coffee at Blue Bottle is $5" / "at Starbucks went up to $6": another place's price
+    if (
+        kinds_of(old_values) == kinds_of(new_values) == {"quantity"}
+        and not (cue or ending)
+        and not {value_type(v, old_s) for v in old_values} & {value_type(v, new_s) for v in new_values}
+    ):
+        # Numbers of two forms (a count of items, an age; an amount, a time), no word of
+        # change: two facts ("oat milk x6, ... x4 for Dan's care package" / "Dan's 31st bday").
+        return None
     if kinds_of(new_values) == {"quantity"} and other_thing(old_c, new_c, old_text, new_text, stops):
         return None  # "The tax return is due X" / "The passport renewal is due by X": two things' dates
     slot_evidence = names_old_value or shares_slot_word(old_c, new_c, stops, names)
