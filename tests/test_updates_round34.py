@@ -5,8 +5,10 @@ Manchester, a consultant's in Montreal), the check by meaning marked 52 pairs of
 person's everyday notes as one fact changed ("Food bank harvest collection at the church
 hall" / "Camille in Manchester for the weekend!"): e5 reads any two short notes as close.
 What tells them apart is the owner's own statistics: how much nearer the older note is to
-the newer one than the owner's notes are on the whole. And answers: "Mum" asked as a name
-is said by "Mummy". Written here in notes of my own."""
+the newer one than the owner's notes are on the whole. Before an owner has notes enough
+for that, two numbers of two forms with no word of change ("x6" on a shopping list, a
+31st birthday) are two facts. And answers: "Mum" asked as a name is said by "Mummy".
+Written here in notes of my own."""
 
 from __future__ import annotations
 
